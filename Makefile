@@ -1,0 +1,46 @@
+# item_table: PGXS build
+EXTENSION = item_table
+MODULE_big = item_table
+OBJS = \
+	src/module.o \
+	src/dnumber.o \
+	src/key_codec.o \
+	src/key_io.o \
+	src/key_ops.o \
+	src/key_support.o \
+	src/key_gist.o \
+	src/errors.o \
+	src/attr_value.o \
+	src/api_common.o \
+	src/api_table.o
+
+PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
+
+# The install script is assembled from per-subsystem fragments so that each
+# subsystem keeps its SQL next to its C code; the order here is load order.
+SQL_PARTS = \
+	src/sql/header.sql \
+	src/sql/key.sql \
+	src/sql/key_gist.sql \
+	src/sql/attr.sql \
+	src/sql/api.sql
+
+DATA_built = item_table--1.0.sql
+
+REGRESS = init key_io key_order key_btree begins_with key_hash key_errors attr_value
+REGRESS_OPTS = --inputdir=.
+ISOLATION =
+ISOLATION_OPTS = --inputdir=test/isolation
+
+PG_CPPFLAGS = -Isrc
+PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+item_table--1.0.sql: $(SQL_PARTS)
+	cat $(SQL_PARTS) > $@
+
+EXTRA_CLEAN = item_table--1.0.sql results regression.diffs regression.out \
+	test/isolation/results test/isolation/output_iso

@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# pgbench-based benchmark: item_table variant vs. plain-SQL baseline.
+#
+#   bash bench/run.sh [workload ...]      (default: every workload but selftest)
+#
+# See bench/README.md for the workload layout.  Environment:
+#   BENCH_RUNS     runs of each variant, alternating ext/base   (default 5)
+#   BENCH_SECONDS  seconds per run                              (default 10)
+#   BENCH_CLIENTS  pgbench clients (and threads)                (default 1)
+#   BENCH_SCALE    psql variable :scale for setup.sql, and pgbench
+#                  variable :scale for ext.sql/base.sql          (default 1000000)
+#   BENCH_WARMUP   seconds of unrecorded warm-up per variant     (default 2; 0 = none)
+# The table is printed and written to bench/results/latest.txt; pgbench logs
+# go to log/bench/.
+set -euo pipefail
+
+IT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$IT_ROOT"
+# shellcheck source=scripts/lib.sh
+. "$IT_ROOT/scripts/lib.sh"
+
+BENCH_RUNS=${BENCH_RUNS:-5}
+BENCH_SECONDS=${BENCH_SECONDS:-10}
+BENCH_CLIENTS=${BENCH_CLIENTS:-1}
+BENCH_SCALE=${BENCH_SCALE:-1000000}
+BENCH_WARMUP=${BENCH_WARMUP:-2}
+BENCH_DB=item_table_bench
+WL_DIR=bench/workloads
+RESULTS_DIR=bench/results
+BLOG="$IT_LOG_DIR/bench"
+
+usage() {
+    sed -n '2,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    echo
+    echo "workloads:"
+    local d
+    for d in "$WL_DIR"/*/; do
+        [ -d "$d" ] && echo "  $(basename "$d")"
+    done
+}
+
+case "${1:-}" in
+    -h|--help) usage; exit 0 ;;
+esac
+
+for v in BENCH_RUNS BENCH_SECONDS BENCH_CLIENTS BENCH_SCALE BENCH_WARMUP; do
+    [[ ${!v} =~ ^[0-9]+$ ]] || it_die "$v must be a non-negative integer (got '${!v}')"
+done
+if [ "$BENCH_RUNS" -lt 1 ] || [ "$BENCH_SECONDS" -lt 1 ] || [ "$BENCH_CLIENTS" -lt 1 ]; then
+    it_die "BENCH_RUNS, BENCH_SECONDS and BENCH_CLIENTS must be >= 1"
+fi
+
+# ---- choose workloads -------------------------------------------------------
+workloads=()
+if [ "$#" -gt 0 ]; then
+    workloads=("$@")
+else
+    for d in "$WL_DIR"/*/; do
+        [ -d "$d" ] || continue
+        name=$(basename "$d")
+        [ "$name" = selftest ] && continue
+        workloads+=("$name")
+    done
+fi
+if [ "${#workloads[@]}" -eq 0 ]; then
+    echo "no workloads in $WL_DIR/ (besides selftest); nothing to do"
+    exit 0
+fi
+
+# Group of a workload: contents of its 'group' file, else its own name.
+wl_group() {
+    local g=""
+    if [ -f "$WL_DIR/$1/group" ]; then
+        g=$(tr -d '[:space:]' <"$WL_DIR/$1/group")
+    fi
+    printf '%s\n' "${g:-$1}"
+}
+
+# Setup script for a workload: its own setup.sql, else that of the workload
+# directory named like its group.
+wl_setup() {
+    local g
+    g=$(wl_group "$1")
+    if [ -f "$WL_DIR/$1/setup.sql" ]; then
+        printf '%s\n' "$WL_DIR/$1/setup.sql"
+    elif [ -f "$WL_DIR/$g/setup.sql" ]; then
+        printf '%s\n' "$WL_DIR/$g/setup.sql"
+    fi
+}
+
+for w in "${workloads[@]}"; do
+    [ -d "$WL_DIR/$w" ] || it_die "unknown workload '$w' (no directory $WL_DIR/$w)"
+    for f in ext.sql base.sql; do
+        [ -f "$WL_DIR/$w/$f" ] || it_die "workload '$w' has no $f"
+    done
+    [ -n "$(wl_setup "$w")" ] ||
+        it_die "workload '$w': no setup.sql (neither $WL_DIR/$w/setup.sql nor $WL_DIR/$(wl_group "$w")/setup.sql)"
+done
+
+# ---- set up -------------------------------------------------------------------
+t0=$(date +%s.%N)
+echo "== item_table benchmark: ${workloads[*]}"
+echo "== runs=$BENCH_RUNS seconds=$BENCH_SECONDS clients=$BENCH_CLIENTS scale=$BENCH_SCALE warmup=$BENCH_WARMUP"
+it_need_root || it_die "root or sudo is required"
+it_install_deps || it_die "dependency installation failed"
+it_pg_env || it_die "PostgreSQL tools not found"
+it_build_install || it_die "build failed"
+it_start_cluster || it_die "could not start a PostgreSQL cluster"
+
+rm -rf "$BLOG"
+mkdir -p "$BLOG" "$RESULTS_DIR"
+"$PGBIN/createdb" "$BENCH_DB"
+"$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$BENCH_DB" -c 'CREATE EXTENSION item_table' </dev/null
+
+# run_pgbench SCRIPT SECONDS LOG -> prints tps, non-zero on failure
+run_pgbench() {
+    local rc=0
+    "$PGBIN/pgbench" -n -M prepared -c "$BENCH_CLIENTS" -j "$BENCH_CLIENTS" -T "$2" \
+        -D scale="$BENCH_SCALE" -f "$1" "$BENCH_DB" </dev/null >"$3" 2>&1 || rc=$?
+    local tps
+    tps=$(awk '/^tps = .*(without initial connection time|excluding connections establishing)/ { printf "%.1f\n", $3; exit }' "$3")
+    if [ "$rc" -ne 0 ] || [ -z "$tps" ] || grep -q 'aborted in command\|Run was aborted' "$3"; then
+        echo "---- pgbench failed ($1), last lines of $3 ----" >&2
+        tail -n 20 "$3" >&2
+        return 1
+    fi
+    printf '%s\n' "$tps"
+}
+
+median() {  # median of the numbers given as arguments
+    printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END {
+        if (NR == 0) { print "nan"; exit }
+        if (NR % 2) printf "%.1f\n", a[(NR + 1) / 2]
+        else        printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+ratio() {  # ratio A B -> A/B with 2 decimals
+    awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b }'
+}
+
+declare -A group_done=()
+rows=()
+size_rows=()
+failed=()
+
+for w in "${workloads[@]}"; do
+    g=$(wl_group "$w")
+    if [ -z "${group_done[$g]:-}" ]; then
+        setup=$(wl_setup "$w")
+        ts=$(date +%s.%N)
+        it_say "setup group '$g' ($setup, scale=$BENCH_SCALE)"
+        if ! "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -v scale="$BENCH_SCALE" -d "$BENCH_DB" \
+                -f "$setup" </dev/null >"$BLOG/setup-$g.log" 2>&1; then
+            tail -n 20 "$BLOG/setup-$g.log"
+            it_warn "setup of group '$g' failed; skipping workload '$w'"
+            group_done[$g]=failed
+            failed+=("$w")
+            continue
+        fi
+        "$PGBIN/psql" -X -q -d "$BENCH_DB" -c 'VACUUM ANALYZE' -c 'CHECKPOINT' </dev/null >>"$BLOG/setup-$g.log" 2>&1
+        group_done[$g]=ok
+        it_say "setup group '$g' done in $(it_elapsed "$ts") s"
+    elif [ "${group_done[$g]}" = failed ]; then
+        it_warn "setup of group '$g' failed earlier; skipping workload '$w'"
+        failed+=("$w")
+        continue
+    fi
+
+    ext="$WL_DIR/$w/ext.sql"
+    base="$WL_DIR/$w/base.sql"
+    ok=1
+    if [ "$BENCH_WARMUP" -gt 0 ]; then
+        run_pgbench "$ext" "$BENCH_WARMUP" "$BLOG/$w.ext.warmup.log" >/dev/null &&
+            run_pgbench "$base" "$BENCH_WARMUP" "$BLOG/$w.base.warmup.log" >/dev/null || ok=0
+    fi
+    ext_tps=()
+    base_tps=()
+    r=1
+    while [ "$ok" = 1 ] && [ "$r" -le "$BENCH_RUNS" ]; do
+        if e=$(run_pgbench "$ext" "$BENCH_SECONDS" "$BLOG/$w.ext.$r.log") &&
+           b=$(run_pgbench "$base" "$BENCH_SECONDS" "$BLOG/$w.base.$r.log"); then
+            ext_tps+=("$e")
+            base_tps+=("$b")
+            printf '   %-24s run %d/%d  ext %12s tps   base %12s tps\n' "$w" "$r" "$BENCH_RUNS" "$e" "$b"
+        else
+            ok=0
+        fi
+        r=$((r + 1))
+    done
+    if [ "$ok" != 1 ]; then
+        it_warn "workload '$w' failed (logs in ${BLOG#"$IT_ROOT"/}/)"
+        failed+=("$w")
+        continue
+    fi
+
+    em=$(median "${ext_tps[@]}")
+    bm=$(median "${base_tps[@]}")
+    rows+=("$(printf '%-24s | %14s | %15s | %16s | %s | %s' "$w" "$em" "$bm" "$(ratio "$bm" "$em")" \
+        "$(IFS=,; echo "${ext_tps[*]}")" "$(IFS=,; echo "${base_tps[*]}")")")
+
+    if [ -f "$WL_DIR/$w/size.sql" ]; then
+        label=$w
+        [ -f "$WL_DIR/$w/size.label" ] && label=$(head -n 1 "$WL_DIR/$w/size.label")
+        if sz=$("$PGBIN/psql" -X -A -t -q -F ' ' -v ON_ERROR_STOP=1 -v scale="$BENCH_SCALE" \
+                -d "$BENCH_DB" -f "$WL_DIR/$w/size.sql" </dev/null 2>"$BLOG/$w.size.log"); then
+            read -r sext sbase _ <<<"$(printf '%s\n' "$sz" | tail -n 1 | tr '|' ' ')"
+            size_rows+=("$(printf '%-40s | %14s | %15s | %16s' "$label" "${sext:-?}" "${sbase:-?}" \
+                "$(ratio "${sext:-0}" "${sbase:-0}")")")
+        else
+            cat "$BLOG/$w.size.log" >&2
+            it_warn "size.sql of workload '$w' failed"
+            failed+=("$w (size)")
+        fi
+    fi
+done
+
+# ---- report -------------------------------------------------------------------
+report=$(mktemp)
+{
+    echo "item_table benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  commit $(git rev-parse --short HEAD 2>/dev/null || echo none)"
+    echo "PostgreSQL $("$PGBIN/postgres" --version | sed -E 's/.* ([0-9][0-9.]*).*/\1/'); pgbench -M prepared -n; runs=$BENCH_RUNS x ${BENCH_SECONDS}s alternating ext/base; clients=$BENCH_CLIENTS; scale=$BENCH_SCALE"
+    echo "time ratio ext/base = base tps / ext tps  (> 1: the item_table variant is slower)"
+    echo
+    printf '%-24s | %14s | %15s | %16s | %s | %s\n' workload "ext median tps" "base median tps" "time ext/base" "ext tps runs" "base tps runs"
+    printf '%s\n' "-------------------------+----------------+-----------------+------------------+--------------+--------------"
+    for row in "${rows[@]}"; do printf '%s\n' "$row"; done
+    if [ "${#size_rows[@]}" -gt 0 ]; then
+        echo
+        printf '%-40s | %14s | %15s | %16s\n' "size" "ext" "base" "ratio ext/base"
+        printf '%s\n' "-----------------------------------------+----------------+-----------------+-----------------"
+        for row in "${size_rows[@]}"; do printf '%s\n' "$row"; done
+    fi
+    if [ "${#failed[@]}" -gt 0 ]; then
+        echo
+        echo "FAILED: ${failed[*]}"
+    fi
+} >"$report"
+echo
+cat "$report"
+cp "$report" "$RESULTS_DIR/latest.txt"
+rm -f "$report"
+it_cleanup
+echo
+it_say "benchmark finished in $(it_elapsed "$t0") s; table written to $RESULTS_DIR/latest.txt"
+[ "${#failed[@]}" -eq 0 ]

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# The project's test command:  bash scripts/test.sh
+#
+# Installs the build/test dependencies (Debian packages) if missing, builds and
+# installs the extension, starts a throw-away PostgreSQL cluster in a temp dir,
+# then runs:
+#   1. pg_regress            REGRESS tests from the Makefile   (counted per test)
+#   2. pg_isolation_regress  ISOLATION specs from the Makefile (counted per spec)
+#   3. pgTAP                 test/pgtap/*.sql via pg_prove     (counted per assertion)
+# and ends with one line "N passed, N failed".  Exit status 0 only if every
+# suite ran and nothing failed.  Logs go to log/ (regress.out, isolation.out,
+# pgtap/*.out, build.log, server.log).
+set -uo pipefail
+
+IT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$IT_ROOT" || exit 1
+# shellcheck source=scripts/lib.sh
+. "$IT_ROOT/scripts/lib.sh"
+
+TOTAL_PASS=0
+TOTAL_FAIL=0
+SUITE_LINES=()
+DIFF_CAP=300
+
+record() {  # record SUITE UNIT PASSED FAILED [NOTE]
+    TOTAL_PASS=$((TOTAL_PASS + $3))
+    TOTAL_FAIL=$((TOTAL_FAIL + $4))
+    SUITE_LINES+=("$(printf '  %-10s %-13s %4d passed, %d failed%s' "$1" "($2)" "$3" "$4" "${5:+  -- $5}")")
+}
+
+record_skip() {  # record_skip SUITE REASON
+    SUITE_LINES+=("$(printf '  %-10s skipped: %s' "$1" "$2")")
+}
+
+finish() {
+    it_cleanup
+    echo
+    echo "== summary"
+    local l
+    for l in "${SUITE_LINES[@]}"; do
+        printf '%s\n' "$l"
+    done
+    printf '%d passed, %d failed\n' "$TOTAL_PASS" "$TOTAL_FAIL"
+    trap - EXIT
+    if [ "$TOTAL_FAIL" -eq 0 ]; then exit 0; else exit 1; fi
+}
+
+fatal() {  # a step before the suites failed: one failure, stop here
+    it_warn "$1"
+    record setup step 0 1 "$1"
+    finish
+}
+
+show_capped() {  # show_capped FILE LINES
+    local n
+    n=$(wc -l <"$1")
+    head -n "$2" "$1"
+    if [ "$n" -gt "$2" ]; then
+        echo "... ($((n - $2)) more lines in ${1#"$IT_ROOT"/})"
+    fi
+}
+
+# Count pg_regress / pg_isolation_regress per-test result lines.
+# PG <= 15:  "test foo   ... ok  12 ms", "     foo ... FAILED", "... failed (ignored)"
+# PG >= 16:  "ok 1         - foo   12 ms", "not ok 2     + foo"
+count_regress() {
+    awk '
+        /\.\.\. +ok( |$)/              { p++; next }
+        /\.\.\. +failed \(ignored\)/   { p++; next }
+        /\.\.\. +FAILED/               { f++; next }
+        /^ok [0-9]+ +[-+] /            { p++; next }
+        /^not ok [0-9]+ +[-+] /        { f++; next }
+        END { print p + 0, f + 0 }' "$1"
+}
+
+# run_regress SUITE DRIVER OUTDIR EXPECTED_COUNT ARGS...
+run_regress() {
+    local suite=$1 driver=$2 outdir=$3 expected=$4
+    shift 4
+    local out="$IT_LOG_DIR/$suite.out" rc p f
+    it_say "$suite: running $expected test(s)"
+    if ! it_ensure_server; then
+        record "$suite" tests 0 "$expected" "server not running"
+        return
+    fi
+    mkdir -p "$outdir"
+    rm -f "$outdir/regression.diffs" "$outdir/regression.out"
+    "$driver" --bindir="$PGBIN" --outputdir="$outdir" "$@" </dev/null 2>&1 | tee "$out"
+    rc=${PIPESTATUS[0]}
+    read -r p f < <(count_regress "$out")
+    local note=""
+    if [ $((p + f)) -lt "$expected" ]; then
+        note="$((expected - p - f)) test(s) did not report"
+        f=$((f + expected - p - f))
+    fi
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        note="$(basename "$driver") exited with status $rc"
+        f=1
+    fi
+    if [ "$f" -gt 0 ]; then
+        if [ -s "$outdir/regression.diffs" ]; then
+            local shown="$outdir/regression.diffs"
+            shown=${shown#./}
+            echo "---- $suite: $shown (first $DIFF_CAP lines) ----"
+            show_capped "$outdir/regression.diffs" "$DIFF_CAP"
+            echo "---- end of diffs ----"
+        fi
+        it_server_running || it_server_log_tail 40
+    fi
+    record "$suite" tests "$p" "$f" "$note"
+}
+
+suite_regress() {
+    local regress opts
+    regress=$(it_make_var REGRESS) || { record regress tests 0 1 "could not read REGRESS from the Makefile"; return; }
+    opts=$(it_make_var REGRESS_OPTS) || opts=""
+    if [ -z "${regress// /}" ]; then
+        record_skip regress "REGRESS is empty in the Makefile"
+        return
+    fi
+    local -a tests opt_words
+    read -r -a tests <<<"$regress"
+    read -r -a opt_words <<<"$opts"
+    run_regress regress "$PG_REGRESS" . "${#tests[@]}" \
+        --inputdir=. "${opt_words[@]}" "${tests[@]}"
+}
+
+suite_isolation() {
+    local isolation opts
+    isolation=$(it_make_var ISOLATION) || { record isolation tests 0 1 "could not read ISOLATION from the Makefile"; return; }
+    opts=$(it_make_var ISOLATION_OPTS) || opts=""
+    if [ -z "${isolation// /}" ]; then
+        record_skip isolation "ISOLATION is empty in the Makefile"
+        return
+    fi
+    local -a tests opt_words
+    read -r -a tests <<<"$isolation"
+    read -r -a opt_words <<<"$opts"
+    run_regress isolation "$PG_ISOLATION_REGRESS" test/isolation/output_iso "${#tests[@]}" \
+        --inputdir=test/isolation --dbname=isolation_regression "${opt_words[@]}" "${tests[@]}"
+}
+
+# Count top-level TAP results of one pg_prove -v output.
+# Prints: passed failed planned
+count_tap() {
+    awk '
+        /^1\.\.[0-9]+/                 { if (!plan) { sub(/^1\.\./, ""); plan = $0 + 0 } ; next }
+        /^not ok [0-9]+.*# *TODO/      { p++; next }
+        /^not ok [0-9]+( |$)/           { f++; next }
+        /^ok [0-9]+( |$)/               { p++; next }
+        END { print p + 0, f + 0, plan + 0 }' "$1"
+}
+
+suite_pgtap() {
+    local files=() f
+    for f in test/pgtap/*.sql; do
+        [ -e "$f" ] && files+=("$f")
+    done
+    if [ "${#files[@]}" -eq 0 ]; then
+        record_skip pgtap "no test/pgtap/*.sql files"
+        return
+    fi
+    local db=item_table_tap dir="$IT_LOG_DIR/pgtap"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    it_say "pgtap: ${#files[@]} file(s), database $db"
+    if ! it_ensure_server; then
+        record pgtap assertions 0 "${#files[@]}" "server not running (1 failure per file)"
+        return
+    fi
+    if ! {
+        "$PGBIN/dropdb" --if-exists "$db" &&
+        "$PGBIN/createdb" "$db" &&
+        "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" \
+            -c 'CREATE EXTENSION IF NOT EXISTS pgtap' \
+            -c 'CREATE EXTENSION IF NOT EXISTS item_table'
+    } </dev/null >"$dir/setup.out" 2>&1; then
+        cat "$dir/setup.out"
+        record pgtap assertions 0 "${#files[@]}" "database setup failed (1 failure per file)"
+        return
+    fi
+
+    local tp=0 tf=0 out rc p x plan name fails
+    for f in "${files[@]}"; do
+        name=$(basename "$f" .sql)
+        out="$dir/$name.out"
+        pg_prove -v -b "$PGBIN/psql" -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" -d "$db" "$f" \
+            </dev/null >"$out" 2>&1
+        rc=$?
+        read -r p x plan < <(count_tap "$out")
+        fails=$x
+        if [ "$plan" -gt $((p + x)) ]; then
+            fails=$((fails + plan - p - x))
+        fi
+        if [ "$rc" -ne 0 ] && [ "$fails" -eq 0 ]; then
+            fails=1
+        fi
+        tp=$((tp + p))
+        tf=$((tf + fails))
+        if [ "$fails" -eq 0 ]; then
+            printf '  %-40s ok      %d assertion(s)\n' "$f" "$p"
+        else
+            printf '  %-40s FAILED  %d passed, %d failed (planned %d, pg_prove status %d)\n' \
+                "$f" "$p" "$fails" "$plan" "$rc"
+            echo "---- $f: pg_prove output (first 150 lines) ----"
+            show_capped "$out" 150
+            echo "---- end of output ----"
+        fi
+    done
+    it_server_running || it_server_log_tail 40
+    record pgtap assertions "$tp" "$tf" "${#files[@]} file(s)"
+}
+
+main() {
+    local t0
+    t0=$(date +%s.%N)
+    echo "== item_table tests ($(date -u '+%Y-%m-%d %H:%M:%S UTC'))"
+    it_log_dir || fatal "cannot create log dir $IT_LOG_DIR"
+    it_need_root || fatal "root or sudo is required"
+    it_install_deps || fatal "dependency installation failed"
+    it_pg_env || fatal "PostgreSQL tools not found"
+    it_build_install || fatal "build failed"
+    it_start_cluster || fatal "could not start the test cluster"
+
+    suite_regress
+    suite_isolation
+    suite_pgtap
+
+    it_say "tests finished in $(it_elapsed "$t0") s (logs in ${IT_LOG_DIR#"$IT_ROOT"/}/)"
+    finish
+}
+
+main "$@"

@@ -1,0 +1,139 @@
+-- begins_with: the operator (^@) and function forms, exact index ranges
+-- through the btree (planner support) and through GiST, checked against
+-- sequential scans for more than 1,000 random prefixes.
+SET search_path = item_table, public;
+SELECT setseed(0.31);
+
+-- semantics
+SELECT k, p, k ^@ p AS begins_with
+FROM (VALUES ('S"u"|S"ORDER#1"'::item_key, 'S"u"|S"ORDER#"'::item_key),
+			 ('S"u"|S"ORDER#1"', 'S"u"|S"ORDER#1"'),
+			 ('S"u"|S"ORDER#1"', 'S"u"|S"ORDER#12"'),
+			 ('S"u"|S"ORDER#1"', 'S"v"|S"ORDER#"'),
+			 ('S"u"|S"ORDER#1"', 'S"u"'),
+			 ('S"u"', 'S"u"'),
+			 ('S"u"|S"ORDER#1"', 'S"u"|B"T1JE"'),
+			 ('S"u"|N5', 'S"u"'),
+			 ('S"uu"|S"x"', 'S"u"'),
+			 ('B"AP8="|B"AP8A"', 'B"AP8="|B"AP8="'),
+			 ('B"AP8="|B"AP8="', 'B"AP8="|B"AP//"'),
+			 ('S"u"|S"a\u0000b"', 'S"u"|S"a\u0000"'),
+			 ('S"u"|S"a"', 'S"u"|S"a\u0000"')) v(k, p);
+SELECT begins_with('S"u"|S"ab"', 'S"u"|S"a"') AS function_form;
+-- numbers have no prefixes (DynamoDB: begins_with on S and B only)
+SELECT 'S"u"|N12'::item_key ^@ 'S"u"|N1'::item_key;
+SELECT item_key_prefix_upper('S"u"|N1');
+SELECT 'S"u"|S"a"'::item_key ^@ 'S"u"|~'::item_key;
+-- the bounds of a range
+SELECT p, item_key_prefix_upper(p)
+FROM unnest(ARRAY['S"u"|S"ab"', 'S"u"', 'N-2', 'B"/w=="|B"/w=="', 'S"\udbff\udfff"|S"\udbff\udfff"']::item_key[]) p;
+
+-- data: string partitions with string sort keys drawn from a small alphabet
+-- (many prefixes of one another, multi-byte, U+10FFFF) and binary
+-- partitions with binary sort keys heavy in 0x00 and 0xFF
+CREATE TABLE bw_items (key item_key PRIMARY KEY);
+INSERT INTO bw_items
+SELECT DISTINCT k FROM (
+	SELECT item_key(jsonb_build_object('S', 'P' || (g % 13)),
+					jsonb_build_object('S', string_agg(
+						(ARRAY['a', 'b', 'é', '中', '😀', U&'\+10FFFF', '#', '0'])[1 + floor(random() * 8)::int], ''))) AS k
+	FROM generate_series(1, 15000) g, generate_series(1, 1 + (g % 7)) c
+	GROUP BY g
+	UNION ALL
+	SELECT item_key(jsonb_build_object('B', translate(encode(decode(lpad(to_hex(g % 5), 2, '0'), 'hex'), 'base64'), E'\n', '')),
+					jsonb_build_object('B', translate(encode(decode(string_agg(
+						(ARRAY['00', 'ff', 'fe', '01', '7f', '80'])[1 + floor(random() * 6)::int], ''), 'hex'), 'base64'), E'\n', '')))
+	FROM generate_series(1, 5000) g, generate_series(1, 1 + (g % 5)) c
+	GROUP BY g) s;
+INSERT INTO bw_items SELECT DISTINCT partition_key(key) FROM bw_items;
+ANALYZE bw_items;
+
+-- prefixes: truncations of existing sort values (by characters for S, by
+-- bytes for B), some values that exist nowhere, and whole partitions
+CREATE TEMP TABLE bw_prefixes (id serial, p item_key);
+INSERT INTO bw_prefixes (p)
+SELECT item_key(partition_value(key),
+				jsonb_build_object('S', left(sort_value(key)->>'S', 1 + floor(random() * length(sort_value(key)->>'S'))::int)))
+FROM bw_items TABLESAMPLE BERNOULLI (9) REPEATABLE (1)
+WHERE sort_value(key) ? 'S';
+INSERT INTO bw_prefixes (p)
+SELECT item_key(partition_value(key),
+				jsonb_build_object('B', translate(encode(substr(b, 1, 1 + floor(random() * length(b))::int), 'base64'), E'\n', '')))
+FROM (SELECT key, decode(sort_value(key)->>'B', 'base64') AS b
+	  FROM bw_items TABLESAMPLE BERNOULLI (10) REPEATABLE (2)
+	  WHERE sort_value(key) ? 'B') s;
+INSERT INTO bw_prefixes (p) VALUES
+	('S"P1"|S"\udbff\udfff"'), ('S"P2"|S"a\udbff\udfff"'), ('S"P3"|S"\udbff\udfff\udbff\udfff"'),
+	('B"AA=="|B"/w=="'), ('B"AQ=="|B"//8="'), ('B"Ag=="|B"AP8="'), ('B"Aw=="|B"/w=="'),
+	('S"P4"|S"zzz"'), ('S"nope"|S"a"'), ('S"P5"|B"AA=="');
+INSERT INTO bw_prefixes (p) SELECT DISTINCT partition_key(key) FROM bw_items;
+SELECT count(*) >= 1000 AS at_least_1000,
+	   count(*) FILTER (WHERE sort_value(p) IS NULL) AS whole_partitions,
+	   count(*) FILTER (WHERE sort_value(p) ? 'B'
+						AND right(encode(decode(sort_value(p)->>'B', 'base64'), 'hex'), 2) = 'ff') AS ending_in_ff,
+	   count(*) FILTER (WHERE right(sort_value(p)->>'S', 1) = U&'\+10FFFF') AS ending_in_max_code_point
+FROM bw_prefixes;
+
+-- reference answer: sequential scan
+SET enable_indexscan = off;
+SET enable_indexonlyscan = off;
+SET enable_bitmapscan = off;
+CREATE TEMP TABLE bw_seq AS
+SELECT x.id, count(i.key) AS n, md5(string_agg(i.key::text, ',' ORDER BY i.key)) AS h
+FROM bw_prefixes x LEFT JOIN bw_items i ON i.key ^@ x.p GROUP BY x.id;
+SELECT count(*) FILTER (WHERE n > 0) AS prefixes_matching, sum(n) AS rows_matched FROM bw_seq;
+RESET enable_indexscan;
+RESET enable_indexonlyscan;
+RESET enable_bitmapscan;
+
+-- btree index scan: constant prefix, then one parameterized scan per prefix
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT key FROM bw_items WHERE key ^@ 'S"P1"|S"ab"';
+EXPLAIN (COSTS OFF) SELECT key FROM bw_items WHERE begins_with(key, 'S"P1"') ORDER BY key DESC LIMIT 1;
+EXPLAIN (COSTS OFF)
+SELECT x.id, count(i.key) FROM bw_prefixes x LEFT JOIN bw_items i ON i.key ^@ x.p GROUP BY x.id;
+SELECT count(*) AS prefixes, count(*) FILTER (WHERE s.n <> r.n OR s.h IS DISTINCT FROM r.h) AS mismatches
+FROM bw_seq s JOIN (
+	SELECT x.id, count(i.key) AS n, md5(string_agg(i.key::text, ',' ORDER BY i.key)) AS h
+	FROM bw_prefixes x LEFT JOIN bw_items i ON i.key ^@ x.p GROUP BY x.id) r USING (id);
+
+-- btree bitmap scan
+SET enable_indexscan = off;
+SET enable_indexonlyscan = off;
+SET enable_bitmapscan = on;
+EXPLAIN (COSTS OFF) SELECT key FROM bw_items WHERE key ^@ 'B"AA=="|B"/w=="';
+EXPLAIN (COSTS OFF)
+SELECT x.id, count(i.key) FROM bw_prefixes x LEFT JOIN bw_items i ON i.key ^@ x.p GROUP BY x.id;
+SELECT count(*) AS prefixes, count(*) FILTER (WHERE s.n <> r.n OR s.h IS DISTINCT FROM r.h) AS mismatches
+FROM bw_seq s JOIN (
+	SELECT x.id, count(i.key) AS n, md5(string_agg(i.key::text, ',' ORDER BY i.key)) AS h
+	FROM bw_prefixes x LEFT JOIN bw_items i ON i.key ^@ x.p GROUP BY x.id) r USING (id);
+RESET enable_indexscan;
+RESET enable_indexonlyscan;
+
+-- GiST: the same rows through a GiST index (^@ is a GiST operator)
+CREATE TABLE bw_gist AS SELECT key FROM bw_items;
+CREATE INDEX bw_gist_key ON bw_gist USING gist (key);
+ANALYZE bw_gist;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT key FROM bw_gist WHERE key ^@ 'S"P1"|S"ab"';
+EXPLAIN (COSTS OFF)
+SELECT x.id, count(i.key) FROM bw_prefixes x LEFT JOIN bw_gist i ON i.key ^@ x.p GROUP BY x.id;
+SELECT count(*) AS prefixes, count(*) FILTER (WHERE s.n <> r.n OR s.h IS DISTINCT FROM r.h) AS mismatches
+FROM bw_seq s JOIN (
+	SELECT x.id, count(i.key) AS n, md5(string_agg(i.key::text, ',' ORDER BY i.key)) AS h
+	FROM bw_prefixes x LEFT JOIN bw_gist i ON i.key ^@ x.p GROUP BY x.id) r USING (id);
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+-- a generic plan keeps the range with a run-time upper bound
+PREPARE bw_q(item_key) AS SELECT count(*) FROM bw_items WHERE key ^@ $1;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE bw_q('S"P1"|S"a"');
+EXECUTE bw_q('S"P1"|S"a"');
+SELECT count(*) FROM bw_items WHERE key ^@ 'S"P1"|S"a"';
+EXECUTE bw_q('S"P1"|N1');
+RESET plan_cache_mode;
+DEALLOCATE bw_q;
+DROP TABLE bw_gist;

@@ -1,0 +1,128 @@
+/*-------------------------------------------------------------------------
+ *
+ * api.h
+ *		Shared machinery of the DynamoDB API functions: request reading and
+ *		shape validation, the table catalog cache with its prepared plans,
+ *		consumed capacity, and response building.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ITEM_TABLE_API_H
+#define ITEM_TABLE_API_H
+
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "utils/jsonb.h"
+
+#include "attr_value.h"
+#include "errors.h"
+#include "item_table.h"
+
+#define ITEM_TABLE_SCHEMA	"item_table"
+#define ITEM_DATA_SCHEMA	"item_data"
+
+/* ---- reading a request ---- */
+
+/*
+ * A request is read field by field; shape problems (missing required
+ * members, lengths, patterns, enums) are collected and reported together
+ * as DynamoDB does ("2 validation errors detected: ...; ..."), JSON type
+ * problems immediately as SerializationException.
+ */
+typedef struct ApiRequest
+{
+	Jsonb	   *body;
+	List	   *problems;		/* char * each */
+	List	   *seen;			/* field names read (for unknown checks) */
+} ApiRequest;
+
+extern void ApiRequestInit(ApiRequest *req, Jsonb *body);
+/* raise the collected shape problems, if any */
+extern void ApiRequestCheck(ApiRequest *req);
+extern void ApiProblem(ApiRequest *req, const char *fmt,...) pg_attribute_printf(2, 3);
+
+/* member lookup: NULL when absent; JSON null counts as absent */
+extern JsonbValue *ApiGetMember(ApiRequest *req, const char *name);
+/* typed readers; 'field' is the lower-camel name used in messages */
+extern char *ApiGetString(ApiRequest *req, const char *name, const char *field,
+						  bool required);
+extern bool ApiGetBool(ApiRequest *req, const char *name, bool *value);
+extern bool ApiGetInt(ApiRequest *req, const char *name, const char *field,
+					  int64 *value);
+/* an object or array member as a Jsonb of its own, or NULL */
+extern Jsonb *ApiGetObject(ApiRequest *req, const char *name);
+extern Jsonb *ApiGetArray(ApiRequest *req, const char *name);
+/* enum: returns the index in values[] or -1 when absent (default) */
+extern int	ApiGetEnum(ApiRequest *req, const char *name, const char *field,
+					   const char *const *values, int nvalues);
+/* TableName (or IndexName) rules: 3..255 of [a-zA-Z0-9_.-] */
+extern char *ApiGetTableName(ApiRequest *req, const char *name,
+							 const char *field, bool required);
+/* the legacy parameters are rejected, never ignored */
+extern void ApiRejectLegacy(ApiRequest *req, const char *const *legacy,
+							int nlegacy, const char *expression_params);
+
+/* ---- the catalog ---- */
+typedef struct ItemTableDef
+{
+	char	   *name;			/* DynamoDB table name */
+	Oid			relid;			/* physical table */
+	char	   *hash_key;
+	AttrType	hash_type;
+	char	   *range_key;		/* NULL when hash-only */
+	AttrType	range_type;
+	bool		valid;			/* cleared by relcache invalidation */
+	/* prepared plans on the physical table (NULL until first use) */
+	SPIPlanPtr	plan_get;
+	SPIPlanPtr	plan_get_lock;
+	SPIPlanPtr	plan_insert;
+	SPIPlanPtr	plan_update;
+	SPIPlanPtr	plan_delete;
+} ItemTableDef;
+
+/* look up a table; ResourceNotFoundException when it does not exist */
+extern ItemTableDef *ApiLookupTable(const char *name);
+extern void ApiForgetTable(const char *name);
+extern SPIPlanPtr ApiTablePlan(ItemTableDef *def, SPIPlanPtr *slot,
+							   const char *sql_template, int nargs, Oid *argtypes);
+extern Oid	ItemKeyTypeOid(void);
+
+/* ---- keys ---- */
+
+/* the item_key of an item (VE when key attributes are missing/mistyped) */
+extern ItemKey *ApiKeyFromItem(ItemTableDef *def, const AttrValue *item);
+/* the item_key of a Key parameter (exactly the key attributes) */
+extern ItemKey *ApiKeyFromKeyParam(ItemTableDef *def, const AttrValue *key);
+/* the key attributes of an item as a new map */
+extern AttrValue *ApiKeyAttributes(ItemTableDef *def, const AttrValue *item);
+
+/* ---- reading and writing items through SPI ---- */
+extern Jsonb *ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock);
+extern bool ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
+extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
+extern void ApiDeleteItem(ItemTableDef *def, ItemKey *key);
+
+/* ---- responses ---- */
+typedef enum ReturnConsumedCapacity
+{
+	RCC_NONE = 0,
+	RCC_TOTAL,
+	RCC_INDEXES
+} ReturnConsumedCapacity;
+
+extern int	ApiGetReturnConsumedCapacity(ApiRequest *req);
+/* push "ConsumedCapacity": {...} into an object under construction */
+extern void ApiPushConsumedCapacity(JsonbParseState **state, const char *table,
+									double units, int rcc);
+extern double ApiReadUnits(int64 size, bool consistent);
+extern double ApiWriteUnits(int64 size);
+
+/* push a key and a Jsonb/AttrValue value into an object under construction */
+extern void ApiPushKey(JsonbParseState **state, const char *key);
+extern void ApiPushJsonb(JsonbParseState **state, Jsonb *value);
+extern void ApiPushString(JsonbParseState **state, const char *s);
+extern void ApiPushNumeric(JsonbParseState **state, double d, int scale);
+extern void ApiPushItem(JsonbParseState **state, const AttrValue *item);
+
+#endif							/* ITEM_TABLE_API_H */

@@ -1,0 +1,818 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_common.c
+ *		Machinery shared by the DynamoDB API functions.
+ *
+ * Requests.  A request is a jsonb object read member by member.  A member
+ * of the wrong JSON type is a SerializationException at once; constraint
+ * violations (missing required members, lengths, patterns, enum values)
+ * are collected and raised together by ApiRequestCheck() in DynamoDB's
+ * "N validation errors detected: a; b" form.
+ *
+ * Catalog.  item_table.tables maps each DynamoDB table to its physical
+ * table in schema item_data and records the key schema.  Lookups go
+ * through a backend-local hash keyed by table name.  An entry holds the
+ * prepared SPI plans for its physical table; it is dropped when a relcache
+ * invalidation arrives for that table (DeleteTable, UpdateTable and any
+ * DDL on it send one), so plans never outlive the table they were made
+ * for.  Plan text names the physical table by its catalog name, quoted;
+ * user input never becomes SQL text: keys and items are parameters.
+ *
+ * Every statement qualifies its operators (OPERATOR(item_table.=)) and
+ * types, so the caller's search_path cannot redirect them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/syscache.h"
+
+#include "api.h"
+
+/* ----------------------------------------------------------------
+ * requests
+ * ----------------------------------------------------------------
+ */
+void
+ApiRequestInit(ApiRequest *req, Jsonb *body)
+{
+	if (!JB_ROOT_IS_OBJECT(body) || JB_ROOT_IS_SCALAR(body))
+		DynRaise(DYN_SERIALIZATION, "The request body must be a JSON object");
+	req->body = body;
+	req->problems = NIL;
+	req->seen = NIL;
+}
+
+void
+ApiProblem(ApiRequest *req, const char *fmt,...)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (;;)
+	{
+		va_list		args;
+		int			needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(&buf, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(&buf, needed);
+	}
+	req->problems = lappend(req->problems, buf.data);
+}
+
+void
+ApiRequestCheck(ApiRequest *req)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+	int			n = list_length(req->problems);
+
+	if (n == 0)
+		return;
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%d validation error%s detected: ", n, n == 1 ? "" : "s");
+	foreach(lc, req->problems)
+	{
+		if (lc != list_head(req->problems))
+			appendStringInfoString(&buf, "; ");
+		appendStringInfoString(&buf, (char *) lfirst(lc));
+	}
+	DynRaise(DYN_VALIDATION, "%s", buf.data);
+}
+
+JsonbValue *
+ApiGetMember(ApiRequest *req, const char *name)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&req->body->root, name,
+												 strlen(name), NULL);
+
+	if (v == NULL || v->type == jbvNull)
+		return NULL;
+	return v;
+}
+
+static const char *
+json_type_word(const JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvString:
+			return "STRING_VALUE";
+		case jbvNumeric:
+			return "NUMBER_VALUE";
+		case jbvBool:
+			return "BOOLEAN_VALUE";
+		case jbvBinary:
+			return JsonContainerIsArray(v->val.binary.data) ? "START_ARRAY" : "START_OBJECT";
+		default:
+			return "VALUE";
+	}
+}
+
+static void
+wrong_type(const char *name, const JsonbValue *v, const char *expected)
+{
+	DynRaise(DYN_SERIALIZATION,
+			 "Unexpected %s for member %s; expected %s", json_type_word(v),
+			 name, expected);
+}
+
+char *
+ApiGetString(ApiRequest *req, const char *name, const char *field, bool required)
+{
+	JsonbValue *v = ApiGetMember(req, name);
+
+	if (v == NULL)
+	{
+		if (required)
+			ApiProblem(req, "Value null at '%s' failed to satisfy constraint: Member must not be null",
+					   field);
+		return NULL;
+	}
+	if (v->type != jbvString)
+		wrong_type(name, v, "a string");
+	return pnstrdup(v->val.string.val, v->val.string.len);
+}
+
+bool
+ApiGetBool(ApiRequest *req, const char *name, bool *value)
+{
+	JsonbValue *v = ApiGetMember(req, name);
+
+	if (v == NULL)
+		return false;
+	if (v->type != jbvBool)
+		wrong_type(name, v, "a boolean");
+	*value = v->val.boolean;
+	return true;
+}
+
+bool
+ApiGetInt(ApiRequest *req, const char *name, const char *field, int64 *value)
+{
+	JsonbValue *v = ApiGetMember(req, name);
+	char	   *text;
+	char	   *end;
+
+	if (v == NULL)
+		return false;
+	if (v->type != jbvNumeric)
+		wrong_type(name, v, "a number");
+	text = DatumGetCString(DirectFunctionCall1(numeric_out,
+											   NumericGetDatum(v->val.numeric)));
+	errno = 0;
+	*value = strtoll(text, &end, 10);
+	if (*end != '\0' || errno != 0)
+		DynRaise(DYN_SERIALIZATION, "Member %s must be an integer, not %s", name, text);
+	(void) field;
+	return true;
+}
+
+Jsonb *
+ApiGetObject(ApiRequest *req, const char *name)
+{
+	JsonbValue *v = ApiGetMember(req, name);
+
+	if (v == NULL)
+		return NULL;
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		wrong_type(name, v, "an object");
+	return JsonbValueToJsonb(v);
+}
+
+Jsonb *
+ApiGetArray(ApiRequest *req, const char *name)
+{
+	JsonbValue *v = ApiGetMember(req, name);
+
+	if (v == NULL)
+		return NULL;
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		wrong_type(name, v, "an array");
+	return JsonbValueToJsonb(v);
+}
+
+int
+ApiGetEnum(ApiRequest *req, const char *name, const char *field,
+		   const char *const *values, int nvalues)
+{
+	char	   *s = ApiGetString(req, name, field, false);
+	StringInfoData set;
+	int			i;
+
+	if (s == NULL)
+		return -1;
+	for (i = 0; i < nvalues; i++)
+	{
+		if (strcmp(s, values[i]) == 0)
+			return i;
+	}
+	initStringInfo(&set);
+	for (i = 0; i < nvalues; i++)
+		appendStringInfo(&set, "%s%s", i > 0 ? ", " : "", values[i]);
+	ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must satisfy enum value set: [%s]",
+			   s, field, set.data);
+	return -1;
+}
+
+char *
+ApiGetTableName(ApiRequest *req, const char *name, const char *field,
+				bool required)
+{
+	char	   *s = ApiGetString(req, name, field, required);
+	int			len;
+	const char *p;
+
+	if (s == NULL)
+		return NULL;
+	len = strlen(s);
+	if (len < 3)
+		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 3",
+				   s, field);
+	if (len > 255)
+		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to 255",
+				   s, field);
+	for (p = s; *p; p++)
+	{
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			  (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == '-'))
+		{
+			ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+",
+					   s, field);
+			break;
+		}
+	}
+	return s;
+}
+
+void
+ApiRejectLegacy(ApiRequest *req, const char *const *legacy, int nlegacy,
+				const char *expression_params)
+{
+	StringInfoData found;
+	int			i;
+
+	initStringInfo(&found);
+	for (i = 0; i < nlegacy; i++)
+	{
+		if (ApiGetMember(req, legacy[i]) != NULL)
+			appendStringInfo(&found, "%s%s", found.len > 0 ? ", " : "", legacy[i]);
+	}
+	if (found.len == 0)
+		return;
+	if (expression_params != NULL && expression_params[0] != '\0')
+		DynValidation("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {%s} Expression parameters: {%s}",
+					  found.data, expression_params);
+	DynValidation("The legacy parameters {%s} are not supported; use expressions (ConditionExpression, ProjectionExpression, KeyConditionExpression, FilterExpression, UpdateExpression) instead",
+				  found.data);
+}
+
+/* ----------------------------------------------------------------
+ * catalog cache
+ * ----------------------------------------------------------------
+ */
+#define TABLE_NAME_MAX 256
+
+typedef struct TableCacheEntry
+{
+	char		name[TABLE_NAME_MAX];	/* hash key */
+	ItemTableDef def;
+} TableCacheEntry;
+
+static HTAB *table_cache = NULL;
+static SPIPlanPtr lookup_plan = NULL;
+static Oid	item_key_oid = InvalidOid;
+
+static void
+free_plans(ItemTableDef *def)
+{
+	SPIPlanPtr *plans[] = {&def->plan_get, &def->plan_get_lock, &def->plan_insert,
+	&def->plan_update, &def->plan_delete};
+	int			i;
+
+	for (i = 0; i < (int) lengthof(plans); i++)
+	{
+		if (*plans[i] != NULL)
+		{
+			SPI_freeplan(*plans[i]);
+			*plans[i] = NULL;
+		}
+	}
+}
+
+/*
+ * Relcache invalidation: forget entries for the relation (or all).  Only
+ * marks them: plans are freed at the next lookup, outside the callback.
+ */
+static void
+table_cache_inval(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	TableCacheEntry *e;
+
+	if (table_cache == NULL)
+		return;
+	hash_seq_init(&status, table_cache);
+	while ((e = hash_seq_search(&status)) != NULL)
+	{
+		if (relid == InvalidOid || e->def.relid == relid)
+			e->def.valid = false;
+	}
+	/* the type may have been dropped and created again */
+	item_key_oid = InvalidOid;
+}
+
+static void
+table_cache_init(void)
+{
+	HASHCTL		ctl;
+
+	if (table_cache != NULL)
+		return;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = TABLE_NAME_MAX;
+	ctl.entrysize = sizeof(TableCacheEntry);
+	ctl.hcxt = CacheMemoryContext;
+	table_cache = hash_create("item_table tables", 64, &ctl,
+							  HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	CacheRegisterRelcacheCallback(table_cache_inval, (Datum) 0);
+}
+
+Oid
+ItemKeyTypeOid(void)
+{
+	if (!OidIsValid(item_key_oid))
+	{
+		Oid			nsp = get_namespace_oid(ITEM_TABLE_SCHEMA, false);
+
+		item_key_oid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+									   CStringGetDatum("item_key"),
+									   ObjectIdGetDatum(nsp));
+		if (!OidIsValid(item_key_oid))
+			elog(ERROR, "type item_table.item_key does not exist");
+	}
+	return item_key_oid;
+}
+
+static AttrType
+key_type_from_text(const char *t)
+{
+	switch (t[0])
+	{
+		case 'S':
+			return ATTR_S;
+		case 'N':
+			return ATTR_N;
+		case 'B':
+			return ATTR_B;
+	}
+	elog(ERROR, "invalid key type \"%s\" in the item_table catalog", t);
+	return ATTR_S;
+}
+
+void
+ApiForgetTable(const char *name)
+{
+	TableCacheEntry *e;
+
+	if (table_cache == NULL)
+		return;
+	e = hash_search(table_cache, name, HASH_FIND, NULL);
+	if (e != NULL)
+	{
+		free_plans(&e->def);
+		hash_search(table_cache, name, HASH_REMOVE, NULL);
+	}
+}
+
+/*
+ * ApiLookupTable
+ *		The catalog entry of a table (SPI must be connected).  Raises
+ *		ResourceNotFoundException for an unknown table.  The result lives in
+ *		CacheMemoryContext and stays valid until the next lookup.
+ */
+ItemTableDef *
+ApiLookupTable(const char *name)
+{
+	TableCacheEntry *e;
+	bool		found;
+	Datum		arg;
+	int			rc;
+	HeapTuple	tup;
+	TupleDesc	tupdesc;
+	MemoryContext old;
+	bool		isnull;
+
+	if (strlen(name) >= TABLE_NAME_MAX)
+		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
+	table_cache_init();
+	e = hash_search(table_cache, name, HASH_FIND, NULL);
+	if (e != NULL && e->def.valid)
+		return &e->def;
+	if (e != NULL)
+		ApiForgetTable(name);
+
+	if (lookup_plan == NULL)
+	{
+		Oid			argtypes[1] = {TEXTOID};
+		SPIPlanPtr	plan;
+
+		plan = SPI_prepare("SELECT relid::pg_catalog.oid, hash_key, hash_type, range_key, range_type"
+						   " FROM item_table.tables WHERE table_name = $1",
+						   1, argtypes);
+		if (plan == NULL)
+			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+		SPI_keepplan(plan);
+		lookup_plan = plan;
+	}
+	arg = CStringGetTextDatum(name);
+	rc = SPI_execute_plan(lookup_plan, &arg, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "catalog lookup failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
+
+	tup = SPI_tuptable->vals[0];
+	tupdesc = SPI_tuptable->tupdesc;
+	e = hash_search(table_cache, name, HASH_ENTER, &found);
+	memset(&e->def, 0, sizeof(e->def));
+	old = MemoryContextSwitchTo(CacheMemoryContext);
+	e->def.name = pstrdup(name);
+	e->def.relid = DatumGetObjectId(SPI_getbinval(tup, tupdesc, 1, &isnull));
+	e->def.hash_key = SPI_getvalue(tup, tupdesc, 2);
+	e->def.hash_type = key_type_from_text(SPI_getvalue(tup, tupdesc, 3));
+	e->def.range_key = SPI_getvalue(tup, tupdesc, 4);
+	if (e->def.range_key != NULL)
+		e->def.range_type = key_type_from_text(SPI_getvalue(tup, tupdesc, 5));
+	MemoryContextSwitchTo(old);
+	e->def.valid = true;
+	return &e->def;
+}
+
+/*
+ * ApiTablePlan
+ *		The plan in *slot, prepared from sql_template (one %s: the physical
+ *		table's qualified name) on first use and kept.
+ */
+SPIPlanPtr
+ApiTablePlan(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
+			 int nargs, Oid *argtypes)
+{
+	char	   *relname;
+	char	   *nspname;
+	char	   *sql;
+	SPIPlanPtr	plan;
+
+	if (*slot != NULL)
+		return *slot;
+	relname = get_rel_name(def->relid);
+	nspname = relname ? get_namespace_name(get_rel_namespace(def->relid)) : NULL;
+	if (relname == NULL || nspname == NULL)
+		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
+	sql = psprintf(sql_template, quote_qualified_identifier(nspname, relname));
+	plan = SPI_prepare(sql, nargs, argtypes);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
+			 SPI_result_code_string(SPI_result));
+	SPI_keepplan(plan);
+	*slot = plan;
+	return plan;
+}
+
+/* ----------------------------------------------------------------
+ * keys
+ * ----------------------------------------------------------------
+ */
+static void
+key_part_from_attr(const AttrValue *v, ItemKeyPart *part)
+{
+	memset(part, 0, sizeof(*part));
+	switch (v->type)
+	{
+		case ATTR_S:
+			part->type = ITEMKEY_S;
+			part->bytes = v->u.bytes.data;
+			part->len = v->u.bytes.len;
+			break;
+		case ATTR_B:
+			part->type = ITEMKEY_B;
+			part->bytes = v->u.bytes.data;
+			part->len = v->u.bytes.len;
+			break;
+		case ATTR_N:
+			part->type = ITEMKEY_N;
+			part->num = v->u.num;
+			break;
+		default:
+			elog(ERROR, "not a key type");
+	}
+}
+
+static void
+check_key_value(const char *name, const AttrValue *v, bool is_sort)
+{
+	if ((v->type == ATTR_S || v->type == ATTR_B) && v->u.bytes.len == 0)
+		DynValidation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s",
+					  v->type == ATTR_S ? "string" : "binary", name);
+	if ((v->type == ATTR_S || v->type == ATTR_B) && !is_sort &&
+		v->u.bytes.len > ITEMKEY_MAX_PARTITION_BYTES)
+		DynValidation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes");
+	if ((v->type == ATTR_S || v->type == ATTR_B) && is_sort &&
+		v->u.bytes.len > ITEMKEY_MAX_SORT_BYTES)
+		DynValidation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes");
+}
+
+static ItemKey *
+build_key(ItemTableDef *def, const AttrValue *h, const AttrValue *r)
+{
+	ItemKeyPart hp,
+				rp;
+
+	key_part_from_attr(h, &hp);
+	if (r == NULL)
+		return KeyCodecBuild(&hp, NULL);
+	key_part_from_attr(r, &rp);
+	return KeyCodecBuild(&hp, &rp);
+}
+
+ItemKey *
+ApiKeyFromItem(ItemTableDef *def, const AttrValue *item)
+{
+	const AttrValue *h = AttrMapGet(item, def->hash_key, strlen(def->hash_key));
+	const AttrValue *r = NULL;
+
+	if (h == NULL)
+		DynValidation("One or more parameter values were invalid: Missing the key %s in the item",
+					  def->hash_key);
+	if (h->type != def->hash_type)
+		DynValidation("One or more parameter values were invalid: Type mismatch for key %s expected: %s actual: %s",
+					  def->hash_key, AttrTypeName(def->hash_type), AttrTypeName(h->type));
+	if (def->range_key != NULL)
+	{
+		r = AttrMapGet(item, def->range_key, strlen(def->range_key));
+		if (r == NULL)
+			DynValidation("One or more parameter values were invalid: Missing the key %s in the item",
+						  def->range_key);
+		if (r->type != def->range_type)
+			DynValidation("One or more parameter values were invalid: Type mismatch for key %s expected: %s actual: %s",
+						  def->range_key, AttrTypeName(def->range_type), AttrTypeName(r->type));
+	}
+	check_key_value(def->hash_key, h, false);
+	if (r != NULL)
+		check_key_value(def->range_key, r, true);
+	return build_key(def, h, r);
+}
+
+ItemKey *
+ApiKeyFromKeyParam(ItemTableDef *def, const AttrValue *key)
+{
+	const AttrValue *h = AttrMapGet(key, def->hash_key, strlen(def->hash_key));
+	const AttrValue *r = NULL;
+	int			expected = def->range_key != NULL ? 2 : 1;
+
+	if (def->range_key != NULL)
+		r = AttrMapGet(key, def->range_key, strlen(def->range_key));
+	if (key->u.map.count != expected || h == NULL || h->type != def->hash_type ||
+		(def->range_key != NULL && (r == NULL || r->type != def->range_type)))
+		DynValidation("The provided key element does not match the schema");
+	check_key_value(def->hash_key, h, false);
+	if (r != NULL)
+		check_key_value(def->range_key, r, true);
+	return build_key(def, h, r);
+}
+
+AttrValue *
+ApiKeyAttributes(ItemTableDef *def, const AttrValue *item)
+{
+	AttrValue  *keys = AttrNewMap();
+	AttrValue  *v = AttrMapGet(item, def->hash_key, strlen(def->hash_key));
+
+	if (v != NULL)
+		AttrMapPut(keys, def->hash_key, strlen(def->hash_key), AttrCopy(v));
+	if (def->range_key != NULL)
+	{
+		v = AttrMapGet(item, def->range_key, strlen(def->range_key));
+		if (v != NULL)
+			AttrMapPut(keys, def->range_key, strlen(def->range_key), AttrCopy(v));
+	}
+	return keys;
+}
+
+/* ----------------------------------------------------------------
+ * item I/O through SPI (SPI connected by the caller)
+ * ----------------------------------------------------------------
+ */
+Jsonb *
+ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
+{
+	Oid			argtypes[1] = {ItemKeyTypeOid()};
+	Datum		arg = PointerGetDatum(key);
+	SPIPlanPtr	plan;
+	int			rc;
+	bool		isnull;
+	Datum		d;
+
+	if (lock)
+		plan = ApiTablePlan(def, &def->plan_get_lock,
+							"SELECT item FROM %s WHERE key OPERATOR(item_table.=) $1 FOR UPDATE",
+							1, argtypes);
+	else
+		plan = ApiTablePlan(def, &def->plan_get,
+							"SELECT item FROM %s WHERE key OPERATOR(item_table.=) $1",
+							1, argtypes);
+	rc = SPI_execute_plan(plan, &arg, NULL, !lock, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "item read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return NULL;
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull)
+		return NULL;
+	return DatumGetJsonbP(d);
+}
+
+bool
+ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
+{
+	Oid			argtypes[2] = {ItemKeyTypeOid(), JSONBOID};
+	Datum		args[2] = {PointerGetDatum(key), JsonbPGetDatum(item)};
+	SPIPlanPtr	plan;
+	int			rc;
+
+	plan = ApiTablePlan(def, &def->plan_insert,
+						"INSERT INTO %s (key, item) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
+						2, argtypes);
+	rc = SPI_execute_plan(plan, args, NULL, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "item insert failed: %s", SPI_result_code_string(rc));
+	return SPI_processed == 1;
+}
+
+void
+ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
+{
+	Oid			argtypes[2] = {ItemKeyTypeOid(), JSONBOID};
+	Datum		args[2] = {PointerGetDatum(key), JsonbPGetDatum(item)};
+	SPIPlanPtr	plan;
+	int			rc;
+
+	plan = ApiTablePlan(def, &def->plan_update,
+						"UPDATE %s SET item = $2 WHERE key OPERATOR(item_table.=) $1",
+						2, argtypes);
+	rc = SPI_execute_plan(plan, args, NULL, false, 0);
+	if (rc != SPI_OK_UPDATE)
+		elog(ERROR, "item update failed: %s", SPI_result_code_string(rc));
+}
+
+void
+ApiDeleteItem(ItemTableDef *def, ItemKey *key)
+{
+	Oid			argtypes[1] = {ItemKeyTypeOid()};
+	Datum		arg = PointerGetDatum(key);
+	SPIPlanPtr	plan;
+	int			rc;
+
+	plan = ApiTablePlan(def, &def->plan_delete,
+						"DELETE FROM %s WHERE key OPERATOR(item_table.=) $1",
+						1, argtypes);
+	rc = SPI_execute_plan(plan, &arg, NULL, false, 0);
+	if (rc != SPI_OK_DELETE)
+		elog(ERROR, "item delete failed: %s", SPI_result_code_string(rc));
+}
+
+/* ----------------------------------------------------------------
+ * responses
+ * ----------------------------------------------------------------
+ */
+static const char *const rcc_values[] = {"INDEXES", "TOTAL", "NONE"};
+
+int
+ApiGetReturnConsumedCapacity(ApiRequest *req)
+{
+	int			i = ApiGetEnum(req, "ReturnConsumedCapacity", "returnConsumedCapacity",
+							   rcc_values, lengthof(rcc_values));
+
+	switch (i)
+	{
+		case 0:
+			return RCC_INDEXES;
+		case 1:
+			return RCC_TOTAL;
+		default:
+			return RCC_NONE;
+	}
+}
+
+double
+ApiReadUnits(int64 size, bool consistent)
+{
+	double		units = (double) ((size + 4095) / 4096);
+
+	if (units < 1)
+		units = 1;
+	return consistent ? units : units / 2;
+}
+
+double
+ApiWriteUnits(int64 size)
+{
+	double		units = (double) ((size + 1023) / 1024);
+
+	return units < 1 ? 1 : units;
+}
+
+void
+ApiPushKey(JsonbParseState **state, const char *key)
+{
+	JsonbValue	k;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) key;
+	k.val.string.len = strlen(key);
+	pushJsonbValue(state, WJB_KEY, &k);
+}
+
+void
+ApiPushString(JsonbParseState **state, const char *s)
+{
+	JsonbValue	v;
+
+	v.type = jbvString;
+	v.val.string.val = (char *) s;
+	v.val.string.len = strlen(s);
+	pushJsonbValue(state, WJB_VALUE, &v);
+}
+
+/* a number with at least `scale` decimals: 1 -> "1.0" as DynamoDB prints */
+void
+ApiPushNumeric(JsonbParseState **state, double d, int scale)
+{
+	JsonbValue	v;
+	char		buf[64];
+
+	if (d == (double) (int64) d)
+		snprintf(buf, sizeof(buf), "%.*f", scale, d);
+	else
+		snprintf(buf, sizeof(buf), "%.15g", d);
+	v.type = jbvNumeric;
+	v.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
+														CStringGetDatum(buf),
+														ObjectIdGetDatum(InvalidOid),
+														Int32GetDatum(-1)));
+	pushJsonbValue(state, WJB_VALUE, &v);
+}
+
+void
+ApiPushJsonb(JsonbParseState **state, Jsonb *value)
+{
+	JsonbValue	v;
+
+	v.type = jbvBinary;
+	v.val.binary.data = &value->root;
+	v.val.binary.len = VARSIZE(value) - VARHDRSZ;
+	pushJsonbValue(state, WJB_VALUE, &v);
+}
+
+void
+ApiPushItem(JsonbParseState **state, const AttrValue *item)
+{
+	ApiPushJsonb(state, AttrItemToJsonb(item));
+}
+
+void
+ApiPushConsumedCapacity(JsonbParseState **state, const char *table,
+						double units, int rcc)
+{
+	if (rcc == RCC_NONE)
+		return;
+	ApiPushKey(state, "ConsumedCapacity");
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(state, "TableName");
+	ApiPushString(state, table);
+	ApiPushKey(state, "CapacityUnits");
+	ApiPushNumeric(state, units, 1);
+	if (rcc == RCC_INDEXES)
+	{
+		ApiPushKey(state, "Table");
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(state, "CapacityUnits");
+		ApiPushNumeric(state, units, 1);
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}

@@ -1,0 +1,724 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_table.c
+ *		CreateTable, DescribeTable, DeleteTable, ListTables.
+ *
+ * A DynamoDB table is an ordinary table item_data."<name>" (key item_key
+ * PRIMARY KEY, item jsonb NOT NULL) plus a row in item_table.tables.  Names
+ * longer than PostgreSQL's 63-byte identifiers keep their first 54
+ * characters and gain '_' and 8 hex digits of their MD5, so every physical
+ * name stays readable in psql.
+ *
+ * The physical table is created from a CreateStmt parse tree run through
+ * ProcessUtility, never from SQL text, and as the calling user: it needs
+ * CREATE on item_data, and the caller owns the result.  The catalog row is
+ * written with the extension owner's rights (the catalog is not writable
+ * by PUBLIC), but only after the caller has shown their own: creating the
+ * table, or owning it to delete it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "common/md5.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/parsenodes.h"
+#include "tcop/utility.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "access/htup_details.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#include "api.h"
+
+PG_FUNCTION_INFO_V1(item_table_create_table);
+PG_FUNCTION_INFO_V1(item_table_describe_table);
+PG_FUNCTION_INFO_V1(item_table_delete_table);
+PG_FUNCTION_INFO_V1(item_table_list_tables);
+
+typedef struct TableRow
+{
+	char	   *name;
+	char	   *table_id;
+	Oid			relid;
+	char	   *hash_key;
+	char	   *hash_type;
+	char	   *range_key;
+	char	   *range_type;
+	char	   *billing_mode;
+	int64		read_capacity;
+	int64		write_capacity;
+	double		created_epoch;
+	int64		item_count;
+	int64		size_bytes;
+} TableRow;
+
+/* ----------------------------------------------------------------
+ * helpers
+ * ----------------------------------------------------------------
+ */
+
+/* the physical name for a table name (see file header) */
+static char *
+physical_name(const char *name)
+{
+	char		hex[33];
+	const char *errstr = NULL;
+
+	if (strlen(name) < NAMEDATALEN)
+		return pstrdup(name);
+	if (!pg_md5_hash(name, strlen(name), hex, &errstr))
+		elog(ERROR, "could not compute MD5: %s", errstr ? errstr : "unknown error");
+	return psprintf("%.54s_%.8s", name, hex);
+}
+
+/*
+ * run_utility
+ *		Execute a utility statement parse tree as the current user.
+ */
+static void
+run_utility(Node *stmt, const char *description)
+{
+	PlannedStmt *wrapper = makeNode(PlannedStmt);
+
+	wrapper->commandType = CMD_UTILITY;
+	wrapper->canSetTag = false;
+	wrapper->utilityStmt = stmt;
+	wrapper->stmt_location = -1;
+	wrapper->stmt_len = 0;
+	ProcessUtility(wrapper, description, false, PROCESS_UTILITY_SUBCOMMAND,
+				   NULL, NULL, None_Receiver, NULL);
+	CommandCounterIncrement();
+}
+
+static Oid
+create_physical_table(const char *physname)
+{
+	CreateStmt *stmt = makeNode(CreateStmt);
+	ColumnDef  *keycol = makeColumnDef("key", ItemKeyTypeOid(), -1, InvalidOid);
+	ColumnDef  *itemcol = makeColumnDef("item", JSONBOID, -1, InvalidOid);
+	Constraint *pk = makeNode(Constraint);
+	Constraint *nn = makeNode(Constraint);
+	Oid			nsp = get_namespace_oid(ITEM_DATA_SCHEMA, false);
+
+	pk->contype = CONSTR_PRIMARY;
+	pk->location = -1;
+	keycol->constraints = list_make1(pk);
+	nn->contype = CONSTR_NOTNULL;
+	nn->location = -1;
+	itemcol->constraints = list_make1(nn);
+
+	if (OidIsValid(get_relname_relid(physname, nsp)))
+		DynRaise(DYN_RESOURCE_IN_USE, "Table already exists: %s", physname);
+
+	stmt->relation = makeRangeVar(ITEM_DATA_SCHEMA, pstrdup(physname), -1);
+	stmt->tableElts = list_make2(keycol, itemcol);
+	stmt->oncommit = ONCOMMIT_NOOP;
+	stmt->if_not_exists = false;
+	run_utility((Node *) stmt, "item_table.create_table");
+	return get_relname_relid(physname, nsp);
+}
+
+/*
+ * as_catalog_owner_begin / _end
+ *		Run catalog writes as the owner of item_table.tables.
+ */
+typedef struct OwnerSwitch
+{
+	Oid			save_userid;
+	int			save_sec_context;
+} OwnerSwitch;
+
+static void
+as_catalog_owner_begin(OwnerSwitch *sw)
+{
+	Oid			catalog = get_relname_relid("tables",
+											get_namespace_oid(ITEM_TABLE_SCHEMA, false));
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(catalog));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "item_table catalog is missing");
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	GetUserIdAndSecContext(&sw->save_userid, &sw->save_sec_context);
+	SetUserIdAndSecContext(owner, sw->save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
+}
+
+static void
+as_catalog_owner_end(OwnerSwitch *sw)
+{
+	SetUserIdAndSecContext(sw->save_userid, sw->save_sec_context);
+}
+
+static void
+exec_catalog(const char *sql, int nargs, Oid *argtypes, Datum *values,
+			 const char *nulls, int expected)
+{
+	OwnerSwitch sw;
+	int			rc;
+
+	as_catalog_owner_begin(&sw);
+	rc = SPI_execute_with_args(sql, nargs, argtypes, values, nulls, false, 0);
+	as_catalog_owner_end(&sw);
+	if (rc != expected)
+		elog(ERROR, "catalog update failed: %s", SPI_result_code_string(rc));
+}
+
+static const char *const catalog_columns =
+"t.table_name, t.table_id::text, t.relid::pg_catalog.oid, t.hash_key, t.hash_type,"
+" t.range_key, t.range_type, t.billing_mode, t.read_capacity, t.write_capacity,"
+" pg_catalog.date_part('epoch', t.created_at)::float8,"
+" GREATEST(c.reltuples, 0)::int8,"
+" (c.relpages::int8 * pg_catalog.current_setting('block_size')::int8)";
+
+static void
+read_row(HeapTuple tup, TupleDesc desc, TableRow *row)
+{
+	bool		isnull;
+
+	row->name = SPI_getvalue(tup, desc, 1);
+	row->table_id = SPI_getvalue(tup, desc, 2);
+	row->relid = DatumGetObjectId(SPI_getbinval(tup, desc, 3, &isnull));
+	row->hash_key = SPI_getvalue(tup, desc, 4);
+	row->hash_type = SPI_getvalue(tup, desc, 5);
+	row->range_key = SPI_getvalue(tup, desc, 6);
+	row->range_type = SPI_getvalue(tup, desc, 7);
+	row->billing_mode = SPI_getvalue(tup, desc, 8);
+	row->read_capacity = DatumGetInt64(SPI_getbinval(tup, desc, 9, &isnull));
+	row->write_capacity = DatumGetInt64(SPI_getbinval(tup, desc, 10, &isnull));
+	row->created_epoch = DatumGetFloat8(SPI_getbinval(tup, desc, 11, &isnull));
+	row->item_count = DatumGetInt64(SPI_getbinval(tup, desc, 12, &isnull));
+	row->size_bytes = DatumGetInt64(SPI_getbinval(tup, desc, 13, &isnull));
+}
+
+/* the catalog row of a table, or false */
+static bool
+fetch_row(const char *name, TableRow *row)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+	char	   *sql = psprintf("SELECT %s FROM item_table.tables t"
+							   " LEFT JOIN pg_catalog.pg_class c ON c.oid = t.relid"
+							   " WHERE t.table_name = $1", catalog_columns);
+	/* not read-only: CreateTable reads back the row it just wrote */
+	int			rc = SPI_execute_with_args(sql, 1, argtypes, values, NULL, false, 1);
+
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return false;
+	read_row(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, row);
+	return true;
+}
+
+static void
+push_key_schema_element(JsonbParseState **state, const char *name, const char *type)
+{
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(state, "AttributeName");
+	ApiPushString(state, name);
+	ApiPushKey(state, "KeyType");
+	ApiPushString(state, type);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+static void
+push_attribute_definition(JsonbParseState **state, const char *name, const char *type)
+{
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(state, "AttributeName");
+	ApiPushString(state, name);
+	ApiPushKey(state, "AttributeType");
+	ApiPushString(state, type);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+static void
+push_int(JsonbParseState **state, int64 v)
+{
+	ApiPushNumeric(state, (double) v, 0);
+}
+
+/*
+ * push_description
+ *		The TableDescription object.  full=false gives DeleteTable's reduced
+ *		field set.
+ */
+static JsonbValue *
+push_description(JsonbParseState **state, const TableRow *row,
+				 const char *status, bool full)
+{
+	bool		on_demand = strcmp(row->billing_mode, "PAY_PER_REQUEST") == 0;
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	if (full)
+	{
+		ApiPushKey(state, "AttributeDefinitions");
+		pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+		push_attribute_definition(state, row->hash_key, row->hash_type);
+		if (row->range_key != NULL)
+			push_attribute_definition(state, row->range_key, row->range_type);
+		pushJsonbValue(state, WJB_END_ARRAY, NULL);
+	}
+	ApiPushKey(state, "TableName");
+	ApiPushString(state, row->name);
+	if (full)
+	{
+		ApiPushKey(state, "KeySchema");
+		pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+		push_key_schema_element(state, row->hash_key, "HASH");
+		if (row->range_key != NULL)
+			push_key_schema_element(state, row->range_key, "RANGE");
+		pushJsonbValue(state, WJB_END_ARRAY, NULL);
+	}
+	ApiPushKey(state, "TableStatus");
+	ApiPushString(state, status);
+	if (full)
+	{
+		ApiPushKey(state, "CreationDateTime");
+		ApiPushNumeric(state, row->created_epoch, 3);
+	}
+	ApiPushKey(state, "ProvisionedThroughput");
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(state, "NumberOfDecreasesToday");
+	push_int(state, 0);
+	ApiPushKey(state, "ReadCapacityUnits");
+	push_int(state, on_demand ? 0 : row->read_capacity);
+	ApiPushKey(state, "WriteCapacityUnits");
+	push_int(state, on_demand ? 0 : row->write_capacity);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	ApiPushKey(state, "TableSizeBytes");
+	push_int(state, row->size_bytes);
+	ApiPushKey(state, "ItemCount");
+	push_int(state, row->item_count);
+	ApiPushKey(state, "TableArn");
+	ApiPushString(state, psprintf("arn:aws:dynamodb:local:000000000000:table/%s", row->name));
+	ApiPushKey(state, "TableId");
+	ApiPushString(state, row->table_id);
+	if (on_demand)
+	{
+		ApiPushKey(state, "BillingModeSummary");
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(state, "BillingMode");
+		ApiPushString(state, "PAY_PER_REQUEST");
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+	if (full)
+	{
+		ApiPushKey(state, "DeletionProtectionEnabled");
+		{
+			JsonbValue	b;
+
+			b.type = jbvBool;
+			b.val.boolean = false;
+			pushJsonbValue(state, WJB_VALUE, &b);
+		}
+	}
+	return pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/* wrap {"<member>": description} and copy it out of SPI's memory */
+static Jsonb *
+finish_description(const char *member, const TableRow *row, const char *status,
+				   bool full, MemoryContext callercxt)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue *res;
+	Jsonb	   *jb;
+	MemoryContext old;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(&state, member);
+	push_description(&state, row, status, full);
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	old = MemoryContextSwitchTo(callercxt);
+	jb = JsonbValueToJsonb(res);
+	MemoryContextSwitchTo(old);
+	return jb;
+}
+
+/* ----------------------------------------------------------------
+ * CreateTable
+ * ----------------------------------------------------------------
+ */
+typedef struct KeyElem
+{
+	char	   *name;
+	int			keytype;		/* 0 HASH, 1 RANGE, -1 invalid */
+} KeyElem;
+
+static const char *const key_types[] = {"HASH", "RANGE"};
+static const char *const attr_key_types[] = {"S", "N", "B"};
+static const char *const billing_modes[] = {"PROVISIONED", "PAY_PER_REQUEST"};
+
+/*
+ * read_array_of_objects
+ *		The members of an array of objects, each as its own Jsonb.
+ */
+static List *
+read_array_of_objects(Jsonb *arr, const char *member)
+{
+	List	   *out = NIL;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	if (arr == NULL)
+		return NIL;
+	it = JsonbIteratorInit(&arr->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+			DynRaise(DYN_SERIALIZATION, "Unexpected value in %s; expected an object", member);
+		out = lappend(out, JsonbValueToJsonb(&v));
+	}
+	return out;
+}
+
+Datum
+item_table_create_table(PG_FUNCTION_ARGS)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	ApiRequest	req;
+	char	   *name;
+	Jsonb	   *attrdefs_j;
+	Jsonb	   *keyschema_j;
+	Jsonb	   *throughput_j;
+	List	   *attrdefs;
+	List	   *keyschema;
+	int			billing;
+	int64		rcu = 0,
+				wcu = 0;
+	KeyElem		keys[2];
+	int			nkeys = 0;
+	char	   *hash_type = NULL;
+	char	   *range_type = NULL;
+	ListCell   *lc;
+	int			i;
+	TableRow	row;
+	Oid			relid;
+	char	   *physname;
+	Jsonb	   *result;
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	attrdefs_j = ApiGetArray(&req, "AttributeDefinitions");
+	keyschema_j = ApiGetArray(&req, "KeySchema");
+	if (attrdefs_j == NULL)
+		ApiProblem(&req, "Value null at 'attributeDefinitions' failed to satisfy constraint: Member must not be null");
+	if (keyschema_j == NULL)
+		ApiProblem(&req, "Value null at 'keySchema' failed to satisfy constraint: Member must not be null");
+	billing = ApiGetEnum(&req, "BillingMode", "billingMode", billing_modes, lengthof(billing_modes));
+	throughput_j = ApiGetObject(&req, "ProvisionedThroughput");
+
+	attrdefs = read_array_of_objects(attrdefs_j, "AttributeDefinitions");
+	keyschema = read_array_of_objects(keyschema_j, "KeySchema");
+	if (keyschema_j != NULL && list_length(keyschema) < 1)
+		ApiProblem(&req, "Value '[]' at 'keySchema' failed to satisfy constraint: Member must have length greater than or equal to 1");
+	if (list_length(keyschema) > 2)
+		ApiProblem(&req, "Value at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2");
+	i = 0;
+	foreach(lc, keyschema)
+	{
+		ApiRequest	sub;
+
+		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
+		if (nkeys < 2)
+		{
+			keys[nkeys].name = ApiGetString(&sub, "AttributeName",
+											psprintf("keySchema.%d.member.attributeName", i + 1), true);
+			keys[nkeys].keytype = ApiGetEnum(&sub, "KeyType",
+											 psprintf("keySchema.%d.member.keyType", i + 1),
+											 key_types, lengthof(key_types));
+			if (ApiGetMember(&sub, "KeyType") == NULL)
+				ApiProblem(&sub, "Value null at 'keySchema.%d.member.keyType' failed to satisfy constraint: Member must not be null", i + 1);
+			nkeys++;
+		}
+		req.problems = list_concat(req.problems, sub.problems);
+		i++;
+	}
+	i = 0;
+	foreach(lc, attrdefs)
+	{
+		ApiRequest	sub;
+
+		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
+		(void) ApiGetString(&sub, "AttributeName",
+							psprintf("attributeDefinitions.%d.member.attributeName", i + 1), true);
+		(void) ApiGetEnum(&sub, "AttributeType",
+						  psprintf("attributeDefinitions.%d.member.attributeType", i + 1),
+						  attr_key_types, lengthof(attr_key_types));
+		if (ApiGetMember(&sub, "AttributeType") == NULL)
+			ApiProblem(&sub, "Value null at 'attributeDefinitions.%d.member.attributeType' failed to satisfy constraint: Member must not be null", i + 1);
+		req.problems = list_concat(req.problems, sub.problems);
+		i++;
+	}
+	if (throughput_j != NULL)
+	{
+		ApiRequest	sub;
+		bool		has_r,
+					has_w;
+
+		ApiRequestInit(&sub, throughput_j);
+		has_r = ApiGetInt(&sub, "ReadCapacityUnits", "provisionedThroughput.readCapacityUnits", &rcu);
+		has_w = ApiGetInt(&sub, "WriteCapacityUnits", "provisionedThroughput.writeCapacityUnits", &wcu);
+		if (!has_r)
+			ApiProblem(&sub, "Value null at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must not be null");
+		else if (rcu < 1)
+			ApiProblem(&sub, "Value '" INT64_FORMAT "' at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", rcu);
+		if (!has_w)
+			ApiProblem(&sub, "Value null at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must not be null");
+		else if (wcu < 1)
+			ApiProblem(&sub, "Value '" INT64_FORMAT "' at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", wcu);
+		req.problems = list_concat(req.problems, sub.problems);
+	}
+	ApiRequestCheck(&req);
+
+	/* semantic checks, in DynamoDB's order */
+	if (keys[0].keytype != 0)
+		DynValidation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+	if (nkeys == 2 && strcmp(keys[0].name, keys[1].name) == 0)
+		DynValidation("Both the Hash Key and the Range Key element in the KeySchema have the same name");
+	if (nkeys == 2 && keys[1].keytype != 1)
+		DynValidation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
+	if (ApiGetMember(&req, "GlobalSecondaryIndexes") != NULL ||
+		ApiGetMember(&req, "LocalSecondaryIndexes") != NULL)
+		DynValidation("Secondary indexes are not supported by this version of item_table");
+
+	/* attribute definitions: exactly the key attributes, each once */
+	foreach(lc, attrdefs)
+	{
+		Jsonb	   *def = (Jsonb *) lfirst(lc);
+		ApiRequest	sub;
+		char	   *an;
+		char	   *at;
+		ListCell   *lc2;
+		bool		used = false;
+
+		ApiRequestInit(&sub, def);
+		an = ApiGetString(&sub, "AttributeName", "attributeName", true);
+		at = ApiGetString(&sub, "AttributeType", "attributeType", true);
+		foreach(lc2, attrdefs)
+		{
+			ApiRequest	sub2;
+
+			if (lc2 == lc)
+				break;
+			ApiRequestInit(&sub2, (Jsonb *) lfirst(lc2));
+			if (strcmp(ApiGetString(&sub2, "AttributeName", "attributeName", true), an) == 0)
+				DynValidation("Cannot have two attributes with the same name");
+		}
+		for (i = 0; i < nkeys; i++)
+		{
+			if (strcmp(keys[i].name, an) == 0)
+			{
+				used = true;
+				if (i == 0)
+					hash_type = at;
+				else
+					range_type = at;
+			}
+		}
+		if (!used)
+			DynValidation("One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions");
+	}
+	if (hash_type == NULL || (nkeys == 2 && range_type == NULL))
+		DynValidation("Invalid KeySchema: Some index key attribute have no definition");
+
+	/* billing */
+	if (billing == 1)
+	{
+		if (throughput_j != NULL)
+			DynValidation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST");
+	}
+	else if (throughput_j == NULL)
+		DynValidation("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED");
+
+	SPI_connect();
+	if (fetch_row(name, &row))
+		DynRaise(DYN_RESOURCE_IN_USE, "Table already exists: %s", name);
+
+	physname = physical_name(name);
+	relid = create_physical_table(physname);
+
+	{
+		Oid			argtypes[9] = {TEXTOID, OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID,
+		TEXTOID, INT8OID, INT8OID};
+		Datum		values[9];
+		char		nulls[9] = "         ";
+
+		values[0] = CStringGetTextDatum(name);
+		values[1] = ObjectIdGetDatum(relid);
+		values[2] = CStringGetTextDatum(keys[0].name);
+		values[3] = CStringGetTextDatum(hash_type);
+		if (nkeys == 2)
+		{
+			values[4] = CStringGetTextDatum(keys[1].name);
+			values[5] = CStringGetTextDatum(range_type);
+		}
+		else
+			nulls[4] = nulls[5] = 'n';
+		values[6] = CStringGetTextDatum(billing == 1 ? "PAY_PER_REQUEST" : "PROVISIONED");
+		values[7] = Int64GetDatum(rcu);
+		values[8] = Int64GetDatum(wcu);
+		exec_catalog("INSERT INTO item_table.tables (table_name, table_id, relid, hash_key, hash_type,"
+					 " range_key, range_type, billing_mode, read_capacity, write_capacity)"
+					 " VALUES ($1, pg_catalog.gen_random_uuid(), $2::pg_catalog.oid::pg_catalog.regclass,"
+					 " $3, $4, $5, $6, $7, $8, $9)",
+					 9, argtypes, values, nulls, SPI_OK_INSERT);
+	}
+	if (!fetch_row(name, &row))
+		elog(ERROR, "table \"%s\" vanished after creation", name);
+	result = finish_description("TableDescription", &row, "ACTIVE", true, callercxt);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
+
+/* ----------------------------------------------------------------
+ * DescribeTable / DeleteTable
+ * ----------------------------------------------------------------
+ */
+Datum
+item_table_describe_table(PG_FUNCTION_ARGS)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	ApiRequest	req;
+	char	   *name;
+	TableRow	row;
+	Jsonb	   *result;
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	ApiRequestCheck(&req);
+	SPI_connect();
+	if (!fetch_row(name, &row))
+		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
+	result = finish_description("Table", &row, "ACTIVE", true, callercxt);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
+
+Datum
+item_table_delete_table(PG_FUNCTION_ARGS)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	ApiRequest	req;
+	char	   *name;
+	TableRow	row;
+	Jsonb	   *result;
+	ObjectAddress addr;
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	ApiRequestCheck(&req);
+	SPI_connect();
+	if (!fetch_row(name, &row))
+		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
+	result = finish_description("TableDescription", &row, "DELETING", false, callercxt);
+
+	if (OidIsValid(row.relid) && get_rel_name(row.relid) != NULL)
+	{
+		if (!ItemRelOwnerCheck(row.relid, GetUserId()))
+			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(row.relid));
+		addr.classId = RelationRelationId;
+		addr.objectId = row.relid;
+		addr.objectSubId = 0;
+		performDeletion(&addr, DROP_RESTRICT, 0);
+		CommandCounterIncrement();
+	}
+	{
+		Oid			argtypes[1] = {TEXTOID};
+		Datum		values[1] = {CStringGetTextDatum(name)};
+
+		exec_catalog("DELETE FROM item_table.tables WHERE table_name = $1",
+					 1, argtypes, values, NULL, SPI_OK_DELETE);
+	}
+	ApiForgetTable(name);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
+
+/* ----------------------------------------------------------------
+ * ListTables
+ * ----------------------------------------------------------------
+ */
+Datum
+item_table_list_tables(PG_FUNCTION_ARGS)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	ApiRequest	req;
+	char	   *start;
+	int64		limit = 100;
+	bool		has_limit;
+	JsonbParseState *state = NULL;
+	JsonbValue *res;
+	Jsonb	   *result;
+	Oid			argtypes[2] = {TEXTOID, INT8OID};
+	Datum		values[2];
+	char		nulls[2] = "  ";
+	int			rc;
+	uint64		i;
+	uint64		n;
+	MemoryContext old;
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	start = ApiGetTableName(&req, "ExclusiveStartTableName", "exclusiveStartTableName", false);
+	has_limit = ApiGetInt(&req, "Limit", "limit", &limit);
+	if (has_limit && limit < 1)
+		ApiProblem(&req, "Value '" INT64_FORMAT "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", limit);
+	if (has_limit && limit > 100)
+		ApiProblem(&req, "Value '" INT64_FORMAT "' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", limit);
+	ApiRequestCheck(&req);
+
+	SPI_connect();
+	if (start != NULL)
+		values[0] = CStringGetTextDatum(start);
+	else
+		nulls[0] = 'n';
+	values[1] = Int64GetDatum(limit + 1);
+	rc = SPI_execute_with_args("SELECT table_name FROM item_table.tables"
+							   " WHERE $1 IS NULL OR table_name > $1"
+							   " ORDER BY table_name LIMIT $2",
+							   2, argtypes, values, nulls, true, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "catalog read failed: %s", SPI_result_code_string(rc));
+	n = SPI_processed;
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(&state, "TableNames");
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	for (i = 0; i < n && i < (uint64) limit; i++)
+	{
+		JsonbValue	s;
+		char	   *t = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+
+		s.type = jbvString;
+		s.val.string.val = t;
+		s.val.string.len = strlen(t);
+		pushJsonbValue(&state, WJB_ELEM, &s);
+	}
+	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+	if (n > (uint64) limit)
+	{
+		ApiPushKey(&state, "LastEvaluatedTableName");
+		ApiPushString(&state, SPI_getvalue(SPI_tuptable->vals[limit - 1],
+										   SPI_tuptable->tupdesc, 1));
+	}
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	old = MemoryContextSwitchTo(callercxt);
+	result = JsonbValueToJsonb(res);
+	MemoryContextSwitchTo(old);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}

@@ -1,0 +1,54 @@
+/*-------------------------------------------------------------------------
+ *
+ * compat.h
+ *		Every PG_VERSION_NUM test of item_table lives here.
+ *
+ * The code is written against the newest server API; older names are
+ * back-filled below so that the rest of the tree never tests versions.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ITEM_TABLE_COMPAT_H
+#define ITEM_TABLE_COMPAT_H
+
+#include "postgres.h"
+
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#include "nodes/miscnodes.h"
+#endif
+
+/*
+ * Soft errors (PostgreSQL 16+).  Before 16 there is no ErrorSaveContext:
+ * ereturn() degrades to a hard ereport() and the escontext argument of an
+ * input function is ignored.
+ */
+#if PG_VERSION_NUM < 160000
+#define ereturn(context, dummy_value, ...) \
+	do { \
+		(void) (context); \
+		ereport(ERROR, __VA_ARGS__); \
+		return dummy_value; \
+	} while (0)
+#define errsave(context, ...) \
+	do { \
+		(void) (context); \
+		ereport(ERROR, __VA_ARGS__); \
+	} while (0)
+#define SOFT_ERROR_OCCURRED(escontext) false
+#endif
+
+/*
+ * Ownership checks: object_ownercheck() replaced the per-class functions in
+ * PostgreSQL 16.
+ */
+#if PG_VERSION_NUM < 160000
+#include "utils/acl.h"
+#define ItemRelOwnerCheck(relid, roleid) pg_class_ownercheck((relid), (roleid))
+#else
+#include "catalog/pg_class.h"
+#include "utils/acl.h"
+#define ItemRelOwnerCheck(relid, roleid) object_ownercheck(RelationRelationId, (relid), (roleid))
+#endif
+
+#endif							/* ITEM_TABLE_COMPAT_H */

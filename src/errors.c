@@ -1,0 +1,131 @@
+/*-------------------------------------------------------------------------
+ *
+ * errors.c
+ *		The one place where DynamoDB exceptions become PostgreSQL errors.
+ *
+ * The table below maps each exception to its name, its namespace (the part
+ * of "__type" before '#') and its SQLSTATE.  DynamoDB spells the message
+ * member "message" for most exceptions and "Message" for
+ * TransactionCanceledException and SerializationException; the table
+ * records that too, so that the body is exactly DynamoDB's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+
+#include "errors.h"
+
+typedef struct DynErrorInfo
+{
+	const char *name;
+	const char *ns;
+	int			sqlstate;
+	bool		capital_message;	/* "Message" rather than "message" */
+} DynErrorInfo;
+
+#define NS_VALIDATE "com.amazon.coral.validate"
+#define NS_SERVICE "com.amazon.coral.service"
+#define NS_DYNAMODB "com.amazonaws.dynamodb.v20120810"
+
+static const DynErrorInfo dyn_errors[DYN_NUM_ERRORS] = {
+	[DYN_VALIDATION] = {"ValidationException", NS_VALIDATE, ERRCODE_DYN_VALIDATION, false},
+	[DYN_SERIALIZATION] = {"SerializationException", NS_SERVICE, ERRCODE_DYN_SERIALIZATION, true},
+	[DYN_UNKNOWN_OPERATION] = {"UnknownOperationException", NS_SERVICE, ERRCODE_DYN_UNKNOWN_OPERATION, false},
+	[DYN_RESOURCE_NOT_FOUND] = {"ResourceNotFoundException", NS_DYNAMODB, ERRCODE_DYN_RESOURCE_NOT_FOUND, false},
+	[DYN_RESOURCE_IN_USE] = {"ResourceInUseException", NS_DYNAMODB, ERRCODE_DYN_RESOURCE_IN_USE, false},
+	[DYN_CONDITIONAL_CHECK_FAILED] = {"ConditionalCheckFailedException", NS_DYNAMODB, ERRCODE_DYN_CONDITIONAL_CHECK_FAILED, false},
+	[DYN_TRANSACTION_CANCELED] = {"TransactionCanceledException", NS_DYNAMODB, ERRCODE_DYN_TRANSACTION_CANCELED, true},
+	[DYN_TRANSACTION_CONFLICT] = {"TransactionConflictException", NS_DYNAMODB, ERRCODE_DYN_TRANSACTION_CONFLICT, false},
+	[DYN_TRANSACTION_IN_PROGRESS] = {"TransactionInProgressException", NS_DYNAMODB, ERRCODE_DYN_TRANSACTION_IN_PROGRESS, false},
+	[DYN_IDEMPOTENT_PARAMETER_MISMATCH] = {"IdempotentParameterMismatchException", NS_DYNAMODB, ERRCODE_DYN_IDEMPOTENT_PARAMETER_MISMATCH, false},
+	[DYN_ITEM_COLLECTION_SIZE_LIMIT] = {"ItemCollectionSizeLimitExceededException", NS_DYNAMODB, ERRCODE_DYN_ITEM_COLLECTION_SIZE_LIMIT, false},
+	[DYN_PROVISIONED_THROUGHPUT] = {"ProvisionedThroughputExceededException", NS_DYNAMODB, ERRCODE_DYN_PROVISIONED_THROUGHPUT, false},
+	[DYN_THROTTLING] = {"ThrottlingException", NS_DYNAMODB, ERRCODE_DYN_THROTTLING, false},
+	[DYN_REQUEST_LIMIT] = {"RequestLimitExceeded", NS_DYNAMODB, ERRCODE_DYN_REQUEST_LIMIT, false},
+	[DYN_LIMIT_EXCEEDED] = {"LimitExceededException", NS_DYNAMODB, ERRCODE_DYN_LIMIT_EXCEEDED, false},
+	[DYN_INTERNAL_SERVER_ERROR] = {"InternalServerError", NS_DYNAMODB, ERRCODE_DYN_INTERNAL_SERVER_ERROR, false},
+};
+
+const char *
+DynErrorName(DynError err)
+{
+	Assert(err >= 0 && err < DYN_NUM_ERRORS);
+	return dyn_errors[err].name;
+}
+
+int
+DynErrorSqlstate(DynError err)
+{
+	Assert(err >= 0 && err < DYN_NUM_ERRORS);
+	return dyn_errors[err].sqlstate;
+}
+
+/*
+ * DynErrorBody
+ *		The DynamoDB error body as JSON text.  Members of extra (a jsonb
+ *		object) follow "__type" and the message.
+ */
+char *
+DynErrorBody(DynError err, const char *message, Jsonb *extra)
+{
+	const DynErrorInfo *info = &dyn_errors[err];
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "{\"__type\":");
+	escape_json(&buf, psprintf("%s#%s", info->ns, info->name));
+	appendStringInfoString(&buf, info->capital_message ? ",\"Message\":" : ",\"message\":");
+	escape_json(&buf, message);
+	if (extra != NULL && JB_ROOT_IS_OBJECT(extra) && JB_ROOT_COUNT(extra) > 0)
+	{
+		char	   *members = JsonbToCString(NULL, &extra->root, VARSIZE(extra));
+		int			len = strlen(members);
+
+		/* splice "{...}" without its braces after our members */
+		if (len > 2)
+		{
+			appendStringInfoChar(&buf, ',');
+			appendBinaryStringInfo(&buf, members + 1, len - 2);
+		}
+	}
+	appendStringInfoChar(&buf, '}');
+	return buf.data;
+}
+
+void
+DynRaiseBody(DynError err, Jsonb *extra, const char *message)
+{
+	const DynErrorInfo *info = &dyn_errors[err];
+
+	ereport(ERROR,
+			(errcode(info->sqlstate),
+			 errmsg("%s: %s", info->name, message),
+			 errdetail_internal("%s", DynErrorBody(err, message, extra))));
+	pg_unreachable();
+}
+
+void
+DynRaise(DynError err, const char *fmt,...)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (;;)
+	{
+		va_list		args;
+		int			needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(&buf, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(&buf, needed);
+	}
+	DynRaiseBody(err, NULL, buf.data);
+}

@@ -1,0 +1,44 @@
+-- ---------------------------------------------------------------------
+-- The DynamoDB API: catalog and one function per operation.
+-- ---------------------------------------------------------------------
+
+-- Physical tables live here, one per DynamoDB table, named after it.
+CREATE SCHEMA item_data;
+COMMENT ON SCHEMA item_data IS 'item_table: one physical table per DynamoDB table (key item_key, item jsonb)';
+GRANT USAGE, CREATE ON SCHEMA item_data TO PUBLIC;
+
+-- The catalog.  Written only by the API functions (as the extension owner,
+-- after checking the caller's rights on the physical table); readable by
+-- everyone, like PostgreSQL's own catalogs.
+CREATE TABLE tables (
+	table_name text COLLATE "C" PRIMARY KEY,
+	table_id uuid NOT NULL,
+	relid regclass NOT NULL,
+	hash_key text NOT NULL,
+	hash_type text NOT NULL CHECK (hash_type IN ('S', 'N', 'B')),
+	range_key text,
+	range_type text CHECK (range_type IN ('S', 'N', 'B')),
+	billing_mode text NOT NULL,
+	read_capacity bigint NOT NULL DEFAULT 0,
+	write_capacity bigint NOT NULL DEFAULT 0,
+	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	CHECK ((range_key IS NULL) = (range_type IS NULL))
+);
+COMMENT ON TABLE tables IS 'item_table catalog: DynamoDB tables, their key schema and physical table';
+SELECT pg_catalog.pg_extension_config_dump('tables', '');
+REVOKE ALL ON tables FROM PUBLIC;
+GRANT SELECT ON tables TO PUBLIC;
+
+-- Table operations
+CREATE FUNCTION create_table(request jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_create_table' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION create_table(jsonb) IS 'DynamoDB CreateTable';
+CREATE FUNCTION describe_table(request jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_describe_table' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION describe_table(jsonb) IS 'DynamoDB DescribeTable';
+CREATE FUNCTION delete_table(request jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_delete_table' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION delete_table(jsonb) IS 'DynamoDB DeleteTable';
+CREATE FUNCTION list_tables(request jsonb DEFAULT '{}') RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_list_tables' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION list_tables(jsonb) IS 'DynamoDB ListTables';
