@@ -27,7 +27,7 @@ SQL_PARTS = \
 
 DATA_built = item_table--1.0.sql
 
-REGRESS = init key_io key_order key_btree begins_with key_hash key_errors attr_value
+REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value
 REGRESS_OPTS = --inputdir=.
 ISOLATION =
 ISOLATION_OPTS = --inputdir=test/isolation

@@ -118,6 +118,10 @@ CREATE INDEX bw_gist_key ON bw_gist USING gist (key);
 ANALYZE bw_gist;
 SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT key FROM bw_gist WHERE key ^@ 'S"P1"|S"ab"';
+-- the function form becomes the GiST operator through planner support
+EXPLAIN (COSTS OFF) SELECT key FROM bw_gist WHERE begins_with(key, 'S"P1"|S"ab"');
+SELECT (SELECT count(*) FROM bw_gist WHERE begins_with(key, 'S"P1"|S"ab"')) =
+	   (SELECT count(*) FROM bw_items WHERE key ^@ 'S"P1"|S"ab"') AS function_form_same_rows;
 EXPLAIN (COSTS OFF)
 SELECT x.id, count(i.key) FROM bw_prefixes x LEFT JOIN bw_gist i ON i.key ^@ x.p GROUP BY x.id;
 SELECT count(*) AS prefixes, count(*) FILTER (WHERE s.n <> r.n OR s.h IS DISTINCT FROM r.h) AS mismatches

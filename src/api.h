@@ -79,6 +79,7 @@ typedef struct ItemTableDef
 	SPIPlanPtr	plan_insert;
 	SPIPlanPtr	plan_update;
 	SPIPlanPtr	plan_delete;
+	SPIPlanPtr	plan_upsert;
 } ItemTableDef;
 
 /* look up a table; ResourceNotFoundException when it does not exist */

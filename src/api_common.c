@@ -302,7 +302,7 @@ static void
 free_plans(ItemTableDef *def)
 {
 	SPIPlanPtr *plans[] = {&def->plan_get, &def->plan_get_lock, &def->plan_insert,
-	&def->plan_update, &def->plan_delete};
+	&def->plan_update, &def->plan_delete, &def->plan_upsert};
 	int			i;
 
 	for (i = 0; i < (int) lengthof(plans); i++)

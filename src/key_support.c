@@ -14,7 +14,8 @@
  * planner drops the original clause.  A constant prefix is folded into two
  * constants at plan time; a parameter or other stable expression keeps the
  * upper-bound call, evaluated once per scan.  GiST indexes have ^@ as an
- * operator of their own and never reach this code.
+ * operator of their own; for them the function form is turned into that
+ * operator.
  *
  * The same range gives the selectivity estimate: item_key_prefix_sel (the
  * operator's RESTRICT function) and SupportRequestSelectivity (for the
@@ -126,12 +127,27 @@ index_condition(SupportRequestIndexCondition *req, Oid caller)
 		return NIL;
 	if (list_length(args) != 2 || req->indexarg != 0)
 		return NIL;
-	if (req->index->relam != BTREE_AM_OID)
-		return NIL;
-
 	keyexpr = (Node *) linitial(args);
 	prefix = (Node *) lsecond(args);
 	keytype = exprType(keyexpr);
+
+	/*
+	 * GiST has ^@ as an operator: the function form becomes that operator
+	 * (the operator form never gets here, it matches the opfamily itself).
+	 */
+	if (req->index->relam == GIST_AM_OID && IsA(req->node, FuncExpr))
+	{
+		Oid			prefixop = get_opfamily_member(req->opfamily, keytype, keytype,
+												   ITEMKEY_PREFIX_STRATEGY);
+
+		if (!OidIsValid(prefixop))
+			return NIL;
+		req->lossy = false;
+		return list_make1(make_opclause(prefixop, BOOLOID, false, (Expr *) keyexpr,
+										(Expr *) prefix, InvalidOid, InvalidOid));
+	}
+	if (req->index->relam != BTREE_AM_OID)
+		return NIL;
 	if (!range_ops(req->opfamily, keytype, &geop, &ltop))
 		return NIL;
 

@@ -42,3 +42,4 @@ COMMENT ON FUNCTION delete_table(jsonb) IS 'DynamoDB DeleteTable';
 CREATE FUNCTION list_tables(request jsonb DEFAULT '{}') RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'item_table_list_tables' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION list_tables(jsonb) IS 'DynamoDB ListTables';
+

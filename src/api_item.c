@@ -1,0 +1,600 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_item.c
+ *		PutItem, GetItem, DeleteItem, UpdateItem, and the dynamodb()
+ *		dispatcher.
+ *
+ * Order of checks, as DynamoDB: request shape (all problems at once), then
+ * expressions and placeholders, then attribute values, then the table
+ * (ResourceNotFoundException), then the key schema, then the data.  Every
+ * check runs before the first write, and a failed call raises an ERROR, so
+ * a failed call changes nothing.
+ *
+ * Conditional writes.  The current row is read with FOR UPDATE and the
+ * condition evaluated on it (an absent item is an empty map).  When there
+ * is no row, the new item is inserted with ON CONFLICT DO NOTHING; if a
+ * concurrent writer inserted the key first, nothing is inserted and the
+ * whole step is retried, now finding (and locking) that row.  So a
+ * condition is always evaluated on the row the write replaces: two
+ * attribute_not_exists(pk) puts racing each other cannot both succeed.
+ * An unconditional PutItem that returns nothing needs no old row and is a
+ * single INSERT ... ON CONFLICT DO UPDATE.
+ *
+ * Memory: the request is parsed in the caller's context; after SPI_connect
+ * everything lives in SPI's procedure context, and the response is copied
+ * back to the caller's context before SPI_finish.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/memutils.h"
+
+#include "api.h"
+#include "expr.h"
+
+PG_FUNCTION_INFO_V1(item_table_put_item);
+PG_FUNCTION_INFO_V1(item_table_get_item);
+PG_FUNCTION_INFO_V1(item_table_delete_item);
+PG_FUNCTION_INFO_V1(item_table_update_item);
+PG_FUNCTION_INFO_V1(item_table_dynamodb);
+
+static const char *const return_values[] = {"NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"};
+
+typedef enum ReturnValues
+{
+	RV_NONE = 0,
+	RV_ALL_OLD,
+	RV_UPDATED_OLD,
+	RV_ALL_NEW,
+	RV_UPDATED_NEW
+} ReturnValues;
+
+static const char *const rvccf_values[] = {"ALL_OLD", "NONE"};
+static const char *const ricm_values[] = {"SIZE", "NONE"};
+
+/* ----------------------------------------------------------------
+ * shared pieces
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * read_placeholders
+ *		ExpressionAttributeNames/Values of the request, refused when no
+ *		expression of the request could use them (DynamoDB's message names
+ *		the expressions that are null).
+ */
+static ExprPlaceholders *
+read_placeholders(ApiRequest *req, bool any_expression, const char *null_expressions)
+{
+	Jsonb	   *names = ApiGetObject(req, "ExpressionAttributeNames");
+	Jsonb	   *values = ApiGetObject(req, "ExpressionAttributeValues");
+
+	if (!any_expression)
+	{
+		if (names != NULL)
+			DynValidation("ExpressionAttributeNames can only be specified when using expressions: %s",
+						  null_expressions);
+		if (values != NULL)
+			DynValidation("ExpressionAttributeValues can only be specified when using expressions: %s",
+						  null_expressions);
+	}
+	return ExprPlaceholdersFromRequest(names, values);
+}
+
+static AttrValue *
+empty_item(void)
+{
+	return AttrNewMap();
+}
+
+/* the stored item as an AttrValue (stored items are already canonical) */
+static AttrValue *
+stored_item(Jsonb *j)
+{
+	return j ? AttrItemFromJsonb(j) : NULL;
+}
+
+/*
+ * condition_failed
+ *		ConditionalCheckFailedException, with the old item when asked.
+ */
+static void
+condition_failed(const AttrValue *old, int rvccf)
+{
+	Jsonb	   *extra = NULL;
+
+	if (rvccf == 0 && old != NULL)
+	{
+		JsonbParseState *state = NULL;
+		JsonbValue *res;
+
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(&state, "Item");
+		ApiPushItem(&state, old);
+		res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+		extra = JsonbValueToJsonb(res);
+	}
+	DynRaiseBody(DYN_CONDITIONAL_CHECK_FAILED, extra, "The conditional request failed");
+}
+
+static Jsonb *
+finish_response(JsonbParseState **state, MemoryContext callercxt)
+{
+	JsonbValue *res = pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	MemoryContext old = MemoryContextSwitchTo(callercxt);
+	Jsonb	   *jb = JsonbValueToJsonb(res);
+
+	MemoryContextSwitchTo(old);
+	return jb;
+}
+
+static void
+push_attributes(JsonbParseState **state, const AttrValue *attrs)
+{
+	if (attrs == NULL || attrs->u.map.count == 0)
+		return;
+	ApiPushKey(state, "Attributes");
+	ApiPushItem(state, attrs);
+}
+
+/*
+ * write_item
+ *		Replace (old != NULL) or insert the item; false when a concurrent
+ *		insert won and the caller must retry.
+ */
+static bool
+write_item(ItemTableDef *def, ItemKey *key, const AttrValue *old, Jsonb *newj)
+{
+	if (old != NULL)
+	{
+		ApiUpdateItem(def, key, newj);
+		return true;
+	}
+	return ApiInsertItem(def, key, newj);
+}
+
+static void
+upsert_item(ItemTableDef *def, ItemKey *key, Jsonb *item)
+{
+	Oid			argtypes[2] = {ItemKeyTypeOid(), JSONBOID};
+	Datum		args[2] = {PointerGetDatum(key), JsonbPGetDatum(item)};
+	SPIPlanPtr	plan;
+	int			rc;
+
+	plan = ApiTablePlan(def, &def->plan_upsert,
+						"INSERT INTO %s (key, item) VALUES ($1, $2)"
+						" ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item",
+						2, argtypes);
+	rc = SPI_execute_plan(plan, args, NULL, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "item upsert failed: %s", SPI_result_code_string(rc));
+}
+
+/* ----------------------------------------------------------------
+ * PutItem
+ * ----------------------------------------------------------------
+ */
+Datum
+item_table_put_item(PG_FUNCTION_ARGS)
+{
+	static const char *const legacy[] = {"Expected", "ConditionalOperator"};
+	MemoryContext callercxt = CurrentMemoryContext;
+	ApiRequest	req;
+	char	   *name;
+	Jsonb	   *item_j;
+	char	   *cond_text;
+	int			rv;
+	int			rvccf;
+	int			rcc;
+	ExprPlaceholders *ph;
+	CondNode   *cond = NULL;
+	AttrValue  *item;
+	AttrValue  *old = NULL;
+	ItemTableDef *def;
+	ItemKey    *key;
+	Jsonb	   *newj;
+	int64		size;
+	JsonbParseState *state = NULL;
+	Jsonb	   *result;
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	item_j = ApiGetObject(&req, "Item");
+	if (item_j == NULL)
+		ApiProblem(&req, "Value null at 'item' failed to satisfy constraint: Member must not be null");
+	cond_text = ApiGetString(&req, "ConditionExpression", "conditionExpression", false);
+	rv = ApiGetEnum(&req, "ReturnValues", "returnValues", return_values, lengthof(return_values));
+	rvccf = ApiGetEnum(&req, "ReturnValuesOnConditionCheckFailure",
+					   "returnValuesOnConditionCheckFailure", rvccf_values, lengthof(rvccf_values));
+	rcc = ApiGetReturnConsumedCapacity(&req);
+	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
+					  ricm_values, lengthof(ricm_values));
+	ApiRequestCheck(&req);
+	ApiRejectLegacy(&req, legacy, lengthof(legacy), cond_text ? "ConditionExpression" : NULL);
+	if (rv > RV_ALL_OLD)
+		DynValidation("ReturnValues can only be ALL_OLD or NONE");
+
+	ph = read_placeholders(&req, cond_text != NULL, "ConditionExpression is null");
+	if (cond_text != NULL)
+		cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
+	ExprCheckAllUsed(ph);
+	item = AttrItemFromJsonb(item_j);
+
+	SPI_connect();
+	def = ApiLookupTable(name);
+	key = ApiKeyFromItem(def, item);
+	size = AttrItemSize(item);
+	if (size > ATTR_MAX_ITEM_SIZE)
+		DynValidation("Item size has exceeded the maximum allowed size");
+	newj = AttrItemToJsonb(item);
+
+	if (cond == NULL && rv == RV_NONE && rcc == RCC_NONE)
+		upsert_item(def, key, newj);
+	else
+	{
+		for (;;)
+		{
+			CHECK_FOR_INTERRUPTS();
+			old = stored_item(ApiFetchItem(def, key, true));
+			if (cond != NULL && !ExprEvalCondition(cond, old ? old : empty_item()))
+				condition_failed(old, rvccf);
+			if (write_item(def, key, old, newj))
+				break;
+		}
+	}
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	if (rv == RV_ALL_OLD)
+		push_attributes(&state, old);
+	ApiPushConsumedCapacity(&state, def->name,
+							ApiWriteUnits(Max(size, old ? AttrItemSize(old) : 0)), rcc);
+	result = finish_response(&state, callercxt);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
+
+/* ----------------------------------------------------------------
+ * GetItem
+ * ----------------------------------------------------------------
+ */
+Datum
+item_table_get_item(PG_FUNCTION_ARGS)
+{
+	static const char *const legacy[] = {"AttributesToGet"};
+	MemoryContext callercxt = CurrentMemoryContext;
+	ApiRequest	req;
+	char	   *name;
+	Jsonb	   *key_j;
+	char	   *proj_text;
+	bool		consistent = false;
+	int			rcc;
+	ExprPlaceholders *ph;
+	ProjectionExpr *proj = NULL;
+	AttrValue  *keyattrs;
+	ItemTableDef *def;
+	ItemKey    *key;
+	Jsonb	   *itemj;
+	JsonbParseState *state = NULL;
+	Jsonb	   *result;
+	int64		size = 0;
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	key_j = ApiGetObject(&req, "Key");
+	if (key_j == NULL)
+		ApiProblem(&req, "Value null at 'key' failed to satisfy constraint: Member must not be null");
+	proj_text = ApiGetString(&req, "ProjectionExpression", "projectionExpression", false);
+	(void) ApiGetBool(&req, "ConsistentRead", &consistent);
+	rcc = ApiGetReturnConsumedCapacity(&req);
+	ApiRequestCheck(&req);
+	ApiRejectLegacy(&req, legacy, lengthof(legacy), proj_text ? "ProjectionExpression" : NULL);
+	if (ApiGetObject(&req, "ExpressionAttributeValues") != NULL)
+		DynValidation("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null");
+
+	ph = read_placeholders(&req, proj_text != NULL, "ProjectionExpression is null");
+	if (proj_text != NULL)
+		proj = ExprParseProjection(proj_text, strlen(proj_text), ph);
+	ExprCheckAllUsed(ph);
+	keyattrs = AttrItemFromJsonb(key_j);
+
+	SPI_connect();
+	def = ApiLookupTable(name);
+	key = ApiKeyFromKeyParam(def, keyattrs);
+	itemj = ApiFetchItem(def, key, false);
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	if (itemj != NULL)
+	{
+		AttrValue  *item = NULL;
+
+		if (proj != NULL || rcc != RCC_NONE)
+		{
+			item = stored_item(itemj);
+			size = AttrItemSize(item);
+		}
+		ApiPushKey(&state, "Item");
+		if (proj != NULL)
+			ApiPushItem(&state, ExprProject(proj, item));
+		else
+			ApiPushJsonb(&state, itemj);
+	}
+	ApiPushConsumedCapacity(&state, def->name, ApiReadUnits(size, consistent), rcc);
+	result = finish_response(&state, callercxt);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
+
+/* ----------------------------------------------------------------
+ * DeleteItem
+ * ----------------------------------------------------------------
+ */
+Datum
+item_table_delete_item(PG_FUNCTION_ARGS)
+{
+	static const char *const legacy[] = {"Expected", "ConditionalOperator"};
+	MemoryContext callercxt = CurrentMemoryContext;
+	ApiRequest	req;
+	char	   *name;
+	Jsonb	   *key_j;
+	char	   *cond_text;
+	int			rv;
+	int			rvccf;
+	int			rcc;
+	ExprPlaceholders *ph;
+	CondNode   *cond = NULL;
+	AttrValue  *keyattrs;
+	AttrValue  *old;
+	ItemTableDef *def;
+	ItemKey    *key;
+	JsonbParseState *state = NULL;
+	Jsonb	   *result;
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	key_j = ApiGetObject(&req, "Key");
+	if (key_j == NULL)
+		ApiProblem(&req, "Value null at 'key' failed to satisfy constraint: Member must not be null");
+	cond_text = ApiGetString(&req, "ConditionExpression", "conditionExpression", false);
+	rv = ApiGetEnum(&req, "ReturnValues", "returnValues", return_values, lengthof(return_values));
+	rvccf = ApiGetEnum(&req, "ReturnValuesOnConditionCheckFailure",
+					   "returnValuesOnConditionCheckFailure", rvccf_values, lengthof(rvccf_values));
+	rcc = ApiGetReturnConsumedCapacity(&req);
+	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
+					  ricm_values, lengthof(ricm_values));
+	ApiRequestCheck(&req);
+	ApiRejectLegacy(&req, legacy, lengthof(legacy), cond_text ? "ConditionExpression" : NULL);
+	if (rv > RV_ALL_OLD)
+		DynValidation("ReturnValues can only be ALL_OLD or NONE");
+
+	ph = read_placeholders(&req, cond_text != NULL, "ConditionExpression is null");
+	if (cond_text != NULL)
+		cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
+	ExprCheckAllUsed(ph);
+	keyattrs = AttrItemFromJsonb(key_j);
+
+	SPI_connect();
+	def = ApiLookupTable(name);
+	key = ApiKeyFromKeyParam(def, keyattrs);
+	old = stored_item(ApiFetchItem(def, key, true));
+	if (cond != NULL && !ExprEvalCondition(cond, old ? old : empty_item()))
+		condition_failed(old, rvccf);
+	if (old != NULL)
+		ApiDeleteItem(def, key);
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	if (rv == RV_ALL_OLD)
+		push_attributes(&state, old);
+	ApiPushConsumedCapacity(&state, def->name,
+							ApiWriteUnits(old ? AttrItemSize(old) : 0), rcc);
+	result = finish_response(&state, callercxt);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
+
+/* ----------------------------------------------------------------
+ * UpdateItem
+ * ----------------------------------------------------------------
+ */
+
+/* does the update create anything on a missing item (any SET or ADD)? */
+static bool
+update_creates(const UpdateExpr *upd)
+{
+	int			i;
+
+	if (upd == NULL)
+		return true;			/* no expression: a key-only item */
+	for (i = 0; i < upd->nactions; i++)
+	{
+		if (upd->actions[i].kind == UPD_SET || upd->actions[i].kind == UPD_ADD)
+			return true;
+	}
+	return false;
+}
+
+static void
+check_key_not_updated(ItemTableDef *def, const UpdateExpr *upd)
+{
+	int			i;
+
+	if (upd == NULL)
+		return;
+	for (i = 0; i < upd->nactions; i++)
+	{
+		const PathElem *first = &upd->actions[i].path->elems[0];
+		const char *keys[2] = {def->hash_key, def->range_key};
+		int			k;
+
+		for (k = 0; k < 2; k++)
+		{
+			if (keys[k] != NULL && first->kind == PATH_NAME &&
+				first->namelen == (int) strlen(keys[k]) &&
+				memcmp(first->name, keys[k], first->namelen) == 0)
+				DynValidation("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key",
+							  keys[k]);
+		}
+	}
+}
+
+Datum
+item_table_update_item(PG_FUNCTION_ARGS)
+{
+	static const char *const legacy[] = {"AttributeUpdates", "Expected", "ConditionalOperator"};
+	MemoryContext callercxt = CurrentMemoryContext;
+	ApiRequest	req;
+	char	   *name;
+	Jsonb	   *key_j;
+	char	   *cond_text;
+	char	   *upd_text;
+	int			rv;
+	int			rvccf;
+	int			rcc;
+	ExprPlaceholders *ph;
+	CondNode   *cond = NULL;
+	UpdateExpr *upd = NULL;
+	AttrValue  *keyattrs;
+	AttrValue  *old;
+	AttrValue  *new = NULL;
+	ItemTableDef *def;
+	ItemKey    *key;
+	JsonbParseState *state = NULL;
+	Jsonb	   *result;
+	int64		size = 0;
+	StringInfoData exprs;
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	key_j = ApiGetObject(&req, "Key");
+	if (key_j == NULL)
+		ApiProblem(&req, "Value null at 'key' failed to satisfy constraint: Member must not be null");
+	upd_text = ApiGetString(&req, "UpdateExpression", "updateExpression", false);
+	cond_text = ApiGetString(&req, "ConditionExpression", "conditionExpression", false);
+	rv = ApiGetEnum(&req, "ReturnValues", "returnValues", return_values, lengthof(return_values));
+	rvccf = ApiGetEnum(&req, "ReturnValuesOnConditionCheckFailure",
+					   "returnValuesOnConditionCheckFailure", rvccf_values, lengthof(rvccf_values));
+	rcc = ApiGetReturnConsumedCapacity(&req);
+	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
+					  ricm_values, lengthof(ricm_values));
+	ApiRequestCheck(&req);
+	initStringInfo(&exprs);
+	if (upd_text)
+		appendStringInfoString(&exprs, "UpdateExpression");
+	if (cond_text)
+		appendStringInfo(&exprs, "%sConditionExpression", exprs.len ? ", " : "");
+	ApiRejectLegacy(&req, legacy, lengthof(legacy), exprs.data);
+
+	ph = read_placeholders(&req, upd_text != NULL || cond_text != NULL,
+						   "UpdateExpression and ConditionExpression are null");
+	if (upd_text != NULL)
+		upd = ExprParseUpdate(upd_text, strlen(upd_text), ph);
+	if (cond_text != NULL)
+		cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
+	ExprCheckAllUsed(ph);
+	keyattrs = AttrItemFromJsonb(key_j);
+
+	SPI_connect();
+	def = ApiLookupTable(name);
+	key = ApiKeyFromKeyParam(def, keyattrs);
+	check_key_not_updated(def, upd);
+
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		old = stored_item(ApiFetchItem(def, key, true));
+		if (cond != NULL && !ExprEvalCondition(cond, old ? old : empty_item()))
+			condition_failed(old, rvccf);
+		if (old == NULL && !update_creates(upd))
+		{
+			new = NULL;			/* REMOVE/DELETE on a missing item: nothing */
+			break;
+		}
+		new = upd ? ExprApplyUpdate(upd, old ? old : keyattrs, old != NULL)
+			: AttrCopy(old ? old : keyattrs);
+		size = AttrItemSize(new);
+		if (size > ATTR_MAX_ITEM_SIZE)
+			DynValidation("Item size to update has exceeded the maximum allowed size");
+		if (write_item(def, key, old, AttrItemToJsonb(new)))
+			break;
+	}
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	switch (rv)
+	{
+		case RV_ALL_OLD:
+			push_attributes(&state, old);
+			break;
+		case RV_ALL_NEW:
+			push_attributes(&state, new);
+			break;
+		case RV_UPDATED_OLD:
+			if (old != NULL && upd != NULL)
+				push_attributes(&state, ExprUpdatedAttributes(upd, old, false));
+			break;
+		case RV_UPDATED_NEW:
+			if (new != NULL && upd != NULL)
+				push_attributes(&state, ExprUpdatedAttributes(upd, new, true));
+			break;
+		default:
+			break;
+	}
+	ApiPushConsumedCapacity(&state, def->name,
+							ApiWriteUnits(Max(size, old ? AttrItemSize(old) : 0)), rcc);
+	result = finish_response(&state, callercxt);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
+
+/* ----------------------------------------------------------------
+ * dynamodb(action, request): dispatch on the DynamoDB action name
+ * ----------------------------------------------------------------
+ */
+typedef struct ActionEntry
+{
+	const char *action;
+	PGFunction	fn;
+} ActionEntry;
+
+extern Datum item_table_create_table(PG_FUNCTION_ARGS);
+extern Datum item_table_describe_table(PG_FUNCTION_ARGS);
+extern Datum item_table_delete_table(PG_FUNCTION_ARGS);
+extern Datum item_table_list_tables(PG_FUNCTION_ARGS);
+
+static const ActionEntry actions[] = {
+	{"CreateTable", item_table_create_table},
+	{"DeleteItem", item_table_delete_item},
+	{"DeleteTable", item_table_delete_table},
+	{"DescribeTable", item_table_describe_table},
+	{"GetItem", item_table_get_item},
+	{"ListTables", item_table_list_tables},
+	{"PutItem", item_table_put_item},
+	{"UpdateItem", item_table_update_item},
+};
+
+Datum
+item_table_dynamodb(PG_FUNCTION_ARGS)
+{
+	char	   *action;
+	int			i;
+
+	if (PG_ARGISNULL(0))
+		DynRaise(DYN_UNKNOWN_OPERATION, "The action is required");
+	action = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	for (i = 0; i < (int) lengthof(actions); i++)
+	{
+		if (strcmp(actions[i].action, action) == 0)
+		{
+			Datum		request = PG_ARGISNULL(1) ?
+				DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")) :
+				PG_GETARG_DATUM(1);
+
+			return DirectFunctionCall1(actions[i].fn, request);
+		}
+	}
+	DynRaise(DYN_UNKNOWN_OPERATION, "Unknown operation: %s", action);
+}
