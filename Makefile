@@ -12,7 +12,10 @@ OBJS = \
 	src/errors.o \
 	src/attr_value.o \
 	src/api_common.o \
-	src/api_table.o
+	src/api_table.o \
+	src/expr_lexer.o \
+	src/expr_parser.o \
+	src/expr_common.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 
@@ -23,11 +26,12 @@ SQL_PARTS = \
 	src/sql/key.sql \
 	src/sql/key_gist.sql \
 	src/sql/attr.sql \
+	src/sql/expr.sql \
 	src/sql/api.sql
 
 DATA_built = item_table--1.0.sql
 
-REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value
+REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse
 REGRESS_OPTS = --inputdir=.
 ISOLATION =
 ISOLATION_OPTS = --inputdir=test/isolation

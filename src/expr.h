@@ -45,7 +45,12 @@ typedef enum ExprKind
 
 extern const char *ExprKindName(ExprKind kind);	/* "ConditionExpression" ... */
 
-/* ---- placeholders of one request ---- */
+/*
+ * ---- placeholders of one request ----
+ * Each map's keys are sorted by length, then bytes (as jsonb keeps object
+ * keys, and as ExprPlaceholdersFromRequest leaves them): the parser
+ * binary-searches them.  Names are UTF-8.
+ */
 typedef struct ExprPlaceholders
 {
 	int			nnames;
@@ -186,6 +191,56 @@ typedef struct ProjectionExpr
 	int			npaths;
 	DocPath   **paths;
 } ProjectionExpr;
+
+/* ---- tokens (expr_lexer.c; used by expr_parser.c only) ---- */
+typedef enum ExprTokenKind
+{
+	ETOK_EOF,
+	ETOK_INVALID,				/* a character no token starts with */
+	ETOK_NAME,					/* bare name: letter, then letters/digits/_ */
+	ETOK_NAME_REF,				/* #name */
+	ETOK_VALUE_REF,				/* :value */
+	ETOK_NUMBER,				/* digits (list indexes) */
+	ETOK_LPAREN,
+	ETOK_RPAREN,
+	ETOK_LBRACKET,
+	ETOK_RBRACKET,
+	ETOK_COMMA,
+	ETOK_DOT,
+	ETOK_EQ,
+	ETOK_NE,
+	ETOK_LT,
+	ETOK_LE,
+	ETOK_GT,
+	ETOK_GE,
+	ETOK_PLUS,
+	ETOK_MINUS,
+	ETOK_AND,					/* keywords of conditions */
+	ETOK_OR,
+	ETOK_NOT,
+	ETOK_BETWEEN,
+	ETOK_IN,
+	ETOK_SET,					/* keywords of update expressions */
+	ETOK_REMOVE,
+	ETOK_ADD,
+	ETOK_DELETE
+} ExprTokenKind;
+
+typedef struct ExprToken
+{
+	ExprTokenKind kind;
+	int			start;			/* byte offset in the expression text */
+	int			len;			/* 0 for ETOK_EOF */
+} ExprToken;
+
+/*
+ * Split an expression into tokens (the last one is ETOK_EOF); checks the
+ * size limit and emptiness.  Keywords depend on the kind of expression.
+ */
+extern ExprToken *ExprTokenize(const char *text, int len, ExprKind kind,
+							   int *ntokens);
+/* is name (any case) one of DynamoDB's reserved words? */
+extern bool ExprIsReservedWord(const char *name, int len);
 
 /* ---- parser (expr_lexer.c, expr_parser.c) ---- */
 extern CondNode *ExprParseCondition(const char *text, int len, ExprKind kind,
