@@ -77,20 +77,20 @@ INSERT INTO raw_bytes VALUES ('\x02206100'::bytea);
 \copy raw_bytes TO 'results/key_errors.bin' WITH (FORMAT binary)
 \copy recv_target FROM 'results/key_errors.bin' WITH (FORMAT binary)
 TRUNCATE raw_bytes;
-INSERT INTO raw_bytes VALUES ('\x012061000012'::bytea);
+INSERT INTO raw_bytes VALUES ('\x01029a'::bytea);
 \copy raw_bytes TO 'results/key_errors.bin' WITH (FORMAT binary)
 \copy recv_target FROM 'results/key_errors.bin' WITH (FORMAT binary)
 TRUNCATE raw_bytes;
-INSERT INTO raw_bytes VALUES ('\x011283'::bytea);
+INSERT INTO raw_bytes VALUES ('\x010383'::bytea);
 \copy raw_bytes TO 'results/key_errors.bin' WITH (FORMAT binary)
 \copy recv_target FROM 'results/key_errors.bin' WITH (FORMAT binary)
 TRUNCATE raw_bytes;
-INSERT INTO raw_bytes VALUES ('\x0120fe'::bytea);
+INSERT INTO raw_bytes VALUES ('\x0104fe'::bytea);
 \copy raw_bytes TO 'results/key_errors.bin' WITH (FORMAT binary)
 \copy recv_target FROM 'results/key_errors.bin' WITH (FORMAT binary)
 TRUNCATE raw_bytes;
 -- invalid UTF-8 inside a string part
-INSERT INTO raw_bytes VALUES ('\x0120c328'::bytea);
+INSERT INTO raw_bytes VALUES ('\x0104c328'::bytea);
 \copy raw_bytes TO 'results/key_errors.bin' WITH (FORMAT binary)
 \copy recv_target FROM 'results/key_errors.bin' WITH (FORMAT binary)
 SELECT count(*) AS accepted FROM recv_target;

@@ -14,10 +14,10 @@
  *	  N   tag N_NEG | N_ZERO | N_POS, then for non-zero numbers an exponent
  *		  byte and base-100 digit pairs closed by a terminator byte; negative
  *		  numbers have every byte after the tag complemented.  Self-delimiting.
- *	  S,B tag, then the bytes with 0x00 -> 00 FF, 0xFE -> FE 01,
- *		  0xFF -> FE 02, all other bytes as themselves.  A partition part that
- *		  is followed by a sort part ends with the separator byte 0x00; the
- *		  last part of a key has no terminator.
+ *	  S,B tag, then the bytes as code words: 0x00..0x07 -> 07 (b + 08),
+ *		  0xFE -> FE 01, 0xFF -> FE 02, every other byte as itself.  No code
+ *		  word starts with a tag byte (01..06), so the payload ends where
+ *		  the next tag (or the end of the key) begins: no terminator.
  *
  * memcmp() of two encodings is DynamoDB's order: partition first, then
  * sort; a key without a sort part sorts before every key of its partition
@@ -51,15 +51,18 @@
 /* ---- layout constants ---- */
 #define ITEMKEY_FORMAT_VERSION		0x01
 
-#define ITEMKEY_TAG_N_NEG			0x10
-#define ITEMKEY_TAG_N_ZERO			0x11
-#define ITEMKEY_TAG_N_POS			0x12
-#define ITEMKEY_TAG_S				0x20
-#define ITEMKEY_TAG_B				0x30
-#define ITEMKEY_TAG_PARTITION_TOP	0xFE
+/* tags: all below every code word's first byte */
+#define ITEMKEY_TAG_N_NEG			0x01
+#define ITEMKEY_TAG_N_ZERO			0x02
+#define ITEMKEY_TAG_N_POS			0x03
+#define ITEMKEY_TAG_S				0x04
+#define ITEMKEY_TAG_B				0x05
+#define ITEMKEY_TAG_PARTITION_TOP	0x06	/* bound marker, above every tag */
+#define ITEMKEY_TAG_MAX				0x06
+#define ItemKeyIsTagByte(b)			((b) >= ITEMKEY_TAG_N_NEG && (b) <= ITEMKEY_TAG_MAX)
 
-#define ITEMKEY_SEPARATOR			0x00	/* ends a non-final S/B part */
-#define ITEMKEY_ESC_NUL				0xFF	/* 00 FF = payload byte 0x00 */
+#define ITEMKEY_ESC_LOW				0x07	/* 07 (b+08) = payload byte b < 08 */
+#define ITEMKEY_ESC_LOW_OFFSET		0x08
 #define ITEMKEY_ESC_HIGH			0xFE	/* FE 01 = 0xFE, FE 02 = 0xFF */
 #define ITEMKEY_PREFIX_TOP			0xFF	/* after an unterminated payload */
 

@@ -87,10 +87,10 @@ append_escaped(StringInfo buf, const uint8 *src, int len)
 		uint8		c = src[i];
 		char	   *out = buf->data + buf->len;
 
-		if (c == 0x00)
+		if (c < ITEMKEY_ESC_LOW_OFFSET)
 		{
-			out[0] = (char) 0x00;
-			out[1] = (char) ITEMKEY_ESC_NUL;
+			out[0] = (char) ITEMKEY_ESC_LOW;
+			out[1] = (char) (c + ITEMKEY_ESC_LOW_OFFSET);
 			buf->len += 2;
 		}
 		else if (c >= 0xFE)
@@ -110,8 +110,8 @@ append_escaped(StringInfo buf, const uint8 *src, int len)
 
 /*
  * KeyCodecAppendPart
- *		Append one part (tag and payload) to buf.  A non-final S/B part gets
- *		the separator.
+ *		Append one part (tag and payload) to buf.  Parts need no terminator;
+ *		final is kept for callers that build bounds.
  */
 void
 KeyCodecAppendPart(StringInfo buf, const ItemKeyPart *part, bool final)
@@ -126,8 +126,6 @@ KeyCodecAppendPart(StringInfo buf, const ItemKeyPart *part, bool final)
 			appendStringInfoChar(buf, (char) (part->type == ITEMKEY_S ?
 											  ITEMKEY_TAG_S : ITEMKEY_TAG_B));
 			append_escaped(buf, (const uint8 *) part->bytes, part->len);
-			if (!final)
-				appendStringInfoChar(buf, (char) ITEMKEY_SEPARATOR);
 			break;
 		case ITEMKEY_NONE:
 			elog(ERROR, "cannot encode an absent item_key part");
@@ -250,10 +248,11 @@ decode_number(const uint8 *p, const uint8 *end, ItemKeyPart *part,
 /*
  * decode_bytes
  *		Decode an S or B part starting at its tag, into a palloc'd raw
- *		payload.  A non-final part must end at the separator (which is not
- *		consumed); a final part ends at the end of the data or, for a prefix
- *		bound, at a PREFIX_TOP byte that must be the last byte (consumed,
- *		*prefix_top set).  Returns the bytes used, or -1 with *why set.
+ *		payload.  The payload ends at the end of the data or at a tag byte
+ *		(which is not consumed; only allowed when !final).  A final part may
+ *		end instead with a PREFIX_TOP byte that must be the last byte
+ *		(consumed, *prefix_top set).  Returns the bytes used, or -1 with *why
+ *		set.
  */
 static int
 decode_bytes(const uint8 *p, const uint8 *end, bool final,
@@ -271,21 +270,26 @@ decode_bytes(const uint8 *p, const uint8 *end, bool final,
 	{
 		uint8		c = *p;
 
-		if (c == 0x00)
+		if (ItemKeyIsTagByte(c))
 		{
-			if (p + 1 < end && p[1] == ITEMKEY_ESC_NUL)
-			{
-				out[n++] = 0x00;
-				p += 2;
-				continue;
-			}
-			/* the separator */
 			if (final)
 			{
-				*why = "unexpected separator in the last key part";
+				*why = "unexpected tag in the last key part";
 				return -1;
 			}
 			break;
+		}
+		if (c == ITEMKEY_ESC_LOW)
+		{
+			if (p + 1 >= end || p[1] < ITEMKEY_ESC_LOW_OFFSET ||
+				p[1] >= 2 * ITEMKEY_ESC_LOW_OFFSET)
+			{
+				*why = "invalid escape";
+				return -1;
+			}
+			out[n++] = (char) (p[1] - ITEMKEY_ESC_LOW_OFFSET);
+			p += 2;
+			continue;
 		}
 		if (c == ITEMKEY_ESC_HIGH)
 		{
@@ -309,13 +313,13 @@ decode_bytes(const uint8 *p, const uint8 *end, bool final,
 			p++;
 			break;
 		}
+		if (c == 0x00)
+		{
+			*why = "invalid byte in a key part";
+			return -1;
+		}
 		out[n++] = (char) c;
 		p++;
-	}
-	if (!final && p >= end)
-	{
-		*why = "missing separator";
-		return -1;
 	}
 	if (n == 0)
 	{
@@ -401,44 +405,13 @@ KeyCodecDecode(const uint8 *data, int len, ItemKeyParsed *out,
 		return false;
 	}
 
-	/* partition part */
+	/* partition part: it ends at the first tag byte or the end */
 	if (*p == ITEMKEY_TAG_S || *p == ITEMKEY_TAG_B)
 	{
-		/* final iff no separator follows: look for one first */
-		const uint8 *q;
-		bool		final = true;
-
-		for (q = p + 1; q < end; q++)
-		{
-			if (*q == 0x00)
-			{
-				if (q + 1 < end && q[1] == ITEMKEY_ESC_NUL)
-				{
-					q++;
-					continue;
-				}
-				final = false;
-				break;
-			}
-		}
-		used = decode_bytes(p, end, final, &out->partition, &prefix_top, why);
+		used = decode_bytes(p, end, false, &out->partition, &prefix_top, why);
 		if (used < 0)
 			return false;
-		if (prefix_top)
-		{
-			*why = "prefix bound on a partition part";
-			return false;
-		}
 		p += used;
-		if (!final)
-		{
-			p++;				/* the separator */
-			if (p == end)
-			{
-				*why = "dangling separator";
-				return false;
-			}
-		}
 	}
 	else
 	{
@@ -533,17 +506,13 @@ KeyCodecPartitionLength(const uint8 *data, int len)
 				return len;
 			}
 		default:
+			/* S/B: up to the first tag byte, skipping two-byte code words */
 			for (i = 2; i < len; i++)
 			{
-				if (data[i] == 0x00)
-				{
-					if (i + 1 < len && data[i + 1] == ITEMKEY_ESC_NUL)
-					{
-						i++;
-						continue;
-					}
+				if (data[i] == ITEMKEY_ESC_LOW || data[i] == ITEMKEY_ESC_HIGH)
+					i++;
+				else if (ItemKeyIsTagByte(data[i]))
 					return i;
-				}
 			}
 			return len;
 	}
@@ -558,10 +527,6 @@ KeyCodecSortPayloadOffset(const uint8 *data, int len)
 {
 	int			plen = KeyCodecPartitionLength(data, len);
 
-	if (plen >= len)
-		return -1;
-	if (data[1] == ITEMKEY_TAG_S || data[1] == ITEMKEY_TAG_B)
-		plen++;					/* the separator */
 	if (plen >= len || data[plen] == ITEMKEY_TAG_PARTITION_TOP)
 		return -1;
 	return plen;
@@ -603,17 +568,13 @@ KeyCodecPrefixBounds(const ItemKey *prefix, ItemKey **lower, ItemKey **upper)
 
 	*lower = KeyCodecMakeVarlena(data, len);
 
-	up = (ItemKey *) palloc(VARHDRSZ + len + 2);
+	up = (ItemKey *) palloc(VARHDRSZ + len + 1);
 	p = (uint8 *) VARDATA(up);
 	memcpy(p, data, len);
 	if (KeyCodecSortPayloadOffset(data, len) >= 0)
 		p[len++] = ITEMKEY_PREFIX_TOP;
 	else
-	{
-		if (data[1] == ITEMKEY_TAG_S || data[1] == ITEMKEY_TAG_B)
-			p[len++] = ITEMKEY_SEPARATOR;
 		p[len++] = ITEMKEY_TAG_PARTITION_TOP;
-	}
 	SET_VARSIZE(up, VARHDRSZ + len);
 	*upper = up;
 }

@@ -503,21 +503,12 @@ parse_key_text(const char *text, Node *escontext)
 	{
 		/* append the bound marker (see item_table.h) */
 		int			len = VARSIZE(result);
-		int			extra = (partition_top && pk.type != ITEMKEY_N) ? 2 : 1;
 		uint8	   *p;
 
-		result = repalloc(result, len + extra);
+		result = repalloc(result, len + 1);
 		p = (uint8 *) result + len;
-		if (prefix_top)
-			p[0] = ITEMKEY_PREFIX_TOP;
-		else if (extra == 2)
-		{
-			p[0] = ITEMKEY_SEPARATOR;
-			p[1] = ITEMKEY_TAG_PARTITION_TOP;
-		}
-		else
-			p[0] = ITEMKEY_TAG_PARTITION_TOP;
-		SET_VARSIZE(result, len + extra);
+		p[0] = prefix_top ? ITEMKEY_PREFIX_TOP : ITEMKEY_TAG_PARTITION_TOP;
+		SET_VARSIZE(result, len + 1);
 	}
 	return result;
 }

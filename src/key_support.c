@@ -43,8 +43,30 @@
 PG_FUNCTION_INFO_V1(item_key_begins_with_support);
 PG_FUNCTION_INFO_V1(item_key_prefix_sel);
 
-/* used when the prefix is not known at plan time */
-#define DEFAULT_PREFIX_SEL 0.005
+/*
+ * Used when the prefix is not known at plan time (generic plans).  Item
+ * collections are small next to their tables, and an estimate this low
+ * lets a generic plan keep the ordered index scan, so prepared statements
+ * stop re-planning for every execution.
+ */
+#define DEFAULT_PREFIX_SEL 0.0001
+
+/* btree opfamily of item_key, cached per type OID (lookups scan pg_opclass) */
+static Oid	cached_keytype = InvalidOid;
+static Oid	cached_opfamily = InvalidOid;
+
+static Oid
+default_btree_family(Oid keytype)
+{
+	if (keytype != cached_keytype)
+	{
+		Oid			opclass = GetDefaultOpClass(keytype, BTREE_AM_OID);
+
+		cached_opfamily = OidIsValid(opclass) ? get_opclass_family(opclass) : InvalidOid;
+		cached_keytype = keytype;
+	}
+	return cached_opfamily;
+}
 
 /*
  * prefix_upper_func
@@ -192,7 +214,7 @@ prefix_selectivity(PlannerInfo *root, List *args, int varRelid)
 	Node	   *other;
 	bool		varonleft;
 	Selectivity sel = DEFAULT_PREFIX_SEL;
-	Oid			opclass;
+	Oid			opfamily;
 	Oid			geop,
 				ltop;
 	Oid			keytype;
@@ -201,10 +223,10 @@ prefix_selectivity(PlannerInfo *root, List *args, int varRelid)
 								  &vardata, &other, &varonleft))
 		return DEFAULT_PREFIX_SEL;
 	keytype = exprType((Node *) vardata.var);
-	opclass = GetDefaultOpClass(keytype, BTREE_AM_OID);
+	opfamily = default_btree_family(keytype);
 	if (varonleft && IsA(other, Const) && !((Const *) other)->constisnull &&
-		OidIsValid(opclass) &&
-		range_ops(get_opclass_family(opclass), keytype, &geop, &ltop))
+		OidIsValid(opfamily) &&
+		range_ops(opfamily, keytype, &geop, &ltop))
 	{
 		List	   *range = make_const_range((Node *) vardata.var,
 											 (Const *) other, geop, ltop);
