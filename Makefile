@@ -15,7 +15,10 @@ OBJS = \
 	src/api_table.o \
 	src/expr_lexer.o \
 	src/expr_parser.o \
-	src/expr_common.o
+	src/expr_common.o \
+	src/expr_eval.o \
+	src/expr_update.o \
+	src/api_item.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 
@@ -27,13 +30,15 @@ SQL_PARTS = \
 	src/sql/key_gist.sql \
 	src/sql/attr.sql \
 	src/sql/expr.sql \
-	src/sql/api.sql
+	src/sql/expr_eval.sql \
+	src/sql/api.sql \
+	src/sql/api_item.sql
 
 DATA_built = item_table--1.0.sql
 
-REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse
+REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_item api_invalid
 REGRESS_OPTS = --inputdir=.
-ISOLATION =
+ISOLATION = put_race counter optimistic_lock
 ISOLATION_OPTS = --inputdir=test/isolation
 
 PG_CPPFLAGS = -Isrc

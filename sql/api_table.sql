@@ -20,7 +20,18 @@ BEGIN
 	RETURN pg_temp.masked(item_table.dynamodb(action, request))::text;
 EXCEPTION WHEN others THEN
 	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
-	RETURN st || ' ' || msg || E'\n  body: ' || det;
+	RETURN st || ' ' || msg;
+END $$;
+
+CREATE FUNCTION pg_temp.body(action text, request jsonb) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	det text;
+BEGIN
+	PERFORM item_table.dynamodb(action, request);
+	RETURN 'no error';
+EXCEPTION WHEN others THEN
+	GET STACKED DIAGNOSTICS det = PG_EXCEPTION_DETAIL;
+	RETURN det;
 END $$;
 
 -- a table with a composite key, on demand
@@ -60,24 +71,26 @@ SELECT list_tables('{"Limit": 1}');
 SELECT list_tables('{"Limit": 1, "ExclusiveStartTableName": "Counters"}');
 SELECT list_tables('{"ExclusiveStartTableName": "Music"}');
 
--- errors (reference §4.1, §8.59, §8.62)
+-- errors (reference §4.1, §8.59, §8.62); the DETAIL is DynamoDB's error body
+SELECT pg_temp.body('CreateTable', '{"TableName": "Music", "AttributeDefinitions": [{"AttributeName": "Artist", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "Artist", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"}');
+SELECT pg_temp.body('DescribeTable', '{"TableName": "x"}');
 SELECT pg_temp.try('CreateTable', '{"TableName": "Music", "AttributeDefinitions": [{"AttributeName": "Artist", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "Artist", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"}');
 SELECT pg_temp.try('CreateTable', '{"TableName": "ab", "KeySchema": [], "AttributeDefinitions": []}');
 SELECT pg_temp.try('CreateTable', '{}');
 SELECT pg_temp.try('CreateTable', '{"TableName": "bad name!", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "T1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}, {"AttributeName": "unused", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "T1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}, {"AttributeName": "r", "KeyType": "RANGE"}], "BillingMode": "PAY_PER_REQUEST"}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "T1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "RANGE"}], "BillingMode": "PAY_PER_REQUEST"}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "T1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}, {"AttributeName": "r", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}, {"AttributeName": "r", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "T1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}, {"AttributeName": "k", "KeyType": "RANGE"}], "BillingMode": "PAY_PER_REQUEST"}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "T1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "BOOL"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "T1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}, {"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "T1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}]}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "T1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST", "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "T1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "ProvisionedThroughput": {"ReadCapacityUnits": 0, "WriteCapacityUnits": 1}}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "T1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "ON_DEMAND"}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}, {"AttributeName": "unused", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}, {"AttributeName": "r", "KeyType": "RANGE"}], "BillingMode": "PAY_PER_REQUEST"}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "RANGE"}], "BillingMode": "PAY_PER_REQUEST"}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}, {"AttributeName": "r", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}, {"AttributeName": "r", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}, {"AttributeName": "k", "KeyType": "RANGE"}], "BillingMode": "PAY_PER_REQUEST"}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "BOOL"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}, {"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST"}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}]}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST", "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "ProvisionedThroughput": {"ReadCapacityUnits": 0, "WriteCapacityUnits": 1}}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "ON_DEMAND"}');
 SELECT pg_temp.try('CreateTable', '{"TableName": 5, "AttributeDefinitions": [], "KeySchema": []}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "T1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST", "GlobalSecondaryIndexes": []}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST", "GlobalSecondaryIndexes": []}');
 SELECT pg_temp.try('DescribeTable', '{"TableName": "Nope"}');
 SELECT pg_temp.try('DescribeTable', '{}');
 SELECT pg_temp.try('DeleteTable', '{"TableName": "Nope"}');

@@ -56,6 +56,22 @@ typedef enum ReturnValues
 } ReturnValues;
 
 static const char *const rvccf_values[] = {"ALL_OLD", "NONE"};
+
+/*
+ * A conditional write retries when a concurrent insert of the same key
+ * wins; each retry then finds and locks that row, so one retry normally
+ * suffices.  The cap only guards against a pathological storm.
+ */
+#define MAX_WRITE_RETRIES 100
+
+static void
+check_retries(int *tries)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (++(*tries) > MAX_WRITE_RETRIES)
+		DynRaise(DYN_TRANSACTION_CONFLICT,
+				 "Transaction is ongoing for the item: concurrent writes to the same key kept conflicting");
+}
 static const char *const ricm_values[] = {"SIZE", "NONE"};
 
 /* ----------------------------------------------------------------
@@ -238,9 +254,11 @@ item_table_put_item(PG_FUNCTION_ARGS)
 		upsert_item(def, key, newj);
 	else
 	{
+		int			tries = 0;
+
 		for (;;)
 		{
-			CHECK_FOR_INTERRUPTS();
+			check_retries(&tries);
 			old = stored_item(ApiFetchItem(def, key, true));
 			if (cond != NULL && !ExprEvalCondition(cond, old ? old : empty_item()))
 				condition_failed(old, rvccf);
@@ -466,6 +484,7 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	JsonbParseState *state = NULL;
 	Jsonb	   *result;
 	int64		size = 0;
+	int			tries = 0;
 	StringInfoData exprs;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
@@ -505,7 +524,7 @@ item_table_update_item(PG_FUNCTION_ARGS)
 
 	for (;;)
 	{
-		CHECK_FOR_INTERRUPTS();
+		check_retries(&tries);
 		old = stored_item(ApiFetchItem(def, key, true));
 		if (cond != NULL && !ExprEvalCondition(cond, old ? old : empty_item()))
 			condition_failed(old, rvccf);

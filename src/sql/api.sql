@@ -43,3 +43,7 @@ CREATE FUNCTION list_tables(request jsonb DEFAULT '{}') RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'item_table_list_tables' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION list_tables(jsonb) IS 'DynamoDB ListTables';
 
+
+-- Every role may call the API; what it may do is decided by its rights on
+-- the physical tables (the functions run as the caller).
+GRANT USAGE ON SCHEMA item_table TO PUBLIC;
