@@ -87,5 +87,32 @@ SELECT 'S"p"|N5'::item_key ^@ 'S"p"|N"5"'::item_key;
 \set ON_ERROR_STOP 1
 
 DROP TABLE demo_items;
+
+\echo
+\echo '== 9. The DynamoDB API on the same machinery'
+SELECT create_table('{"TableName": "Demo", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}, {"AttributeName": "SK", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}]}')
+	->'TableDescription'->>'TableStatus' AS created;
+SELECT put_item('{"TableName": "Demo", "Item": {"PK": {"S": "ACCOUNT#1"}, "SK": {"S": "BALANCE#EUR"},
+	"Amount": {"N": "100.00"}, "Version": {"N": "1"}}}') AS put;
+\echo 'A counter update, atomic under concurrency (the row is locked while the update is evaluated):'
+SELECT update_item('{"TableName": "Demo", "Key": {"PK": {"S": "ACCOUNT#1"}, "SK": {"S": "BALANCE#EUR"}},
+	"UpdateExpression": "SET Amount = Amount - :x, Version = Version + :one",
+	"ConditionExpression": "Amount >= :x",
+	"ExpressionAttributeValues": {":x": {"N": "30.5"}, ":one": {"N": "1"}},
+	"ReturnValues": "ALL_NEW"}') AS updated;
+\echo 'A condition that fails: the error carries DynamoDB''s body and the call changes nothing:'
+\set ON_ERROR_STOP 0
+SELECT dynamodb('UpdateItem', '{"TableName": "Demo", "Key": {"PK": {"S": "ACCOUNT#1"}, "SK": {"S": "BALANCE#EUR"}},
+	"UpdateExpression": "SET Amount = Amount - :x",
+	"ConditionExpression": "Amount >= :x",
+	"ExpressionAttributeValues": {":x": {"N": "1000"}},
+	"ReturnValuesOnConditionCheckFailure": "ALL_OLD"}');
+\set ON_ERROR_STOP 1
+\echo 'The same item, read with plain SQL from the physical table:'
+SELECT key, item->'Amount'->>'N' AS amount, item->'Version'->>'N' AS version FROM item_data."Demo";
+SELECT delete_table('{"TableName": "Demo"}')->'TableDescription'->>'TableStatus' AS deleted;
+
 \echo
 \echo 'Demo finished.'
