@@ -18,7 +18,8 @@ OBJS = \
 	src/expr_common.o \
 	src/expr_eval.o \
 	src/expr_update.o \
-	src/api_item.o
+	src/api_item.o \
+	src/api_batch.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 
@@ -32,13 +33,14 @@ SQL_PARTS = \
 	src/sql/expr.sql \
 	src/sql/expr_eval.sql \
 	src/sql/api.sql \
-	src/sql/api_item.sql
+	src/sql/api_item.sql \
+	src/sql/api_batch.sql
 
 DATA_built = item_table--1.0.sql
 
-REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_item api_invalid
+REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_item api_invalid api_batch
 REGRESS_OPTS = --inputdir=.
-ISOLATION = put_race counter optimistic_lock
+ISOLATION = put_race counter optimistic_lock transfer_race tx_vs_put token_in_progress
 ISOLATION_OPTS = --inputdir=test/isolation
 
 PG_CPPFLAGS = -Isrc

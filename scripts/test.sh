@@ -7,6 +7,7 @@
 #   1. pg_regress            REGRESS tests from the Makefile   (counted per test)
 #   2. pg_isolation_regress  ISOLATION specs from the Makefile (counted per spec)
 #   3. pgTAP                 test/pgtap/*.sql via pg_prove     (counted per assertion)
+#   4. stress                test/stress/*.sh (pgbench soaks)  (counted per script)
 # and ends with one line "N passed, N failed".  Exit status 0 only if every
 # suite ran and nothing failed.  Logs go to log/ (regress.out, isolation.out,
 # pgtap/*.out, build.log, server.log).
@@ -211,6 +212,42 @@ suite_pgtap() {
     record pgtap assertions "$tp" "$tf" "${#files[@]} file(s)"
 }
 
+# Concurrency and soak tests: each test/stress/*.sh runs against the test
+# cluster (PGHOST/PGPORT/PGUSER/PGBIN are set), prints what it measured and
+# exits 0 on success.  One test per script.
+suite_stress() {
+    local files=() f name out rc tp=0 tf=0
+    for f in test/stress/*.sh; do
+        [ -e "$f" ] && files+=("$f")
+    done
+    if [ "${#files[@]}" -eq 0 ]; then
+        record_skip stress "no test/stress/*.sh files"
+        return
+    fi
+    mkdir -p "$IT_LOG_DIR/stress"
+    it_say "stress: ${#files[@]} script(s)"
+    for f in "${files[@]}"; do
+        name=$(basename "$f" .sh)
+        out="$IT_LOG_DIR/stress/$name.out"
+        if ! it_ensure_server; then
+            tf=$((tf + 1))
+            continue
+        fi
+        PGBIN="$PGBIN" bash "$f" </dev/null >"$out" 2>&1
+        rc=$?
+        if [ "$rc" -eq 0 ]; then
+            tp=$((tp + 1))
+            printf '  %-40s ok\n' "$f"
+            sed 's/^/    /' "$out" | tail -n 8
+        else
+            tf=$((tf + 1))
+            printf '  %-40s FAILED (status %d)\n' "$f" "$rc"
+            show_capped "$out" 80
+        fi
+    done
+    record stress tests "$tp" "$tf" "${#files[@]} script(s)"
+}
+
 main() {
     local t0
     t0=$(date +%s.%N)
@@ -225,6 +262,7 @@ main() {
     suite_regress
     suite_isolation
     suite_pgtap
+    suite_stress
 
     it_say "tests finished in $(it_elapsed "$t0") s (logs in ${IT_LOG_DIR#"$IT_ROOT"/}/)"
     finish

@@ -17,6 +17,7 @@
 
 #include "attr_value.h"
 #include "errors.h"
+#include "expr.h"
 #include "item_table.h"
 
 #define ITEM_TABLE_SCHEMA	"item_table"
@@ -125,5 +126,26 @@ extern void ApiPushJsonb(JsonbParseState **state, Jsonb *value);
 extern void ApiPushString(JsonbParseState **state, const char *s);
 extern void ApiPushNumeric(JsonbParseState **state, double d, int scale);
 extern void ApiPushItem(JsonbParseState **state, const AttrValue *item);
+
+/* ---- acting as the extension owner for catalog writes (api_table.c) ---- */
+typedef struct ApiOwnerSwitch
+{
+	Oid			save_userid;
+	int			save_sec_context;
+} ApiOwnerSwitch;
+
+extern void ApiAsCatalogOwnerBegin(ApiOwnerSwitch *sw);
+extern void ApiAsCatalogOwnerEnd(ApiOwnerSwitch *sw);
+
+/* ---- shared by the item, batch and transaction operations (api_item.c) ---- */
+extern ExprPlaceholders *ApiReadPlaceholders(ApiRequest *req, bool any_expression,
+											 const char *null_expressions);
+extern AttrValue *ApiEmptyItem(void);
+extern AttrValue *ApiStoredItem(Jsonb *j);
+extern void ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
+extern bool ApiUpdateCreates(const UpdateExpr *upd);
+extern void ApiCheckKeyNotUpdated(ItemTableDef *def, const UpdateExpr *upd);
+extern Jsonb *ApiFinishResponse(JsonbParseState **state, MemoryContext callercxt);
+extern void ApiPushAttributes(JsonbParseState **state, const AttrValue *attrs);
 
 #endif							/* ITEM_TABLE_API_H */

@@ -80,13 +80,13 @@ static const char *const ricm_values[] = {"SIZE", "NONE"};
  */
 
 /*
- * read_placeholders
+ * ApiReadPlaceholders
  *		ExpressionAttributeNames/Values of the request, refused when no
  *		expression of the request could use them (DynamoDB's message names
  *		the expressions that are null).
  */
-static ExprPlaceholders *
-read_placeholders(ApiRequest *req, bool any_expression, const char *null_expressions)
+ExprPlaceholders *
+ApiReadPlaceholders(ApiRequest *req, bool any_expression, const char *null_expressions)
 {
 	Jsonb	   *names = ApiGetObject(req, "ExpressionAttributeNames");
 	Jsonb	   *values = ApiGetObject(req, "ExpressionAttributeValues");
@@ -103,15 +103,15 @@ read_placeholders(ApiRequest *req, bool any_expression, const char *null_express
 	return ExprPlaceholdersFromRequest(names, values);
 }
 
-static AttrValue *
-empty_item(void)
+AttrValue *
+ApiEmptyItem(void)
 {
 	return AttrNewMap();
 }
 
 /* the stored item as an AttrValue (stored items are already canonical) */
-static AttrValue *
-stored_item(Jsonb *j)
+AttrValue *
+ApiStoredItem(Jsonb *j)
 {
 	return j ? AttrItemFromJsonb(j) : NULL;
 }
@@ -139,8 +139,8 @@ condition_failed(const AttrValue *old, int rvccf)
 	DynRaiseBody(DYN_CONDITIONAL_CHECK_FAILED, extra, "The conditional request failed");
 }
 
-static Jsonb *
-finish_response(JsonbParseState **state, MemoryContext callercxt)
+Jsonb *
+ApiFinishResponse(JsonbParseState **state, MemoryContext callercxt)
 {
 	JsonbValue *res = pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	MemoryContext old = MemoryContextSwitchTo(callercxt);
@@ -150,8 +150,8 @@ finish_response(JsonbParseState **state, MemoryContext callercxt)
 	return jb;
 }
 
-static void
-push_attributes(JsonbParseState **state, const AttrValue *attrs)
+void
+ApiPushAttributes(JsonbParseState **state, const AttrValue *attrs)
 {
 	if (attrs == NULL || attrs->u.map.count == 0)
 		return;
@@ -175,8 +175,8 @@ write_item(ItemTableDef *def, ItemKey *key, const AttrValue *old, Jsonb *newj)
 	return ApiInsertItem(def, key, newj);
 }
 
-static void
-upsert_item(ItemTableDef *def, ItemKey *key, Jsonb *item)
+void
+ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 {
 	Oid			argtypes[2] = {ItemKeyTypeOid(), JSONBOID};
 	Datum		args[2] = {PointerGetDatum(key), JsonbPGetDatum(item)};
@@ -236,7 +236,7 @@ item_table_put_item(PG_FUNCTION_ARGS)
 	if (rv > RV_ALL_OLD)
 		DynValidation("ReturnValues can only be ALL_OLD or NONE");
 
-	ph = read_placeholders(&req, cond_text != NULL, "ConditionExpression is null");
+	ph = ApiReadPlaceholders(&req, cond_text != NULL, "ConditionExpression is null");
 	if (cond_text != NULL)
 		cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
 	ExprCheckAllUsed(ph);
@@ -251,7 +251,7 @@ item_table_put_item(PG_FUNCTION_ARGS)
 	newj = AttrItemToJsonb(item);
 
 	if (cond == NULL && rv == RV_NONE && rcc == RCC_NONE)
-		upsert_item(def, key, newj);
+		ApiUpsertItem(def, key, newj);
 	else
 	{
 		int			tries = 0;
@@ -259,8 +259,8 @@ item_table_put_item(PG_FUNCTION_ARGS)
 		for (;;)
 		{
 			check_retries(&tries);
-			old = stored_item(ApiFetchItem(def, key, true));
-			if (cond != NULL && !ExprEvalCondition(cond, old ? old : empty_item()))
+			old = ApiStoredItem(ApiFetchItem(def, key, true));
+			if (cond != NULL && !ExprEvalCondition(cond, old ? old : ApiEmptyItem()))
 				condition_failed(old, rvccf);
 			if (write_item(def, key, old, newj))
 				break;
@@ -269,10 +269,10 @@ item_table_put_item(PG_FUNCTION_ARGS)
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	if (rv == RV_ALL_OLD)
-		push_attributes(&state, old);
+		ApiPushAttributes(&state, old);
 	ApiPushConsumedCapacity(&state, def->name,
 							ApiWriteUnits(Max(size, old ? AttrItemSize(old) : 0)), rcc);
-	result = finish_response(&state, callercxt);
+	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
@@ -315,7 +315,7 @@ item_table_get_item(PG_FUNCTION_ARGS)
 	if (ApiGetObject(&req, "ExpressionAttributeValues") != NULL)
 		DynValidation("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null");
 
-	ph = read_placeholders(&req, proj_text != NULL, "ProjectionExpression is null");
+	ph = ApiReadPlaceholders(&req, proj_text != NULL, "ProjectionExpression is null");
 	if (proj_text != NULL)
 		proj = ExprParseProjection(proj_text, strlen(proj_text), ph);
 	ExprCheckAllUsed(ph);
@@ -333,7 +333,7 @@ item_table_get_item(PG_FUNCTION_ARGS)
 
 		if (proj != NULL || rcc != RCC_NONE)
 		{
-			item = stored_item(itemj);
+			item = ApiStoredItem(itemj);
 			size = AttrItemSize(item);
 		}
 		ApiPushKey(&state, "Item");
@@ -343,7 +343,7 @@ item_table_get_item(PG_FUNCTION_ARGS)
 			ApiPushJsonb(&state, itemj);
 	}
 	ApiPushConsumedCapacity(&state, def->name, ApiReadUnits(size, consistent), rcc);
-	result = finish_response(&state, callercxt);
+	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
@@ -390,7 +390,7 @@ item_table_delete_item(PG_FUNCTION_ARGS)
 	if (rv > RV_ALL_OLD)
 		DynValidation("ReturnValues can only be ALL_OLD or NONE");
 
-	ph = read_placeholders(&req, cond_text != NULL, "ConditionExpression is null");
+	ph = ApiReadPlaceholders(&req, cond_text != NULL, "ConditionExpression is null");
 	if (cond_text != NULL)
 		cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
 	ExprCheckAllUsed(ph);
@@ -399,18 +399,18 @@ item_table_delete_item(PG_FUNCTION_ARGS)
 	SPI_connect();
 	def = ApiLookupTable(name);
 	key = ApiKeyFromKeyParam(def, keyattrs);
-	old = stored_item(ApiFetchItem(def, key, true));
-	if (cond != NULL && !ExprEvalCondition(cond, old ? old : empty_item()))
+	old = ApiStoredItem(ApiFetchItem(def, key, true));
+	if (cond != NULL && !ExprEvalCondition(cond, old ? old : ApiEmptyItem()))
 		condition_failed(old, rvccf);
 	if (old != NULL)
 		ApiDeleteItem(def, key);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	if (rv == RV_ALL_OLD)
-		push_attributes(&state, old);
+		ApiPushAttributes(&state, old);
 	ApiPushConsumedCapacity(&state, def->name,
 							ApiWriteUnits(old ? AttrItemSize(old) : 0), rcc);
-	result = finish_response(&state, callercxt);
+	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
@@ -421,8 +421,8 @@ item_table_delete_item(PG_FUNCTION_ARGS)
  */
 
 /* does the update create anything on a missing item (any SET or ADD)? */
-static bool
-update_creates(const UpdateExpr *upd)
+bool
+ApiUpdateCreates(const UpdateExpr *upd)
 {
 	int			i;
 
@@ -436,8 +436,8 @@ update_creates(const UpdateExpr *upd)
 	return false;
 }
 
-static void
-check_key_not_updated(ItemTableDef *def, const UpdateExpr *upd)
+void
+ApiCheckKeyNotUpdated(ItemTableDef *def, const UpdateExpr *upd)
 {
 	int			i;
 
@@ -508,7 +508,7 @@ item_table_update_item(PG_FUNCTION_ARGS)
 		appendStringInfo(&exprs, "%sConditionExpression", exprs.len ? ", " : "");
 	ApiRejectLegacy(&req, legacy, lengthof(legacy), exprs.data);
 
-	ph = read_placeholders(&req, upd_text != NULL || cond_text != NULL,
+	ph = ApiReadPlaceholders(&req, upd_text != NULL || cond_text != NULL,
 						   "UpdateExpression and ConditionExpression are null");
 	if (upd_text != NULL)
 		upd = ExprParseUpdate(upd_text, strlen(upd_text), ph);
@@ -520,15 +520,15 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	SPI_connect();
 	def = ApiLookupTable(name);
 	key = ApiKeyFromKeyParam(def, keyattrs);
-	check_key_not_updated(def, upd);
+	ApiCheckKeyNotUpdated(def, upd);
 
 	for (;;)
 	{
 		check_retries(&tries);
-		old = stored_item(ApiFetchItem(def, key, true));
-		if (cond != NULL && !ExprEvalCondition(cond, old ? old : empty_item()))
+		old = ApiStoredItem(ApiFetchItem(def, key, true));
+		if (cond != NULL && !ExprEvalCondition(cond, old ? old : ApiEmptyItem()))
 			condition_failed(old, rvccf);
-		if (old == NULL && !update_creates(upd))
+		if (old == NULL && !ApiUpdateCreates(upd))
 		{
 			new = NULL;			/* REMOVE/DELETE on a missing item: nothing */
 			break;
@@ -546,25 +546,25 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	switch (rv)
 	{
 		case RV_ALL_OLD:
-			push_attributes(&state, old);
+			ApiPushAttributes(&state, old);
 			break;
 		case RV_ALL_NEW:
-			push_attributes(&state, new);
+			ApiPushAttributes(&state, new);
 			break;
 		case RV_UPDATED_OLD:
 			if (old != NULL && upd != NULL)
-				push_attributes(&state, ExprUpdatedAttributes(upd, old, false));
+				ApiPushAttributes(&state, ExprUpdatedAttributes(upd, old, false));
 			break;
 		case RV_UPDATED_NEW:
 			if (new != NULL && upd != NULL)
-				push_attributes(&state, ExprUpdatedAttributes(upd, new, true));
+				ApiPushAttributes(&state, ExprUpdatedAttributes(upd, new, true));
 			break;
 		default:
 			break;
 	}
 	ApiPushConsumedCapacity(&state, def->name,
 							ApiWriteUnits(Max(size, old ? AttrItemSize(old) : 0)), rcc);
-	result = finish_response(&state, callercxt);
+	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
@@ -583,8 +583,14 @@ extern Datum item_table_create_table(PG_FUNCTION_ARGS);
 extern Datum item_table_describe_table(PG_FUNCTION_ARGS);
 extern Datum item_table_delete_table(PG_FUNCTION_ARGS);
 extern Datum item_table_list_tables(PG_FUNCTION_ARGS);
+extern Datum item_table_batch_get_item(PG_FUNCTION_ARGS);
+extern Datum item_table_batch_write_item(PG_FUNCTION_ARGS);
+extern Datum item_table_transact_get_items(PG_FUNCTION_ARGS);
+extern Datum item_table_transact_write_items(PG_FUNCTION_ARGS);
 
 static const ActionEntry actions[] = {
+	{"BatchGetItem", item_table_batch_get_item},
+	{"BatchWriteItem", item_table_batch_write_item},
 	{"CreateTable", item_table_create_table},
 	{"DeleteItem", item_table_delete_item},
 	{"DeleteTable", item_table_delete_table},
@@ -592,6 +598,8 @@ static const ActionEntry actions[] = {
 	{"GetItem", item_table_get_item},
 	{"ListTables", item_table_list_tables},
 	{"PutItem", item_table_put_item},
+	{"TransactGetItems", item_table_transact_get_items},
+	{"TransactWriteItems", item_table_transact_write_items},
 	{"UpdateItem", item_table_update_item},
 };
 

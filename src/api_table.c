@@ -132,14 +132,8 @@ create_physical_table(const char *physname)
  * as_catalog_owner_begin / _end
  *		Run catalog writes as the owner of item_table.tables.
  */
-typedef struct OwnerSwitch
-{
-	Oid			save_userid;
-	int			save_sec_context;
-} OwnerSwitch;
-
-static void
-as_catalog_owner_begin(OwnerSwitch *sw)
+void
+ApiAsCatalogOwnerBegin(ApiOwnerSwitch *sw)
 {
 	Oid			catalog = get_relname_relid("tables",
 											get_namespace_oid(ITEM_TABLE_SCHEMA, false));
@@ -154,8 +148,8 @@ as_catalog_owner_begin(OwnerSwitch *sw)
 	SetUserIdAndSecContext(owner, sw->save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
 }
 
-static void
-as_catalog_owner_end(OwnerSwitch *sw)
+void
+ApiAsCatalogOwnerEnd(ApiOwnerSwitch *sw)
 {
 	SetUserIdAndSecContext(sw->save_userid, sw->save_sec_context);
 }
@@ -164,12 +158,12 @@ static void
 exec_catalog(const char *sql, int nargs, Oid *argtypes, Datum *values,
 			 const char *nulls, int expected)
 {
-	OwnerSwitch sw;
+	ApiOwnerSwitch sw;
 	int			rc;
 
-	as_catalog_owner_begin(&sw);
+	ApiAsCatalogOwnerBegin(&sw);
 	rc = SPI_execute_with_args(sql, nargs, argtypes, values, nulls, false, 0);
-	as_catalog_owner_end(&sw);
+	ApiAsCatalogOwnerEnd(&sw);
 	if (rc != expected)
 		elog(ERROR, "catalog update failed: %s", SPI_result_code_string(rc));
 }

@@ -1,0 +1,1139 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_batch.c
+ *		BatchGetItem, BatchWriteItem, TransactGetItems, TransactWriteItems.
+ *
+ * Every operation runs inside the caller's transaction: it commits and
+ * rolls back with it, so item tables and ordinary tables can be changed
+ * atomically together.
+ *
+ * Batches.  All requests of a batch are validated (shapes, values, keys,
+ * duplicates) before the first write, so an invalid request rejects the
+ * whole batch with nothing written, as in DynamoDB.  Writes are
+ * unconditional upserts and deletes.
+ *
+ * TransactGetItems reads every item with the same snapshot: the reads are
+ * read-only SPI statements, which use the calling statement's snapshot.
+ *
+ * TransactWriteItems works in three steps inside one subtransaction:
+ *	 1. lock: every target row is read FOR UPDATE, in (table, key) order, so
+ *		two transactions over the same items always lock them in the same
+ *		order and never deadlock each other;
+ *	 2. check: in request order, each condition is evaluated and each new
+ *		item computed; every failed condition becomes a
+ *		ConditionalCheckFailed reason, a data error a ValidationError
+ *		reason (after which later actions are not examined, as DynamoDB);
+ *	 3. write, again in (table, key) order.
+ * Any reason cancels the transaction with TransactionCanceledException and
+ * nothing is written.  A deadlock, serialization failure or lock timeout
+ * inside the subtransaction, or a row inserted concurrently under a key we
+ * found absent, is caught and becomes a TransactionConflict reason: the
+ * caller never sees a raw PostgreSQL error for a conflict.
+ *
+ * ClientRequestToken.  item_table.transaction_tokens remembers the MD5 of
+ * each request made with a token for 10 minutes.  The same token and
+ * request again succeeds without applying anything; a different request
+ * gets IdempotentParameterMismatchException; while the first call's
+ * transaction is still open (it holds an advisory lock on the token) a
+ * second one gets TransactionInProgressException.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "common/md5.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+
+#include "api.h"
+#include "expr.h"
+
+PG_FUNCTION_INFO_V1(item_table_batch_get_item);
+PG_FUNCTION_INFO_V1(item_table_batch_write_item);
+PG_FUNCTION_INFO_V1(item_table_transact_get_items);
+PG_FUNCTION_INFO_V1(item_table_transact_write_items);
+
+#define BATCH_GET_MAX_KEYS		100
+#define BATCH_WRITE_MAX			25
+#define TRANSACT_MAX_ITEMS		100
+#define BATCH_GET_MAX_BYTES		(16 * 1024 * 1024)
+#define TRANSACT_MAX_BYTES		(4 * 1024 * 1024)
+#define TOKEN_MAX_LEN			36
+#define TOKEN_LIFETIME			"10 minutes"
+/* advisory lock class for request tokens ("IT" "tk") */
+#define TOKEN_LOCK_CLASS		0x4954746b
+
+static const char *const rvccf_values[] = {"ALL_OLD", "NONE"};
+
+/* ----------------------------------------------------------------
+ * helpers
+ * ----------------------------------------------------------------
+ */
+
+/* the elements of an array (or the members of an object) as JsonbValues */
+static List *
+container_values(Jsonb *jb, List **keys)
+{
+	List	   *out = NIL;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	if (keys)
+		*keys = NIL;
+	if (jb == NULL)
+		return NIL;
+	it = JsonbIteratorInit(&jb->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY && keys)
+			*keys = lappend(*keys, pnstrdup(v.val.string.val, v.val.string.len));
+		else if (tok == WJB_VALUE || tok == WJB_ELEM)
+		{
+			JsonbValue *copy = palloc(sizeof(JsonbValue));
+
+			*copy = v;
+			out = lappend(out, copy);
+		}
+	}
+	return out;
+}
+
+static Jsonb *
+object_of(JsonbValue *v, const char *what)
+{
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		DynRaise(DYN_SERIALIZATION, "Unexpected value in %s; expected an object", what);
+	return JsonbValueToJsonb(v);
+}
+
+/* a (table, key) identity for duplicate detection and lock ordering */
+typedef struct ItemRef
+{
+	Oid			relid;
+	ItemKey    *key;
+} ItemRef;
+
+static int
+item_ref_cmp(const ItemRef *a, const ItemRef *b)
+{
+	if (a->relid != b->relid)
+		return a->relid < b->relid ? -1 : 1;
+	return ItemKeyCompare(a->key, b->key);
+}
+
+/* ConsumedCapacity per table, accumulated in a small list */
+typedef struct TableUnits
+{
+	const char *table;
+	double		units;
+} TableUnits;
+
+static List *
+add_units(List *acc, const char *table, double units)
+{
+	ListCell   *lc;
+	TableUnits *tu;
+
+	foreach(lc, acc)
+	{
+		tu = (TableUnits *) lfirst(lc);
+		if (strcmp(tu->table, table) == 0)
+		{
+			tu->units += units;
+			return acc;
+		}
+	}
+	tu = palloc(sizeof(TableUnits));
+	tu->table = pstrdup(table);
+	tu->units = units;
+	return lappend(acc, tu);
+}
+
+static void
+push_capacity_list(JsonbParseState **state, List *acc, int rcc)
+{
+	ListCell   *lc;
+
+	if (rcc == RCC_NONE)
+		return;
+	ApiPushKey(state, "ConsumedCapacity");
+	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+	foreach(lc, acc)
+	{
+		TableUnits *tu = (TableUnits *) lfirst(lc);
+
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(state, "TableName");
+		ApiPushString(state, tu->table);
+		ApiPushKey(state, "CapacityUnits");
+		ApiPushNumeric(state, tu->units, 1);
+		if (rcc == RCC_INDEXES)
+		{
+			ApiPushKey(state, "Table");
+			pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+			ApiPushKey(state, "CapacityUnits");
+			ApiPushNumeric(state, tu->units, 1);
+			pushJsonbValue(state, WJB_END_OBJECT, NULL);
+		}
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(state, WJB_END_ARRAY, NULL);
+}
+
+/* ----------------------------------------------------------------
+ * BatchGetItem
+ * ----------------------------------------------------------------
+ */
+typedef struct BatchGetTable
+{
+	char	   *name;
+	ItemTableDef *def;
+	Jsonb	   *request;		/* the table's entry, for UnprocessedKeys */
+	List	   *keyattrs;		/* AttrValue * per key */
+	List	   *keys;			/* ItemKey * per key */
+	ProjectionExpr *proj;
+	bool		consistent;
+} BatchGetTable;
+
+Datum
+item_table_batch_get_item(PG_FUNCTION_ARGS)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	ApiRequest	req;
+	Jsonb	   *items_j;
+	List	   *names;
+	List	   *entries;
+	List	   *tables = NIL;
+	ListCell   *lc,
+			   *lc2;
+	int			total = 0;
+	int			rcc;
+	int64		bytes = 0;
+	List	   *units = NIL;
+	JsonbParseState *state = NULL;
+	Jsonb	   *result;
+	List	   *unprocessed = NIL;	/* BatchGetTable * with a suffix of keys */
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	items_j = ApiGetObject(&req, "RequestItems");
+	rcc = ApiGetReturnConsumedCapacity(&req);
+	ApiRequestCheck(&req);
+	if (items_j == NULL || JB_ROOT_COUNT(items_j) == 0)
+		DynValidation("The requestItems parameter is required for BatchGetItem");
+
+	entries = container_values(items_j, &names);
+	forboth(lc, names, lc2, entries)
+	{
+		static const char *const legacy[] = {"AttributesToGet"};
+		BatchGetTable *t = palloc0(sizeof(BatchGetTable));
+		ApiRequest	sub;
+		Jsonb	   *keys_j;
+		char	   *proj_text;
+		ExprPlaceholders *ph;
+		List	   *keyvals;
+		ListCell   *kc;
+
+		t->name = (char *) lfirst(lc);
+		t->request = object_of((JsonbValue *) lfirst(lc2), "RequestItems");
+		ApiRequestInit(&sub, t->request);
+		keys_j = ApiGetArray(&sub, "Keys");
+		if (keys_j == NULL)
+			ApiProblem(&sub, "Value null at 'requestItems.%s.member.keys' failed to satisfy constraint: Member must not be null", t->name);
+		proj_text = ApiGetString(&sub, "ProjectionExpression", "projectionExpression", false);
+		(void) ApiGetBool(&sub, "ConsistentRead", &t->consistent);
+		ApiRequestCheck(&sub);
+		ApiRejectLegacy(&sub, legacy, lengthof(legacy), proj_text ? "ProjectionExpression" : NULL);
+		ph = ApiReadPlaceholders(&sub, proj_text != NULL, "ProjectionExpression is null");
+		if (proj_text != NULL)
+			t->proj = ExprParseProjection(proj_text, strlen(proj_text), ph);
+		ExprCheckAllUsed(ph);
+		keyvals = container_values(keys_j, NULL);
+		if (list_length(keyvals) > BATCH_GET_MAX_KEYS)
+			DynValidation("1 validation error detected: Value at 'RequestItems.%s.member.Keys' failed to satisfy constraint: Member must have length less than or equal to 100",
+						  t->name);
+		if (list_length(keyvals) == 0)
+			DynValidation("1 validation error detected: Value '[]' at 'RequestItems.%s.member.Keys' failed to satisfy constraint: Member must have length greater than or equal to 1",
+						  t->name);
+		foreach(kc, keyvals)
+			t->keyattrs = lappend(t->keyattrs,
+								  AttrItemFromJsonb(object_of((JsonbValue *) lfirst(kc), "Keys")));
+		total += list_length(keyvals);
+		tables = lappend(tables, t);
+	}
+	if (total > BATCH_GET_MAX_KEYS)
+		DynValidation("Too many items requested for the BatchGetItem call");
+
+	SPI_connect();
+	/* resolve tables and keys; reject duplicates within a table */
+	foreach(lc, tables)
+	{
+		BatchGetTable *t = (BatchGetTable *) lfirst(lc);
+		ListCell   *kc;
+
+		t->def = ApiLookupTable(t->name);
+		foreach(kc, t->keyattrs)
+		{
+			ItemKey    *k = ApiKeyFromKeyParam(t->def, (AttrValue *) lfirst(kc));
+			ListCell   *pc;
+
+			foreach(pc, t->keys)
+			{
+				if (ItemKeyCompare((ItemKey *) lfirst(pc), k) == 0)
+					DynValidation("Provided list of item keys contains duplicates");
+			}
+			t->keys = lappend(t->keys, k);
+		}
+	}
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(&state, "Responses");
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	foreach(lc, tables)
+	{
+		BatchGetTable *t = (BatchGetTable *) lfirst(lc);
+		ListCell   *kc;
+		int			i = 0;
+		int64		table_bytes = 0;
+
+		ApiPushKey(&state, t->name);
+		pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+		foreach(kc, t->keys)
+		{
+			Jsonb	   *itemj;
+			AttrValue  *item;
+			int64		size;
+
+			if (bytes >= BATCH_GET_MAX_BYTES)
+			{
+				/* the rest of this table's keys are unprocessed */
+				BatchGetTable *u = palloc0(sizeof(BatchGetTable));
+
+				*u = *t;
+				u->keyattrs = list_copy_tail(t->keyattrs, i);
+				unprocessed = lappend(unprocessed, u);
+				break;
+			}
+			itemj = ApiFetchItem(t->def, (ItemKey *) lfirst(kc), false);
+			i++;
+			if (itemj == NULL)
+			{
+				table_bytes += 0;
+				continue;
+			}
+			item = ApiStoredItem(itemj);
+			size = AttrItemSize(item);
+			bytes += size;
+			table_bytes += ((size + 4095) / 4096) * 4096;
+			if (t->proj != NULL)
+				ApiPushItem(&state, ExprProject(t->proj, item));
+			else
+				ApiPushJsonb(&state, itemj);
+		}
+		pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+		units = add_units(units, t->name,
+						  ApiReadUnits(Max(table_bytes, 1), t->consistent) *
+						  Max(1, list_length(t->keys)) / Max(1, list_length(t->keys)));
+	}
+	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+
+	/* UnprocessedKeys: always present; tables cut off by the 16 MB limit */
+	ApiPushKey(&state, "UnprocessedKeys");
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	{
+		bool		cut = false;
+
+		foreach(lc, tables)
+		{
+			BatchGetTable *t = (BatchGetTable *) lfirst(lc);
+			ListCell   *uc;
+			BatchGetTable *u = NULL;
+
+			foreach(uc, unprocessed)
+			{
+				if (strcmp(((BatchGetTable *) lfirst(uc))->name, t->name) == 0)
+					u = (BatchGetTable *) lfirst(uc);
+			}
+			if (u == NULL && !cut)
+				continue;
+			cut = true;
+			ApiPushKey(&state, t->name);
+			pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+			ApiPushKey(&state, "Keys");
+			pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+			foreach(uc, u ? u->keyattrs : t->keyattrs)
+				ApiPushItem(&state, (AttrValue *) lfirst(uc));
+			pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+			pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+		}
+	}
+	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	push_capacity_list(&state, units, rcc);
+	result = ApiFinishResponse(&state, callercxt);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
+
+/* ----------------------------------------------------------------
+ * BatchWriteItem
+ * ----------------------------------------------------------------
+ */
+typedef struct BatchWrite
+{
+	const char *table;
+	ItemTableDef *def;
+	bool		is_put;
+	AttrValue  *value;			/* Item or Key */
+	ItemKey    *key;
+	Jsonb	   *itemj;
+	int64		size;
+} BatchWrite;
+
+Datum
+item_table_batch_write_item(PG_FUNCTION_ARGS)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	ApiRequest	req;
+	Jsonb	   *items_j;
+	List	   *names;
+	List	   *entries;
+	List	   *writes = NIL;
+	ListCell   *lc,
+			   *lc2;
+	int			rcc;
+	List	   *units = NIL;
+	JsonbParseState *state = NULL;
+	Jsonb	   *result;
+	static const char *const ricm_values[] = {"SIZE", "NONE"};
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	items_j = ApiGetObject(&req, "RequestItems");
+	if (items_j == NULL)
+		ApiProblem(&req, "Value null at 'requestItems' failed to satisfy constraint: Member must not be null");
+	rcc = ApiGetReturnConsumedCapacity(&req);
+	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
+					  ricm_values, lengthof(ricm_values));
+	ApiRequestCheck(&req);
+
+	entries = container_values(items_j, &names);
+	forboth(lc, names, lc2, entries)
+	{
+		char	   *table = (char *) lfirst(lc);
+		JsonbValue *arr = (JsonbValue *) lfirst(lc2);
+		List	   *reqs;
+		ListCell   *rc;
+
+		if (arr->type != jbvBinary || !JsonContainerIsArray(arr->val.binary.data))
+			DynRaise(DYN_SERIALIZATION, "Unexpected value in RequestItems; expected an array of write requests");
+		reqs = container_values(JsonbValueToJsonb(arr), NULL);
+		if (reqs == NIL)
+			DynValidation("1 validation error detected: Value '[]' at 'requestItems.%s.member' failed to satisfy constraint: Member must have length greater than or equal to 1",
+						  table);
+		foreach(rc, reqs)
+		{
+			ApiRequest	sub;
+			Jsonb	   *put;
+			Jsonb	   *del;
+			BatchWrite *w = palloc0(sizeof(BatchWrite));
+
+			ApiRequestInit(&sub, object_of((JsonbValue *) lfirst(rc), "RequestItems"));
+			put = ApiGetObject(&sub, "PutRequest");
+			del = ApiGetObject(&sub, "DeleteRequest");
+			if ((put == NULL) == (del == NULL))
+				DynValidation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes");
+			w->table = table;
+			if (put != NULL)
+			{
+				ApiRequest	p;
+				Jsonb	   *item;
+
+				ApiRequestInit(&p, put);
+				item = ApiGetObject(&p, "Item");
+				if (item == NULL)
+					DynValidation("1 validation error detected: Value null at 'requestItems.%s.member.putRequest.item' failed to satisfy constraint: Member must not be null", table);
+				w->is_put = true;
+				w->value = AttrItemFromJsonb(item);
+			}
+			else
+			{
+				ApiRequest	d;
+				Jsonb	   *key;
+
+				ApiRequestInit(&d, del);
+				key = ApiGetObject(&d, "Key");
+				if (key == NULL)
+					DynValidation("1 validation error detected: Value null at 'requestItems.%s.member.deleteRequest.key' failed to satisfy constraint: Member must not be null", table);
+				w->value = AttrItemFromJsonb(key);
+			}
+			writes = lappend(writes, w);
+		}
+	}
+	if (list_length(writes) > BATCH_WRITE_MAX)
+		DynValidation("1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]");
+	if (writes == NIL)
+		DynValidation("1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1");
+
+	SPI_connect();
+	/* validate everything before the first write */
+	foreach(lc, writes)
+	{
+		BatchWrite *w = (BatchWrite *) lfirst(lc);
+		ListCell   *pc;
+
+		w->def = ApiLookupTable(w->table);
+		if (w->is_put)
+		{
+			w->key = ApiKeyFromItem(w->def, w->value);
+			w->size = AttrItemSize(w->value);
+			if (w->size > ATTR_MAX_ITEM_SIZE)
+				DynValidation("Item size has exceeded the maximum allowed size");
+			w->itemj = AttrItemToJsonb(w->value);
+		}
+		else
+			w->key = ApiKeyFromKeyParam(w->def, w->value);
+		foreach(pc, writes)
+		{
+			BatchWrite *o = (BatchWrite *) lfirst(pc);
+
+			if (o == w)
+				break;
+			if (o->def->relid == w->def->relid && ItemKeyCompare(o->key, w->key) == 0)
+				DynValidation("Provided list of item keys contains duplicates");
+		}
+	}
+	foreach(lc, writes)
+	{
+		BatchWrite *w = (BatchWrite *) lfirst(lc);
+
+		if (w->is_put)
+			ApiUpsertItem(w->def, w->key, w->itemj);
+		else
+			ApiDeleteItem(w->def, w->key);
+		units = add_units(units, w->def->name, ApiWriteUnits(w->size));
+	}
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(&state, "UnprocessedItems");
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	push_capacity_list(&state, units, rcc);
+	result = ApiFinishResponse(&state, callercxt);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
+
+/* ----------------------------------------------------------------
+ * TransactGetItems
+ * ----------------------------------------------------------------
+ */
+Datum
+item_table_transact_get_items(PG_FUNCTION_ARGS)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	ApiRequest	req;
+	Jsonb	   *items_j;
+	List	   *gets;
+	ListCell   *lc;
+	int			rcc;
+	List	   *units = NIL;
+	JsonbParseState *state = NULL;
+	Jsonb	   *result;
+	typedef struct TxGet
+	{
+		char	   *table;
+		AttrValue  *keyattrs;
+		ProjectionExpr *proj;
+		ItemTableDef *def;
+		ItemKey    *key;
+	} TxGet;
+	List	   *parsed = NIL;
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	items_j = ApiGetArray(&req, "TransactItems");
+	if (items_j == NULL)
+		ApiProblem(&req, "Value null at 'transactItems' failed to satisfy constraint: Member must not be null");
+	rcc = ApiGetReturnConsumedCapacity(&req);
+	ApiRequestCheck(&req);
+	gets = container_values(items_j, NULL);
+	if (list_length(gets) < 1)
+		DynValidation("1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1");
+	if (list_length(gets) > TRANSACT_MAX_ITEMS)
+		DynValidation("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100");
+
+	foreach(lc, gets)
+	{
+		ApiRequest	outer;
+		ApiRequest	sub;
+		Jsonb	   *get;
+		Jsonb	   *key;
+		char	   *proj_text;
+		ExprPlaceholders *ph;
+		TxGet	   *g = palloc0(sizeof(TxGet));
+
+		ApiRequestInit(&outer, object_of((JsonbValue *) lfirst(lc), "TransactItems"));
+		get = ApiGetObject(&outer, "Get");
+		if (get == NULL)
+			DynValidation("1 validation error detected: Value null at 'transactItems.%d.member.get' failed to satisfy constraint: Member must not be null",
+						  foreach_current_index(lc) + 1);
+		ApiRequestInit(&sub, get);
+		g->table = ApiGetTableName(&sub, "TableName", "tableName", true);
+		key = ApiGetObject(&sub, "Key");
+		if (key == NULL)
+			ApiProblem(&sub, "Value null at 'key' failed to satisfy constraint: Member must not be null");
+		proj_text = ApiGetString(&sub, "ProjectionExpression", "projectionExpression", false);
+		ApiRequestCheck(&sub);
+		ph = ApiReadPlaceholders(&sub, proj_text != NULL, "ProjectionExpression is null");
+		if (proj_text != NULL)
+			g->proj = ExprParseProjection(proj_text, strlen(proj_text), ph);
+		ExprCheckAllUsed(ph);
+		g->keyattrs = AttrItemFromJsonb(key);
+		parsed = lappend(parsed, g);
+	}
+
+	SPI_connect();
+	foreach(lc, parsed)
+	{
+		TxGet	   *g = (TxGet *) lfirst(lc);
+		ListCell   *pc;
+
+		g->def = ApiLookupTable(g->table);
+		g->key = ApiKeyFromKeyParam(g->def, g->keyattrs);
+		foreach(pc, parsed)
+		{
+			TxGet	   *o = (TxGet *) lfirst(pc);
+
+			if (o == g)
+				break;
+			if (o->def->relid == g->def->relid && ItemKeyCompare(o->key, g->key) == 0)
+				DynValidation("Transaction request cannot include multiple operations on one item");
+		}
+	}
+
+	/* read-only statements: one snapshot for all reads */
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(&state, "Responses");
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	foreach(lc, parsed)
+	{
+		TxGet	   *g = (TxGet *) lfirst(lc);
+		Jsonb	   *itemj = ApiFetchItem(g->def, g->key, false);
+		int64		size = 0;
+
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		if (itemj != NULL)
+		{
+			AttrValue  *item = ApiStoredItem(itemj);
+
+			size = AttrItemSize(item);
+			ApiPushKey(&state, "Item");
+			if (g->proj != NULL)
+				ApiPushItem(&state, ExprProject(g->proj, item));
+			else
+				ApiPushJsonb(&state, itemj);
+		}
+		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+		units = add_units(units, g->def->name, 2 * ApiReadUnits(size, true));
+	}
+	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+	push_capacity_list(&state, units, rcc);
+	result = ApiFinishResponse(&state, callercxt);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
+
+/* ----------------------------------------------------------------
+ * TransactWriteItems
+ * ----------------------------------------------------------------
+ */
+typedef enum TxKind
+{
+	TX_CONDITION_CHECK,
+	TX_PUT,
+	TX_DELETE,
+	TX_UPDATE
+} TxKind;
+
+static const char *const tx_kind_names[] = {"ConditionCheck", "Put", "Delete", "Update"};
+
+typedef struct TxAction
+{
+	TxKind		kind;
+	int			index;
+	char	   *table;
+	ItemTableDef *def;
+	AttrValue  *keyattrs;		/* Key, or the Put item */
+	ItemKey    *key;
+	UpdateExpr *upd;
+	CondNode   *cond;
+	int			rvccf;
+	AttrValue  *old;
+	AttrValue  *new;			/* NULL: delete (or nothing to write) */
+	/* cancellation reason */
+	const char *code;			/* NULL: None */
+	char	   *message;
+	AttrValue  *reason_item;
+} TxAction;
+
+static int
+tx_action_lock_cmp(const ListCell *a, const ListCell *b)
+{
+	TxAction   *x = (TxAction *) lfirst(a);
+	TxAction   *y = (TxAction *) lfirst(b);
+	ItemRef		rx = {x->def->relid, x->key};
+	ItemRef		ry = {y->def->relid, y->key};
+
+	return item_ref_cmp(&rx, &ry);
+}
+
+/*
+ * parse_tx_action
+ *		One element of TransactItems: exactly one of ConditionCheck, Put,
+ *		Delete, Update.  Request-level problems raise at once.
+ */
+static TxAction *
+parse_tx_action(JsonbValue *v, int index)
+{
+	static const char *const legacy[] = {"Expected", "ConditionalOperator"};
+	ApiRequest	outer;
+	ApiRequest	sub;
+	TxAction   *a = palloc0(sizeof(TxAction));
+	Jsonb	   *body = NULL;
+	int			found = 0;
+	int			k;
+	char	   *cond_text;
+	char	   *upd_text = NULL;
+	Jsonb	   *target;
+	ExprPlaceholders *ph;
+
+	a->index = index;
+	ApiRequestInit(&outer, object_of(v, "TransactItems"));
+	for (k = 0; k < (int) lengthof(tx_kind_names); k++)
+	{
+		Jsonb	   *b = ApiGetObject(&outer, tx_kind_names[k]);
+
+		if (b != NULL)
+		{
+			found++;
+			body = b;
+			a->kind = (TxKind) k;
+		}
+	}
+	if (found != 1)
+		DynValidation("TransactItems can only contain one of Check, Put, Update or Delete");
+
+	ApiRequestInit(&sub, body);
+	a->table = ApiGetTableName(&sub, "TableName", "tableName", true);
+	target = ApiGetObject(&sub, a->kind == TX_PUT ? "Item" : "Key");
+	if (target == NULL)
+		ApiProblem(&sub, "Value null at 'transactItems.%d.member.%s.%s' failed to satisfy constraint: Member must not be null",
+				   index + 1, a->kind == TX_PUT ? "put" : "key",
+				   a->kind == TX_PUT ? "item" : "key");
+	cond_text = ApiGetString(&sub, "ConditionExpression", "conditionExpression",
+							 a->kind == TX_CONDITION_CHECK);
+	if (a->kind == TX_UPDATE)
+		upd_text = ApiGetString(&sub, "UpdateExpression", "updateExpression", true);
+	a->rvccf = ApiGetEnum(&sub, "ReturnValuesOnConditionCheckFailure",
+						  "returnValuesOnConditionCheckFailure", rvccf_values,
+						  lengthof(rvccf_values));
+	ApiRequestCheck(&sub);
+	ApiRejectLegacy(&sub, legacy, lengthof(legacy), cond_text ? "ConditionExpression" : NULL);
+
+	ph = ApiReadPlaceholders(&sub, cond_text != NULL || upd_text != NULL,
+							 a->kind == TX_UPDATE ? "UpdateExpression and ConditionExpression are null" :
+							 "ConditionExpression is null");
+	if (upd_text != NULL)
+		a->upd = ExprParseUpdate(upd_text, strlen(upd_text), ph);
+	if (cond_text != NULL)
+		a->cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
+	ExprCheckAllUsed(ph);
+	a->keyattrs = AttrItemFromJsonb(target);
+	return a;
+}
+
+/*
+ * raise_canceled
+ *		TransactionCanceledException with one reason per action, in request
+ *		order.
+ */
+static void
+raise_canceled(List *actions)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue *res;
+	StringInfoData msg;
+	ListCell   *lc;
+
+	initStringInfo(&msg);
+	appendStringInfoString(&msg, "Transaction cancelled, please refer cancellation reasons for specific reasons [");
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(&state, "CancellationReasons");
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	foreach(lc, actions)
+	{
+		TxAction   *a = (TxAction *) lfirst(lc);
+
+		if (lc != list_head(actions))
+			appendStringInfoString(&msg, ", ");
+		appendStringInfoString(&msg, a->code ? a->code : "None");
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(&state, "Code");
+		ApiPushString(&state, a->code ? a->code : "None");
+		if (a->code != NULL)
+		{
+			ApiPushKey(&state, "Message");
+			ApiPushString(&state, a->message);
+		}
+		if (a->reason_item != NULL)
+		{
+			ApiPushKey(&state, "Item");
+			ApiPushItem(&state, a->reason_item);
+		}
+		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	appendStringInfoChar(&msg, ']');
+	DynRaiseBody(DYN_TRANSACTION_CANCELED, JsonbValueToJsonb(res), msg.data);
+}
+
+/* message of a ValidationException raised by our own code, or NULL */
+static char *
+validation_message(ErrorData *edata)
+{
+	const char *prefix = "ValidationException: ";
+
+	if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION || edata->message == NULL)
+		return NULL;
+	if (strncmp(edata->message, prefix, strlen(prefix)) == 0)
+		return pstrdup(edata->message + strlen(prefix));
+	return pstrdup(edata->message);
+}
+
+static bool
+is_conflict(ErrorData *edata)
+{
+	return edata->sqlerrcode == ERRCODE_T_R_DEADLOCK_DETECTED ||
+		edata->sqlerrcode == ERRCODE_T_R_SERIALIZATION_FAILURE ||
+		edata->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE;
+}
+
+/*
+ * check_action
+ *		Step 2 for one action: condition, then the new item.  Returns false
+ *		when the condition failed (the reason is set).
+ */
+static bool
+check_action(TxAction *a)
+{
+	AttrValue  *base;
+
+	if (a->cond != NULL && !ExprEvalCondition(a->cond, a->old ? a->old : ApiEmptyItem()))
+	{
+		a->code = "ConditionalCheckFailed";
+		a->message = "The conditional request failed";
+		if (a->rvccf == 0 && a->old != NULL)
+			a->reason_item = a->old;
+		return false;
+	}
+	switch (a->kind)
+	{
+		case TX_CONDITION_CHECK:
+		case TX_DELETE:
+			a->new = NULL;
+			break;
+		case TX_PUT:
+			a->new = a->keyattrs;
+			if (AttrItemSize(a->new) > ATTR_MAX_ITEM_SIZE)
+				DynValidation("Item size has exceeded the maximum allowed size");
+			break;
+		case TX_UPDATE:
+			if (a->old == NULL && !ApiUpdateCreates(a->upd))
+			{
+				a->new = NULL;
+				break;
+			}
+			base = a->old ? a->old : ApiKeyAttributes(a->def, a->keyattrs);
+			a->new = ExprApplyUpdate(a->upd, base, a->old != NULL);
+			if (AttrItemSize(a->new) > ATTR_MAX_ITEM_SIZE)
+				DynValidation("Item size to update has exceeded the maximum allowed size");
+			break;
+	}
+	return true;
+}
+
+/*
+ * token_check
+ *		ClientRequestToken handling before the transaction; true when this
+ *		exact request already succeeded (nothing to do).
+ */
+static bool
+token_check(const char *token, const char *hash)
+{
+	Oid			argtypes[2] = {TEXTOID, INT4OID};
+	Datum		values[2];
+	int			rc;
+	ApiOwnerSwitch sw;
+	bool		isnull;
+	bool		locked;
+	bool		result = false;
+
+	values[0] = CStringGetTextDatum(token);
+	values[1] = Int32GetDatum(TOKEN_LOCK_CLASS);
+	rc = SPI_execute_with_args("SELECT pg_catalog.pg_try_advisory_xact_lock($2, pg_catalog.hashtext($1))",
+							   2, argtypes, values, NULL, false, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "token lock failed: %s", SPI_result_code_string(rc));
+	locked = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (!locked)
+		DynRaise(DYN_TRANSACTION_IN_PROGRESS,
+				 "Another transaction with the same ClientRequestToken is still in progress");
+
+	ApiAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("DELETE FROM item_table.transaction_tokens"
+							   " WHERE created_at < pg_catalog.now() - interval '" TOKEN_LIFETIME "'",
+							   0, NULL, NULL, NULL, false, 0);
+	if (rc == SPI_OK_DELETE)
+		rc = SPI_execute_with_args("SELECT request_hash FROM item_table.transaction_tokens WHERE token = $1",
+								   1, argtypes, values, NULL, false, 1);
+	ApiAsCatalogOwnerEnd(&sw);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "token lookup failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed > 0)
+	{
+		char	   *seen = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+		if (strcmp(seen, hash) != 0)
+			DynRaise(DYN_IDEMPOTENT_PARAMETER_MISMATCH,
+					 "The request uses the same client token as a previous, but non-identical request. Please use a different client token.");
+		result = true;
+	}
+	return result;
+}
+
+static void
+token_record(const char *token, const char *hash)
+{
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		values[2] = {CStringGetTextDatum(token), CStringGetTextDatum(hash)};
+	ApiOwnerSwitch sw;
+	int			rc;
+
+	ApiAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("INSERT INTO item_table.transaction_tokens (token, request_hash) VALUES ($1, $2)",
+							   2, argtypes, values, NULL, false, 0);
+	ApiAsCatalogOwnerEnd(&sw);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "token insert failed: %s", SPI_result_code_string(rc));
+}
+
+Datum
+item_table_transact_write_items(PG_FUNCTION_ARGS)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	Jsonb	   *body = PG_GETARG_JSONB_P(0);
+	ApiRequest	req;
+	Jsonb	   *items_j;
+	char	   *token;
+	int			rcc;
+	List	   *elems;
+	List	   *actions = NIL;
+	List	   *lock_order;
+	ListCell   *lc;
+	char		hash[33];
+	const char *errstr = NULL;
+	volatile bool cancel = false;
+	bool		replay = false;
+	List	   *units = NIL;
+	JsonbParseState *state = NULL;
+	Jsonb	   *result;
+	static const char *const ricm_values[] = {"SIZE", "NONE"};
+
+	ApiRequestInit(&req, body);
+	items_j = ApiGetArray(&req, "TransactItems");
+	if (items_j == NULL)
+		ApiProblem(&req, "Value null at 'transactItems' failed to satisfy constraint: Member must not be null");
+	token = ApiGetString(&req, "ClientRequestToken", "clientRequestToken", false);
+	if (token != NULL && strlen(token) < 1)
+		ApiProblem(&req, "Value '%s' at 'clientRequestToken' failed to satisfy constraint: Member must have length greater than or equal to 1", token);
+	if (token != NULL && strlen(token) > TOKEN_MAX_LEN)
+		ApiProblem(&req, "Value '%s' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36", token);
+	rcc = ApiGetReturnConsumedCapacity(&req);
+	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
+					  ricm_values, lengthof(ricm_values));
+	ApiRequestCheck(&req);
+	elems = container_values(items_j, NULL);
+	if (list_length(elems) < 1)
+		DynValidation("1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1");
+	if (list_length(elems) > TRANSACT_MAX_ITEMS)
+		DynValidation("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100");
+	if (VARSIZE(body) > TRANSACT_MAX_BYTES)
+		DynValidation("Transaction request size has exceeded the maximum allowed size of 4 MB");
+
+	foreach(lc, elems)
+		actions = lappend(actions, parse_tx_action((JsonbValue *) lfirst(lc),
+												   foreach_current_index(lc)));
+
+	SPI_connect();
+	foreach(lc, actions)
+	{
+		TxAction   *a = (TxAction *) lfirst(lc);
+		ListCell   *pc;
+
+		a->def = ApiLookupTable(a->table);
+		if (a->kind == TX_UPDATE)
+			ApiCheckKeyNotUpdated(a->def, a->upd);
+		/* key problems are data errors: ValidationError reasons */
+		PG_TRY();
+		{
+			a->key = (a->kind == TX_PUT) ? ApiKeyFromItem(a->def, a->keyattrs)
+				: ApiKeyFromKeyParam(a->def, a->keyattrs);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+			MemoryContext ecxt = MemoryContextSwitchTo(callercxt);
+
+			edata = CopyErrorData();
+			MemoryContextSwitchTo(ecxt);
+			if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION)
+				PG_RE_THROW();
+			FlushErrorState();
+			a->code = "ValidationError";
+			a->message = validation_message(edata);
+			cancel = true;
+		}
+		PG_END_TRY();
+		if (cancel)
+			break;
+		foreach(pc, actions)
+		{
+			TxAction   *o = (TxAction *) lfirst(pc);
+
+			if (o == a)
+				break;
+			if (o->def->relid == a->def->relid && ItemKeyCompare(o->key, a->key) == 0)
+				DynValidation("Transaction request cannot include multiple operations on one item");
+		}
+	}
+	if (cancel)
+		raise_canceled(actions);
+
+	if (token != NULL)
+	{
+		char	   *text = JsonbToCString(NULL, &body->root, VARSIZE(body));
+
+		if (!pg_md5_hash(text, strlen(text), hash, &errstr))
+			elog(ERROR, "could not compute MD5: %s", errstr ? errstr : "unknown error");
+		replay = token_check(token, hash);
+	}
+
+	if (!replay)
+	{
+		MemoryContext oldcxt = CurrentMemoryContext;
+		ResourceOwner oldowner = CurrentResourceOwner;
+		TxAction   *volatile current = NULL;
+
+		lock_order = list_copy(actions);
+		list_sort(lock_order, tx_action_lock_cmp);
+
+		BeginInternalSubTransaction(NULL);
+		MemoryContextSwitchTo(oldcxt);
+		PG_TRY();
+		{
+			/* 1. lock every target row, in (table, key) order */
+			foreach(lc, lock_order)
+			{
+				current = (TxAction *) lfirst(lc);
+				current->old = ApiStoredItem(ApiFetchItem(current->def, current->key, true));
+			}
+			/* 2. conditions and new items, in request order */
+			foreach(lc, actions)
+			{
+				current = (TxAction *) lfirst(lc);
+				if (!check_action(current))
+					cancel = true;
+			}
+			/* 3. writes, in (table, key) order */
+			if (!cancel)
+			{
+				foreach(lc, lock_order)
+				{
+					current = (TxAction *) lfirst(lc);
+					if (current->kind == TX_CONDITION_CHECK)
+						continue;
+					if (current->new == NULL)
+					{
+						if (current->old != NULL)
+							ApiDeleteItem(current->def, current->key);
+						continue;
+					}
+					if (current->old != NULL)
+						ApiUpdateItem(current->def, current->key, AttrItemToJsonb(current->new));
+					else if (!ApiInsertItem(current->def, current->key, AttrItemToJsonb(current->new)))
+					{
+						/* a concurrent insert took the key we found absent */
+						current->code = "TransactionConflict";
+						current->message = "Transaction is ongoing for the item";
+						cancel = true;
+						break;
+					}
+				}
+			}
+			ReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(oldcxt);
+			CurrentResourceOwner = oldowner;
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+			char	   *vmsg;
+
+			MemoryContextSwitchTo(oldcxt);
+			edata = CopyErrorData();
+			FlushErrorState();
+			RollbackAndReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(oldcxt);
+			CurrentResourceOwner = oldowner;
+
+			vmsg = validation_message(edata);
+			if (current != NULL && vmsg != NULL)
+			{
+				current->code = "ValidationError";
+				current->message = vmsg;
+			}
+			else if (current != NULL && is_conflict(edata))
+			{
+				current->code = "TransactionConflict";
+				current->message = "Transaction is ongoing for the item";
+			}
+			else
+				ReThrowError(edata);
+			cancel = true;
+		}
+		PG_END_TRY();
+
+		if (cancel)
+			raise_canceled(actions);
+		if (token != NULL)
+			token_record(token, hash);
+	}
+
+	foreach(lc, actions)
+	{
+		TxAction   *a = (TxAction *) lfirst(lc);
+		int64		size = Max(a->old ? AttrItemSize(a->old) : 0,
+							   a->new ? AttrItemSize(a->new) : 0);
+
+		units = add_units(units, a->def->name, 2 * ApiWriteUnits(size));
+	}
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	push_capacity_list(&state, units, rcc);
+	result = ApiFinishResponse(&state, callercxt);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
