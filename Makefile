@@ -44,6 +44,8 @@ ISOLATION = put_race counter optimistic_lock transfer_race tx_vs_put token_in_pr
 ISOLATION_OPTS = --inputdir=test/isolation
 
 PG_CPPFLAGS = -Isrc
+# -Wextra, less the two checks that PostgreSQL's own headers (inline
+# functions in ilist.h, bufpage.h) and the fmgr calling convention trip
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 
 PG_CONFIG ?= pg_config
