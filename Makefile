@@ -19,7 +19,9 @@ OBJS = \
 	src/expr_eval.o \
 	src/expr_update.o \
 	src/api_item.o \
-	src/api_batch.o
+	src/api_batch.o \
+	src/api_index.o \
+	src/gsi.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 
@@ -34,7 +36,8 @@ SQL_PARTS = \
 	src/sql/expr_eval.sql \
 	src/sql/api.sql \
 	src/sql/api_item.sql \
-	src/sql/api_batch.sql
+	src/sql/api_batch.sql \
+	src/sql/gsi.sql
 
 DATA_built = item_table--1.0.sql
 

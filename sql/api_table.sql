@@ -90,7 +90,12 @@ SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions":
 SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "ProvisionedThroughput": {"ReadCapacityUnits": 0, "WriteCapacityUnits": 1}}');
 SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "ON_DEMAND"}');
 SELECT pg_temp.try('CreateTable', '{"TableName": 5, "AttributeDefinitions": [], "KeySchema": []}');
-SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST", "GlobalSecondaryIndexes": []}');
+-- §8.59 an LSI on a hash-only table; a GSI and an LSI sharing a name
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}, {"AttributeName": "n", "AttributeType": "N"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}], "BillingMode": "PAY_PER_REQUEST",
+	"LocalSecondaryIndexes": [{"IndexName": "byn", "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}, {"AttributeName": "n", "KeyType": "RANGE"}], "Projection": {"ProjectionType": "ALL"}}]}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "Tab1", "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}, {"AttributeName": "r", "AttributeType": "S"}, {"AttributeName": "n", "AttributeType": "N"}], "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}, {"AttributeName": "r", "KeyType": "RANGE"}], "BillingMode": "PAY_PER_REQUEST",
+	"LocalSecondaryIndexes": [{"IndexName": "byn", "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}, {"AttributeName": "n", "KeyType": "RANGE"}], "Projection": {"ProjectionType": "ALL"}}],
+	"GlobalSecondaryIndexes": [{"IndexName": "byn", "KeySchema": [{"AttributeName": "n", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}}]}');
 SELECT pg_temp.try('DescribeTable', '{"TableName": "Nope"}');
 SELECT pg_temp.try('DescribeTable', '{}');
 SELECT pg_temp.try('DeleteTable', '{"TableName": "Nope"}');

@@ -39,6 +39,8 @@
 #include "utils/uuid.h"
 
 #include "api.h"
+#include "api_index.h"
+#include "gsi.h"
 
 PG_FUNCTION_INFO_V1(item_table_create_table);
 PG_FUNCTION_INFO_V1(item_table_describe_table);
@@ -257,11 +259,17 @@ push_description(JsonbParseState **state, const TableRow *row,
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 	if (full)
 	{
+		List	   *more = ApiIndexAttributeDefinitions(row->name, row->hash_key, row->range_key);
+		ListCell   *lc;
+
 		ApiPushKey(state, "AttributeDefinitions");
 		pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
 		push_attribute_definition(state, row->hash_key, row->hash_type);
 		if (row->range_key != NULL)
 			push_attribute_definition(state, row->range_key, row->range_type);
+		foreach(lc, more)
+			push_attribute_definition(state, ((ApiAttrDef *) lfirst(lc))->name,
+									  ((ApiAttrDef *) lfirst(lc))->type);
 		pushJsonbValue(state, WJB_END_ARRAY, NULL);
 	}
 	ApiPushKey(state, "TableName");
@@ -307,6 +315,8 @@ push_description(JsonbParseState **state, const TableRow *row,
 		ApiPushString(state, "PAY_PER_REQUEST");
 		pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	}
+	if (full)
+		ApiPushIndexDescriptions(state, row->name, on_demand);
 	if (full)
 	{
 		ApiPushKey(state, "DeletionProtectionEnabled");
@@ -405,6 +415,11 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	Oid			relid;
 	char	   *physname;
 	Jsonb	   *result;
+	List	   *indexes = NIL;
+	List	   *defs = NIL;
+	int			nlsi = 0;
+	int			ngsi = 0;
+	int			nonkey_total = 0;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
@@ -416,6 +431,19 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		ApiProblem(&req, "Value null at 'keySchema' failed to satisfy constraint: Member must not be null");
 	billing = ApiGetEnum(&req, "BillingMode", "billingMode", billing_modes, lengthof(billing_modes));
 	throughput_j = ApiGetObject(&req, "ProvisionedThroughput");
+	{
+		List	   *g = read_array_of_objects(ApiGetArray(&req, "GlobalSecondaryIndexes"), "GlobalSecondaryIndexes");
+		List	   *l = read_array_of_objects(ApiGetArray(&req, "LocalSecondaryIndexes"), "LocalSecondaryIndexes");
+
+		foreach(lc, g)
+			indexes = lappend(indexes, ApiParseIndex(&req, (Jsonb *) lfirst(lc), false,
+													 foreach_current_index(lc) + 1));
+		foreach(lc, l)
+			indexes = lappend(indexes, ApiParseIndex(&req, (Jsonb *) lfirst(lc), true,
+													 foreach_current_index(lc) + 1));
+		nlsi = list_length(l);
+		ngsi = list_length(g);
+	}
 
 	attrdefs = read_array_of_objects(attrdefs_j, "AttributeDefinitions");
 	keyschema = read_array_of_objects(keyschema_j, "KeySchema");
@@ -487,49 +515,99 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		DynValidation("Both the Hash Key and the Range Key element in the KeySchema have the same name");
 	if (nkeys == 2 && keys[1].keytype != 1)
 		DynValidation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
-	if (ApiGetMember(&req, "GlobalSecondaryIndexes") != NULL ||
-		ApiGetMember(&req, "LocalSecondaryIndexes") != NULL)
-		DynValidation("Secondary indexes are not supported by this version of item_table");
+	/* indexes */
+	if (nlsi > 5)
+		DynValidation("One or more parameter values were invalid: Number of LocalSecondaryIndexes exceeds per-table limit of 5");
+	if (ngsi > 20)
+		DynRaise(DYN_LIMIT_EXCEEDED, "Subscriber limit exceeded: The number of global secondary indexes exceeds the per-table limit of 20");
+	foreach(lc, indexes)
+	{
+		ApiIndexSpec *ix = (ApiIndexSpec *) lfirst(lc);
+		ListCell   *pc;
 
-	/* attribute definitions: exactly the key attributes, each once */
+		foreach(pc, indexes)
+		{
+			if (pc == lc)
+				break;
+			if (strcmp(((ApiIndexSpec *) lfirst(pc))->name, ix->name) == 0)
+				DynValidation("One or more parameter values were invalid: Duplicate index name: %s", ix->name);
+		}
+		ApiCheckIndex(ix, keys[0].name, nkeys == 2 ? keys[1].name : NULL);
+		nonkey_total += list_length(ix->nonkey);
+		if (!ix->is_local && billing == 1 && ix->throughput != NULL)
+			DynValidation("One or more parameter values were invalid: ProvisionedThroughput should not be specified for index: %s when BillingMode is PAY_PER_REQUEST", ix->name);
+		if (!ix->is_local && billing != 1 && ix->throughput == NULL)
+			DynValidation("One or more parameter values were invalid: ProvisionedThroughput must be specified for index: %s", ix->name);
+	}
+	if (nonkey_total > 100)
+		DynValidation("One or more parameter values were invalid: Number of projected attributes in all indexes exceeds limit of 100");
+
+	/* attribute definitions: exactly the key attributes of table and indexes */
 	foreach(lc, attrdefs)
 	{
-		Jsonb	   *def = (Jsonb *) lfirst(lc);
 		ApiRequest	sub;
-		char	   *an;
-		char	   *at;
-		ListCell   *lc2;
-		bool		used = false;
+		ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
+		ListCell   *pc;
 
-		ApiRequestInit(&sub, def);
-		an = ApiGetString(&sub, "AttributeName", "attributeName", true);
-		at = ApiGetString(&sub, "AttributeType", "attributeType", true);
-		foreach(lc2, attrdefs)
+		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
+		d->name = ApiGetString(&sub, "AttributeName", "attributeName", true);
+		d->type = ApiGetString(&sub, "AttributeType", "attributeType", true);
+		foreach(pc, defs)
 		{
-			ApiRequest	sub2;
-
-			if (lc2 == lc)
-				break;
-			ApiRequestInit(&sub2, (Jsonb *) lfirst(lc2));
-			if (strcmp(ApiGetString(&sub2, "AttributeName", "attributeName", true), an) == 0)
+			if (strcmp(((ApiAttrDef *) lfirst(pc))->name, d->name) == 0)
 				DynValidation("Cannot have two attributes with the same name");
 		}
+		defs = lappend(defs, d);
+	}
+	foreach(lc, defs)
+	{
+		ApiAttrDef *d = (ApiAttrDef *) lfirst(lc);
+		bool		used = false;
+		ListCell   *kc;
+
 		for (i = 0; i < nkeys; i++)
 		{
-			if (strcmp(keys[i].name, an) == 0)
+			if (strcmp(keys[i].name, d->name) == 0)
 			{
 				used = true;
 				if (i == 0)
-					hash_type = at;
+					hash_type = d->type;
 				else
-					range_type = at;
+					range_type = d->type;
 			}
+		}
+		foreach(kc, indexes)
+		{
+			ApiIndexSpec *ix = (ApiIndexSpec *) lfirst(kc);
+
+			if (strcmp(ix->hash_key, d->name) == 0 ||
+				(ix->range_key && strcmp(ix->range_key, d->name) == 0))
+				used = true;
 		}
 		if (!used)
 			DynValidation("One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions");
 	}
 	if (hash_type == NULL || (nkeys == 2 && range_type == NULL))
 		DynValidation("Invalid KeySchema: Some index key attribute have no definition");
+	foreach(lc, indexes)
+	{
+		ApiIndexSpec *ix = (ApiIndexSpec *) lfirst(lc);
+		bool		hash_ok = false;
+		bool		range_ok = (ix->range_key == NULL);
+		ListCell   *dc;
+
+		foreach(dc, defs)
+		{
+			ApiAttrDef *d = (ApiAttrDef *) lfirst(dc);
+
+			if (strcmp(d->name, ix->hash_key) == 0)
+				hash_ok = true;
+			if (ix->range_key && strcmp(d->name, ix->range_key) == 0)
+				range_ok = true;
+		}
+		if (!hash_ok || !range_ok)
+			DynValidation("Invalid KeySchema: Some index key attribute have no definition");
+	}
 
 	/* billing */
 	if (billing == 1)
@@ -572,6 +650,22 @@ item_table_create_table(PG_FUNCTION_ARGS)
 					 " VALUES ($1, pg_catalog.gen_random_uuid(), $2::pg_catalog.oid::pg_catalog.regclass,"
 					 " $3, $4, $5, $6, $7, $8, $9)",
 					 9, argtypes, values, nulls, SPI_OK_INSERT);
+	}
+	foreach(lc, indexes)
+	{
+		ApiIndexSpec *ix = (ApiIndexSpec *) lfirst(lc);
+		int64		irc = 0,
+					iwc = 0;
+
+		if (ix->throughput != NULL)
+		{
+			ApiRequest	tp;
+
+			ApiRequestInit(&tp, ix->throughput);
+			(void) ApiGetInt(&tp, "ReadCapacityUnits", "readCapacityUnits", &irc);
+			(void) ApiGetInt(&tp, "WriteCapacityUnits", "writeCapacityUnits", &iwc);
+		}
+		ApiCreateIndex(name, relid, ix, defs, false, irc, iwc);
 	}
 	if (!fetch_row(name, &row))
 		elog(ERROR, "table \"%s\" vanished after creation", name);
@@ -622,6 +716,7 @@ item_table_delete_table(PG_FUNCTION_ARGS)
 		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
 	result = finish_description("TableDescription", &row, "DELETING", false, callercxt);
 
+	ApiDropIndexTables(name, NULL);
 	if (OidIsValid(row.relid) && get_rel_name(row.relid) != NULL)
 	{
 		if (!ItemRelOwnerCheck(row.relid, GetUserId()))

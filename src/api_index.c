@@ -1,0 +1,846 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_index.c
+ *		Secondary indexes in the table API: their definitions in CreateTable
+ *		and UpdateTable, their physical tables and trigger, their part of
+ *		DescribeTable, and UpdateTable itself.
+ *
+ * An index table is item_data."<table>.<index>" (shortened with an MD5
+ * suffix past 63 bytes, like tables), created from a parse tree as the
+ * calling user, with PRIMARY KEY (ikey, key); see gsi.c for its contents.
+ * The base table gets the maintenance triggers when its first index is
+ * created.  UpdateTable's Create makes the index in status CREATING: the
+ * trigger maintains it for every write from then on, and
+ * CALL item_table.backfill_indexes(table) fills it from the existing items
+ * batch by batch (committing each, so concurrent writes go on) and marks it
+ * ACTIVE.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_trigger.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "common/md5.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "tcop/utility.h"
+#include "utils/builtins.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+
+#include "api.h"
+#include "api_index.h"
+#include "gsi.h"
+
+PG_FUNCTION_INFO_V1(item_table_update_table);
+
+extern Datum item_table_describe_table(PG_FUNCTION_ARGS);
+
+#define MAX_GSI 20
+#define MAX_LSI 5
+#define MAX_NONKEY_TOTAL 100
+
+static const char *const key_types[] = {"HASH", "RANGE"};
+static const char *const projection_types[] = {"ALL", "KEYS_ONLY", "INCLUDE"};
+
+/* ----------------------------------------------------------------
+ * parsing index definitions
+ * ----------------------------------------------------------------
+ */
+
+static List *
+objects_of(Jsonb *arr, const char *member)
+{
+	List	   *out = NIL;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	if (arr == NULL)
+		return NIL;
+	it = JsonbIteratorInit(&arr->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+			DynRaise(DYN_SERIALIZATION, "Unexpected value in %s; expected an object", member);
+		out = lappend(out, JsonbValueToJsonb(&v));
+	}
+	return out;
+}
+
+/*
+ * ApiParseIndex
+ *		One element of GlobalSecondaryIndexes / LocalSecondaryIndexes (or a
+ *		GlobalSecondaryIndexUpdates Create).  Shape problems go to req.
+ */
+ApiIndexSpec *
+ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
+{
+	ApiIndexSpec *s = palloc0(sizeof(ApiIndexSpec));
+	ApiRequest	sub;
+	Jsonb	   *ks;
+	Jsonb	   *proj;
+	List	   *elems;
+	ListCell   *lc;
+	const char *what = is_local ? "localSecondaryIndexes" : "globalSecondaryIndexes";
+
+	s->is_local = is_local;
+	ApiRequestInit(&sub, body);
+	s->name = ApiGetTableName(&sub, "IndexName",
+							  psprintf("%s.%d.member.indexName", what, position), true);
+	ks = ApiGetArray(&sub, "KeySchema");
+	proj = ApiGetObject(&sub, "Projection");
+	if (ks == NULL)
+		ApiProblem(&sub, "Value null at '%s.%d.member.keySchema' failed to satisfy constraint: Member must not be null", what, position);
+	if (proj == NULL)
+		ApiProblem(&sub, "Value null at '%s.%d.member.projection' failed to satisfy constraint: Member must not be null", what, position);
+	if (!is_local)
+	{
+		bool		element = false;
+
+		(void) ApiGetBool(&sub, "ItemTableElementIndex", &element);
+		s->element = element;
+		s->throughput = ApiGetObject(&sub, "ProvisionedThroughput");
+	}
+	elems = objects_of(ks, "KeySchema");
+	if (ks != NULL && (list_length(elems) < 1 || list_length(elems) > 2))
+		ApiProblem(&sub, "Value at '%s.%d.member.keySchema' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1", what, position);
+	foreach(lc, elems)
+	{
+		ApiRequest	ke;
+		char	   *an;
+		int			kt;
+		int			i = foreach_current_index(lc);
+
+		if (i >= 2)
+			break;
+		ApiRequestInit(&ke, (Jsonb *) lfirst(lc));
+		an = ApiGetString(&ke, "AttributeName", "attributeName", true);
+		kt = ApiGetEnum(&ke, "KeyType", "keyType", key_types, lengthof(key_types));
+		sub.problems = list_concat(sub.problems, ke.problems);
+		if (i == 0)
+		{
+			s->hash_key = an;
+			s->first_is_hash = (kt == 0);
+		}
+		else
+		{
+			s->range_key = an;
+			s->second_is_range = (kt == 1);
+		}
+	}
+	if (proj != NULL)
+	{
+		ApiRequest	pe;
+		Jsonb	   *nonkey;
+
+		ApiRequestInit(&pe, proj);
+		s->projection = ApiGetEnum(&pe, "ProjectionType", "projectionType",
+								   projection_types, lengthof(projection_types));
+		if (s->projection < 0)
+			s->projection = PROJ_ALL;	/* DynamoDB's default */
+		nonkey = ApiGetArray(&pe, "NonKeyAttributes");
+		if (nonkey != NULL)
+		{
+			JsonbIterator *it = JsonbIteratorInit(&nonkey->root);
+			JsonbValue	v;
+			JsonbIteratorToken tok;
+
+			s->has_nonkey = true;
+			while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+			{
+				if (tok != WJB_ELEM)
+					continue;
+				if (v.type != jbvString)
+					DynRaise(DYN_SERIALIZATION, "Unexpected value in NonKeyAttributes; expected strings");
+				s->nonkey = lappend(s->nonkey, pnstrdup(v.val.string.val, v.val.string.len));
+			}
+		}
+		sub.problems = list_concat(sub.problems, pe.problems);
+	}
+	req->problems = list_concat(req->problems, sub.problems);
+	return s;
+}
+
+/*
+ * ApiCheckIndex
+ *		Semantic checks of one index against the table's key schema.
+ */
+void
+ApiCheckIndex(ApiIndexSpec *s, const char *table_hash, const char *table_range)
+{
+	if (!s->first_is_hash)
+		DynValidation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+	if (s->range_key != NULL && strcmp(s->hash_key, s->range_key) == 0)
+		DynValidation("Both the Hash Key and the Range Key element in the KeySchema have the same name");
+	if (s->range_key != NULL && !s->second_is_range)
+		DynValidation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
+	if (s->projection == PROJ_INCLUDE && (!s->has_nonkey || s->nonkey == NIL))
+		DynValidation("One or more parameter values were invalid: ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
+	if (s->projection != PROJ_INCLUDE && s->has_nonkey)
+		DynValidation("One or more parameter values were invalid: ProjectionType is %s, but NonKeyAttributes is specified",
+					  projection_types[s->projection]);
+	if (s->is_local)
+	{
+		if (table_range == NULL)
+			DynValidation("One or more parameter values were invalid: Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex");
+		if (strcmp(s->hash_key, table_hash) != 0)
+			DynValidation("One or more parameter values were invalid: Index KeySchema does not have the same leading hash key as table KeySchema for index: %s. index hash key: %s, table hash key: %s",
+						  s->name, s->hash_key, table_hash);
+		if (s->range_key == NULL)
+			DynValidation("One or more parameter values were invalid: Index KeySchema does not have a range key for index: %s",
+						  s->name);
+	}
+	if (s->element && s->is_local)
+		DynValidation("ItemTableElementIndex is only available on global secondary indexes");
+}
+
+/* ----------------------------------------------------------------
+ * physical objects
+ * ----------------------------------------------------------------
+ */
+
+static char *
+index_physical_name(const char *table, const char *index)
+{
+	char	   *full = psprintf("%s.%s", table, index);
+	char		hex[33];
+	const char *errstr = NULL;
+
+	if (strlen(full) < NAMEDATALEN)
+		return full;
+	if (!pg_md5_hash(full, strlen(full), hex, &errstr))
+		elog(ERROR, "could not compute MD5: %s", errstr ? errstr : "unknown error");
+	return psprintf("%.54s_%.8s", full, hex);
+}
+
+static void
+run_utility(Node *stmt)
+{
+	PlannedStmt *wrapper = makeNode(PlannedStmt);
+
+	wrapper->commandType = CMD_UTILITY;
+	wrapper->canSetTag = false;
+	wrapper->utilityStmt = stmt;
+	wrapper->stmt_location = -1;
+	wrapper->stmt_len = 0;
+	ProcessUtility(wrapper, "item_table index maintenance", false,
+				   PROCESS_UTILITY_SUBCOMMAND, NULL, NULL, None_Receiver, NULL);
+	CommandCounterIncrement();
+}
+
+static Oid
+create_index_table(const char *physname)
+{
+	CreateStmt *stmt = makeNode(CreateStmt);
+	ColumnDef  *ikey = makeColumnDef("ikey", ItemKeyTypeOid(), -1, InvalidOid);
+	ColumnDef  *key = makeColumnDef("key", ItemKeyTypeOid(), -1, InvalidOid);
+	ColumnDef  *item = makeColumnDef("item", JSONBOID, -1, InvalidOid);
+	Constraint *pk = makeNode(Constraint);
+	Constraint *nn = makeNode(Constraint);
+	Oid			nsp = get_namespace_oid(ITEM_DATA_SCHEMA, false);
+
+	if (OidIsValid(get_relname_relid(physname, nsp)))
+		DynRaise(DYN_RESOURCE_IN_USE, "Index table already exists: %s", physname);
+	pk->contype = CONSTR_PRIMARY;
+	pk->location = -1;
+	pk->keys = list_make2(makeString("ikey"), makeString("key"));
+	nn->contype = CONSTR_NOTNULL;
+	nn->location = -1;
+	item->constraints = list_make1(nn);
+	stmt->relation = makeRangeVar(ITEM_DATA_SCHEMA, pstrdup(physname), -1);
+	stmt->tableElts = list_make4(ikey, key, item, pk);
+	stmt->oncommit = ONCOMMIT_NOOP;
+	run_utility((Node *) stmt);
+	return get_relname_relid(physname, nsp);
+}
+
+/*
+ * ensure_triggers
+ *		The maintenance triggers on the base table, created once.
+ */
+static void
+ensure_triggers(Oid base_relid)
+{
+	char	   *relname = get_rel_name(base_relid);
+	char	   *nspname = get_namespace_name(get_rel_namespace(base_relid));
+	CreateTrigStmt *row;
+	CreateTrigStmt *trunc;
+
+	if (OidIsValid(get_trigger_oid(base_relid, "item_table_indexes", true)))
+		return;
+	row = makeNode(CreateTrigStmt);
+	row->trigname = "item_table_indexes";
+	row->relation = makeRangeVar(nspname, relname, -1);
+	row->funcname = list_make2(makeString(ITEM_TABLE_SCHEMA), makeString("index_trigger"));
+	row->row = true;
+	row->timing = TRIGGER_TYPE_AFTER;
+	row->events = TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE;
+	run_utility((Node *) row);
+
+	trunc = makeNode(CreateTrigStmt);
+	trunc->trigname = "item_table_indexes_truncate";
+	trunc->relation = makeRangeVar(nspname, relname, -1);
+	trunc->funcname = list_make2(makeString(ITEM_TABLE_SCHEMA), makeString("index_trigger"));
+	trunc->row = false;
+	trunc->timing = TRIGGER_TYPE_AFTER;
+	trunc->events = TRIGGER_TYPE_TRUNCATE;
+	run_utility((Node *) trunc);
+}
+
+static const char *
+type_of(List *attrdefs, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, attrdefs)
+	{
+		ApiAttrDef *d = (ApiAttrDef *) lfirst(lc);
+
+		if (strcmp(d->name, name) == 0)
+			return d->type;
+	}
+	return NULL;
+}
+
+/*
+ * ApiCreateIndex
+ *		Create the index table and its catalog row (as the extension owner)
+ *		and make sure the base table has the triggers.
+ */
+void
+ApiCreateIndex(const char *table, Oid base_relid, ApiIndexSpec *s, List *attrdefs,
+			   bool creating, int64 rcu, int64 wcu)
+{
+	Oid			relid = create_index_table(index_physical_name(table, s->name));
+	Oid			argtypes[14] = {TEXTOID, TEXTOID, TEXTOID, OIDOID, TEXTOID, TEXTOID,
+	TEXTOID, TEXTOID, TEXTOID, TEXTARRAYOID, BOOLOID, TEXTOID, INT8OID, INT8OID};
+	Datum		values[14];
+	char		nulls[14];
+	ApiOwnerSwitch sw;
+	int			rc;
+
+	memset(nulls, ' ', sizeof(nulls));
+	values[0] = CStringGetTextDatum(table);
+	values[1] = CStringGetTextDatum(s->name);
+	values[2] = CStringGetTextDatum(s->is_local ? "LSI" : "GSI");
+	values[3] = ObjectIdGetDatum(relid);
+	values[4] = CStringGetTextDatum(s->hash_key);
+	values[5] = CStringGetTextDatum(type_of(attrdefs, s->hash_key));
+	if (s->range_key)
+	{
+		values[6] = CStringGetTextDatum(s->range_key);
+		values[7] = CStringGetTextDatum(type_of(attrdefs, s->range_key));
+	}
+	else
+		nulls[6] = nulls[7] = 'n';
+	values[8] = CStringGetTextDatum(projection_types[s->projection]);
+	if (s->nonkey != NIL)
+	{
+		Datum	   *elems = palloc(sizeof(Datum) * list_length(s->nonkey));
+		ListCell   *lc;
+
+		foreach(lc, s->nonkey)
+			elems[foreach_current_index(lc)] = CStringGetTextDatum((char *) lfirst(lc));
+		values[9] = PointerGetDatum(construct_array(elems, list_length(s->nonkey), TEXTOID,
+													-1, false, TYPALIGN_INT));
+	}
+	else
+		nulls[9] = 'n';
+	values[10] = BoolGetDatum(s->element);
+	values[11] = CStringGetTextDatum(creating ? "CREATING" : "ACTIVE");
+	values[12] = Int64GetDatum(rcu);
+	values[13] = Int64GetDatum(wcu);
+	ApiAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("INSERT INTO item_table.indexes (table_name, index_name, kind, relid,"
+							   " hash_key, hash_type, range_key, range_type, projection_type,"
+							   " non_key_attributes, element_index, status, read_capacity, write_capacity)"
+							   " VALUES ($1, $2, $3, $4::pg_catalog.oid::pg_catalog.regclass, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+							   14, argtypes, values, nulls, false, 0);
+	ApiAsCatalogOwnerEnd(&sw);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "index catalog insert failed: %s", SPI_result_code_string(rc));
+	ensure_triggers(base_relid);
+	CacheInvalidateRelcacheByRelid(base_relid);
+}
+
+/*
+ * ApiDropIndexTables
+ *		Drop the index tables of a table (for DeleteTable), or one index.
+ */
+void
+ApiDropIndexTables(const char *table, const char *index)
+{
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		values[2] = {CStringGetTextDatum(table), (Datum) 0};
+	char		nulls[2] = {' ', 'n'};
+	int			rc;
+	uint64		i;
+	List	   *relids = NIL;
+	ListCell   *lc;
+
+	if (index != NULL)
+	{
+		values[1] = CStringGetTextDatum(index);
+		nulls[1] = ' ';
+	}
+	rc = SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.indexes"
+							   " WHERE table_name = $1 AND ($2 IS NULL OR index_name = $2)",
+							   2, argtypes, values, nulls, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "index catalog read failed: %s", SPI_result_code_string(rc));
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		relids = lappend_oid(relids, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																	SPI_tuptable->tupdesc, 1, &isnull)));
+	}
+	foreach(lc, relids)
+	{
+		Oid			relid = lfirst_oid(lc);
+		ObjectAddress addr;
+
+		if (get_rel_name(relid) == NULL)
+			continue;
+		if (!ItemRelOwnerCheck(relid, GetUserId()))
+			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
+		addr.classId = RelationRelationId;
+		addr.objectId = relid;
+		addr.objectSubId = 0;
+		performDeletion(&addr, DROP_RESTRICT, 0);
+	}
+	CommandCounterIncrement();
+	if (index != NULL)
+	{
+		ApiOwnerSwitch sw;
+
+		ApiAsCatalogOwnerBegin(&sw);
+		rc = SPI_execute_with_args("DELETE FROM item_table.indexes WHERE table_name = $1 AND index_name = $2",
+								   2, argtypes, values, NULL, false, 0);
+		ApiAsCatalogOwnerEnd(&sw);
+		if (rc != SPI_OK_DELETE)
+			elog(ERROR, "index catalog delete failed: %s", SPI_result_code_string(rc));
+	}
+}
+
+/* ----------------------------------------------------------------
+ * DescribeTable's index part
+ * ----------------------------------------------------------------
+ */
+static void
+push_key_schema(JsonbParseState **state, const char *hash, const char *range)
+{
+	const char *names[2] = {hash, range};
+	int			i;
+
+	ApiPushKey(state, "KeySchema");
+	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+	for (i = 0; i < 2 && names[i] != NULL; i++)
+	{
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(state, "AttributeName");
+		ApiPushString(state, names[i]);
+		ApiPushKey(state, "KeyType");
+		ApiPushString(state, i == 0 ? "HASH" : "RANGE");
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(state, WJB_END_ARRAY, NULL);
+}
+
+/*
+ * ApiIndexAttributeDefinitions
+ *		Attribute definitions used by the table's indexes and not by its
+ *		key schema: List of ApiAttrDef.
+ */
+List *
+ApiIndexAttributeDefinitions(const char *table, const char *hash, const char *range)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(table)};
+	List	   *out = NIL;
+	uint64		i;
+	int			rc;
+
+	rc = SPI_execute_with_args("SELECT a, t FROM (SELECT hash_key, hash_type, index_name FROM item_table.indexes WHERE table_name = $1"
+							   " UNION ALL SELECT range_key, range_type, index_name FROM item_table.indexes"
+							   " WHERE table_name = $1 AND range_key IS NOT NULL) s(a, t, i)"
+							   " GROUP BY a, t ORDER BY min(i), a",
+							   1, argtypes, values, NULL, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "index catalog read failed: %s", SPI_result_code_string(rc));
+	for (i = 0; i < SPI_processed; i++)
+	{
+		ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
+
+		d->name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+		d->type = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+		if (strcmp(d->name, hash) == 0 || (range && strcmp(d->name, range) == 0))
+			continue;
+		out = lappend(out, d);
+	}
+	return out;
+}
+
+void
+ApiPushIndexDescriptions(JsonbParseState **state, const char *table, bool on_demand)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(table)};
+	int			rc;
+	int			pass;
+	SPITupleTable *tt;
+	uint64		n;
+
+	rc = SPI_execute_with_args("SELECT i.index_name, i.kind, i.hash_key, i.range_key, i.projection_type,"
+							   " i.non_key_attributes, i.status, i.element_index,"
+							   " GREATEST(c.reltuples, 0)::int8,"
+							   " (c.relpages::int8 * pg_catalog.current_setting('block_size')::int8),"
+							   " i.read_capacity, i.write_capacity, i.backfilled"
+							   " FROM item_table.indexes i LEFT JOIN pg_catalog.pg_class c ON c.oid = i.relid"
+							   " WHERE i.table_name = $1 ORDER BY i.index_name",
+							   1, argtypes, values, NULL, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "index catalog read failed: %s", SPI_result_code_string(rc));
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	for (pass = 0; pass < 2; pass++)
+	{
+		const char *kind = pass == 0 ? "GSI" : "LSI";
+		bool		any = false;
+		uint64		i;
+
+		for (i = 0; i < n; i++)
+		{
+			HeapTuple	tup = tt->vals[i];
+			TupleDesc	desc = tt->tupdesc;
+			bool		isnull;
+			Datum		nonkey;
+			char	   *iname = SPI_getvalue(tup, desc, 1);
+
+			if (strcmp(SPI_getvalue(tup, desc, 2), kind) != 0)
+				continue;
+			if (!any)
+			{
+				ApiPushKey(state, pass == 0 ? "GlobalSecondaryIndexes" : "LocalSecondaryIndexes");
+				pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+				any = true;
+			}
+			pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+			ApiPushKey(state, "IndexName");
+			ApiPushString(state, iname);
+			push_key_schema(state, SPI_getvalue(tup, desc, 3), SPI_getvalue(tup, desc, 4));
+			ApiPushKey(state, "Projection");
+			pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+			ApiPushKey(state, "ProjectionType");
+			ApiPushString(state, SPI_getvalue(tup, desc, 5));
+			nonkey = SPI_getbinval(tup, desc, 6, &isnull);
+			if (!isnull)
+			{
+				Datum	   *elems;
+				bool	   *nulls;
+				int			ne;
+				int			k;
+
+				deconstruct_array(DatumGetArrayTypeP(nonkey), TEXTOID, -1, false,
+								  TYPALIGN_INT, &elems, &nulls, &ne);
+				ApiPushKey(state, "NonKeyAttributes");
+				pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+				for (k = 0; k < ne; k++)
+				{
+					JsonbValue	s;
+					char	   *t = TextDatumGetCString(elems[k]);
+
+					s.type = jbvString;
+					s.val.string.val = t;
+					s.val.string.len = strlen(t);
+					pushJsonbValue(state, WJB_ELEM, &s);
+				}
+				pushJsonbValue(state, WJB_END_ARRAY, NULL);
+			}
+			pushJsonbValue(state, WJB_END_OBJECT, NULL);
+			if (pass == 0)
+			{
+				bool		creating = strcmp(SPI_getvalue(tup, desc, 7), "CREATING") == 0;
+
+				ApiPushKey(state, "IndexStatus");
+				ApiPushString(state, SPI_getvalue(tup, desc, 7));
+				if (creating)
+				{
+					JsonbValue	b;
+
+					ApiPushKey(state, "Backfilling");
+					b.type = jbvBool;
+					b.val.boolean = true;
+					pushJsonbValue(state, WJB_VALUE, &b);
+				}
+				ApiPushKey(state, "ProvisionedThroughput");
+				pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+				ApiPushKey(state, "NumberOfDecreasesToday");
+				ApiPushNumeric(state, 0, 0);
+				ApiPushKey(state, "ReadCapacityUnits");
+				ApiPushNumeric(state, on_demand ? 0 : (double) DatumGetInt64(SPI_getbinval(tup, desc, 11, &isnull)), 0);
+				ApiPushKey(state, "WriteCapacityUnits");
+				ApiPushNumeric(state, on_demand ? 0 : (double) DatumGetInt64(SPI_getbinval(tup, desc, 12, &isnull)), 0);
+				pushJsonbValue(state, WJB_END_OBJECT, NULL);
+				if (DatumGetBool(SPI_getbinval(tup, desc, 8, &isnull)))
+				{
+					JsonbValue	b;
+
+					ApiPushKey(state, "ItemTableElementIndex");
+					b.type = jbvBool;
+					b.val.boolean = true;
+					pushJsonbValue(state, WJB_VALUE, &b);
+				}
+			}
+			ApiPushKey(state, "IndexSizeBytes");
+			ApiPushNumeric(state, (double) DatumGetInt64(SPI_getbinval(tup, desc, 10, &isnull)), 0);
+			ApiPushKey(state, "ItemCount");
+			ApiPushNumeric(state, (double) DatumGetInt64(SPI_getbinval(tup, desc, 9, &isnull)), 0);
+			ApiPushKey(state, "IndexArn");
+			ApiPushString(state, psprintf("arn:aws:dynamodb:local:000000000000:table/%s/index/%s", table, iname));
+			pushJsonbValue(state, WJB_END_OBJECT, NULL);
+		}
+		if (any)
+			pushJsonbValue(state, WJB_END_ARRAY, NULL);
+	}
+}
+
+/* ----------------------------------------------------------------
+ * UpdateTable
+ * ----------------------------------------------------------------
+ */
+static const char *const billing_modes[] = {"PROVISIONED", "PAY_PER_REQUEST"};
+
+Datum
+item_table_update_table(PG_FUNCTION_ARGS)
+{
+	ApiRequest	req;
+	char	   *name;
+	Jsonb	   *updates_j;
+	Jsonb	   *attrdefs_j;
+	Jsonb	   *throughput_j;
+	int			billing;
+	List	   *updates = NIL;
+	List	   *defs = NIL;
+	ItemTableDef *def;
+	ListCell   *lc;
+	int			creates = 0;
+	int			deletes = 0;
+	int64		rcu = 0,
+				wcu = 0;
+	bool		changed = false;
+	Datum		result;
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	updates_j = ApiGetArray(&req, "GlobalSecondaryIndexUpdates");
+	attrdefs_j = ApiGetArray(&req, "AttributeDefinitions");
+	throughput_j = ApiGetObject(&req, "ProvisionedThroughput");
+	billing = ApiGetEnum(&req, "BillingMode", "billingMode", billing_modes, lengthof(billing_modes));
+	ApiRequestCheck(&req);
+	if (updates_j == NULL && throughput_j == NULL && billing < 0 &&
+		ApiGetMember(&req, "StreamSpecification") == NULL &&
+		ApiGetMember(&req, "SSESpecification") == NULL &&
+		ApiGetMember(&req, "ReplicaUpdates") == NULL)
+		DynValidation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
+
+	foreach(lc, objects_of(attrdefs_j, "AttributeDefinitions"))
+	{
+		ApiRequest	sub;
+		ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
+
+		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
+		d->name = ApiGetString(&sub, "AttributeName", "attributeName", true);
+		d->type = ApiGetString(&sub, "AttributeType", "attributeType", true);
+		ApiRequestCheck(&sub);
+		defs = lappend(defs, d);
+	}
+	if (throughput_j != NULL)
+	{
+		ApiRequest	tp;
+
+		ApiRequestInit(&tp, throughput_j);
+		(void) ApiGetInt(&tp, "ReadCapacityUnits", "readCapacityUnits", &rcu);
+		(void) ApiGetInt(&tp, "WriteCapacityUnits", "writeCapacityUnits", &wcu);
+	}
+
+	SPI_connect();
+	def = ApiLookupTable(name);
+	foreach(lc, objects_of(updates_j, "GlobalSecondaryIndexUpdates"))
+	{
+		ApiRequest	sub;
+		Jsonb	   *create;
+		Jsonb	   *update;
+		Jsonb	   *del;
+
+		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
+		create = ApiGetObject(&sub, "Create");
+		update = ApiGetObject(&sub, "Update");
+		del = ApiGetObject(&sub, "Delete");
+		if ((create != NULL) + (update != NULL) + (del != NULL) != 1)
+			DynValidation("One or more parameter values were invalid: One of GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Update, or GlobalSecondaryIndexUpdate.Delete must be specified");
+		if (create != NULL)
+			creates++;
+		if (del != NULL)
+			deletes++;
+		updates = lappend(updates, lfirst(lc));
+	}
+	if (creates + deletes > 1)
+		DynRaise(DYN_LIMIT_EXCEEDED,
+				 "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table");
+
+	foreach(lc, updates)
+	{
+		ApiRequest	sub;
+		Jsonb	   *create;
+		Jsonb	   *del;
+		TableIndexes *t = GsiLoad(def->relid);
+
+		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
+		create = ApiGetObject(&sub, "Create");
+		del = ApiGetObject(&sub, "Delete");
+		if (create != NULL)
+		{
+			ApiRequest	cr;
+			ApiIndexSpec *ix;
+			ListCell   *dc;
+			int			ngsi = 0;
+			int			i;
+			int64		irc = 0,
+						iwc = 0;
+
+			ApiRequestInit(&cr, PG_GETARG_JSONB_P(0));
+			ix = ApiParseIndex(&cr, create, false, 1);
+			ApiRequestCheck(&cr);
+			ApiCheckIndex(ix, def->hash_key, def->range_key);
+			if (GsiFind(t, ix->name) != NULL)
+				DynValidation("One or more parameter values were invalid: Attempting to create an index which already exists");
+			for (i = 0; t != NULL && i < t->nindexes; i++)
+				ngsi += !t->indexes[i].is_local;
+			if (ngsi >= 20)
+				DynRaise(DYN_LIMIT_EXCEEDED, "Subscriber limit exceeded: The number of global secondary indexes exceeds the per-table limit of 20");
+			/* key attributes: definitions given, consistent with existing ones */
+			foreach(dc, list_make2(ix->hash_key, ix->range_key))
+			{
+				const char *attr = (const char *) lfirst(dc);
+				ListCell   *ac;
+				const char *given = NULL;
+				const char *existing = NULL;
+				List	   *known = ApiIndexAttributeDefinitions(name, "", NULL);
+
+				if (attr == NULL)
+					continue;
+				foreach(ac, defs)
+				{
+					if (strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
+						given = ((ApiAttrDef *) lfirst(ac))->type;
+				}
+				if (strcmp(attr, def->hash_key) == 0)
+					existing = AttrTypeName(def->hash_type);
+				else if (def->range_key && strcmp(attr, def->range_key) == 0)
+					existing = AttrTypeName(def->range_type);
+				foreach(ac, known)
+				{
+					if (strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
+						existing = ((ApiAttrDef *) lfirst(ac))->type;
+				}
+				if (given == NULL && existing == NULL)
+					DynValidation("One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s]", attr);
+				if (given != NULL && existing != NULL && strcmp(given, existing) != 0)
+					DynValidation("One or more parameter values were invalid: Attribute %s has conflicting types: %s and %s", attr, existing, given);
+				if (given == NULL)
+				{
+					ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
+
+					d->name = (char *) attr;
+					d->type = (char *) existing;
+					defs = lappend(defs, d);
+				}
+			}
+			if (ix->throughput != NULL)
+			{
+				ApiRequest	tp;
+
+				ApiRequestInit(&tp, ix->throughput);
+				(void) ApiGetInt(&tp, "ReadCapacityUnits", "readCapacityUnits", &irc);
+				(void) ApiGetInt(&tp, "WriteCapacityUnits", "writeCapacityUnits", &iwc);
+			}
+			ApiCreateIndex(name, def->relid, ix, defs, true, irc, iwc);
+			changed = true;
+		}
+		else if (del != NULL)
+		{
+			ApiRequest	dr;
+			char	   *iname;
+
+			ApiRequestInit(&dr, del);
+			iname = ApiGetTableName(&dr, "IndexName", "indexName", true);
+			ApiRequestCheck(&dr);
+			if (GsiFind(t, iname) == NULL || GsiFind(t, iname)->is_local)
+				DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Requested index %s not found", iname);
+			ApiDropIndexTables(name, iname);
+			CacheInvalidateRelcacheByRelid(def->relid);
+			changed = true;
+		}
+		/* Update: throughput of an index is recorded only */
+	}
+	if (billing >= 0 || throughput_j != NULL)
+	{
+		Oid			argtypes[4] = {TEXTOID, TEXTOID, INT8OID, INT8OID};
+		Datum		values[4];
+		char		nulls[4] = {' ', ' ', ' ', ' '};
+		ApiOwnerSwitch sw;
+
+		values[0] = CStringGetTextDatum(name);
+		if (billing >= 0)
+			values[1] = CStringGetTextDatum(billing_modes[billing]);
+		else
+			nulls[1] = 'n';
+		values[2] = Int64GetDatum(rcu);
+		values[3] = Int64GetDatum(wcu);
+		if (throughput_j == NULL)
+			nulls[2] = nulls[3] = 'n';
+		ApiAsCatalogOwnerBegin(&sw);
+		SPI_execute_with_args("UPDATE item_table.tables SET billing_mode = coalesce($2, billing_mode),"
+							  " read_capacity = coalesce($3, read_capacity), write_capacity = coalesce($4, write_capacity)"
+							  " WHERE table_name = $1", 4, argtypes, values, nulls, false, 0);
+		ApiAsCatalogOwnerEnd(&sw);
+		changed = true;
+	}
+	(void) changed;
+	SPI_finish();
+
+	/* the answer is the table's description, as DescribeTable gives it */
+	{
+		JsonbParseState *rstate = NULL;
+		JsonbValue *rq;
+
+		pushJsonbValue(&rstate, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(&rstate, "TableName");
+		ApiPushString(&rstate, name);
+		rq = pushJsonbValue(&rstate, WJB_END_OBJECT, NULL);
+		result = DirectFunctionCall1(item_table_describe_table,
+									 JsonbPGetDatum(JsonbValueToJsonb(rq)));
+	}
+	{
+		Jsonb	   *d = DatumGetJsonbP(result);
+		JsonbValue *t = getKeyJsonValueFromContainer(&d->root, "Table", 5, NULL);
+		JsonbParseState *state = NULL;
+		JsonbValue *res;
+
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(&state, "TableDescription");
+		pushJsonbValue(&state, WJB_VALUE, t);
+		res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+		PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
+	}
+}

@@ -1,0 +1,50 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_index.h
+ *		Secondary-index definitions in the table API (api_index.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ITEM_TABLE_API_INDEX_H
+#define ITEM_TABLE_API_INDEX_H
+
+#include "postgres.h"
+
+#include "api.h"
+
+/* an AttributeDefinitions entry */
+typedef struct ApiAttrDef
+{
+	char	   *name;
+	char	   *type;			/* "S", "N" or "B" */
+} ApiAttrDef;
+
+/* a parsed index definition from a request */
+typedef struct ApiIndexSpec
+{
+	char	   *name;
+	bool		is_local;
+	char	   *hash_key;
+	char	   *range_key;
+	bool		first_is_hash;
+	bool		second_is_range;
+	int			projection;		/* IndexProjection */
+	bool		has_nonkey;
+	List	   *nonkey;			/* char * */
+	bool		element;		/* ItemTableElementIndex */
+	Jsonb	   *throughput;		/* GSI ProvisionedThroughput, or NULL */
+} ApiIndexSpec;
+
+extern ApiIndexSpec *ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local,
+								   int position);
+extern void ApiCheckIndex(ApiIndexSpec *s, const char *table_hash,
+						  const char *table_range);
+extern void ApiCreateIndex(const char *table, Oid base_relid, ApiIndexSpec *s,
+						   List *attrdefs, bool creating, int64 rcu, int64 wcu);
+extern void ApiDropIndexTables(const char *table, const char *index);
+extern List *ApiIndexAttributeDefinitions(const char *table, const char *hash,
+										  const char *range);
+extern void ApiPushIndexDescriptions(JsonbParseState **state, const char *table,
+									 bool on_demand);
+
+#endif							/* ITEM_TABLE_API_INDEX_H */

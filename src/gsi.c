@@ -1,0 +1,939 @@
+/*-------------------------------------------------------------------------
+ *
+ * gsi.c
+ *		Secondary indexes kept by a row trigger, in the base write's
+ *		transaction.
+ *
+ * Each index is an ordinary table item_data."<table>.<index>" with columns
+ * (ikey item_key, key item_key, item jsonb) and PRIMARY KEY (ikey, key):
+ * ikey holds the index partition and sort values, key the base item's key,
+ * item the projected attributes.  Ordering by (ikey, key) is DynamoDB's
+ * index order (index partition, index sort, then base partition and base
+ * sort for ties), and the pair is unique even when index keys are not.
+ *
+ * The AFTER ROW trigger item_table.index_trigger() on the base table turns
+ * every insert, update and delete -- through the API or plain SQL, COPY
+ * included -- into the matching index changes: the entries of the old item
+ * that the new item no longer has are deleted, and new or changed entries
+ * are upserted.  A statement-level TRUNCATE trigger truncates the index
+ * tables.  Because the trigger runs in the writer's transaction and under
+ * the row lock the write already holds, index reads are always current:
+ * the indexes are strongly consistent, which DynamoDB's GSIs are not.
+ *
+ * Ordering and locking: index rows are written after the base row, in
+ * index-name order; an index row is only ever touched by the transaction
+ * that holds the lock on its base row, so two writers of one base item
+ * serialize on the base row and cannot interleave their index changes.
+ * Writers of different base items may contend on index pages only.
+ *
+ * Index maintenance runs as the owner of the index table, like
+ * PostgreSQL's foreign-key triggers: a role allowed to write the base table
+ * need not be granted the index tables.
+ *
+ * Sparse and invalid keys follow DynamoDB: an absent key attribute means
+ * no entry; a present but wrong-typed, empty or too-long one rejects the
+ * write, unless the write did not touch that value (an item indexed before
+ * the index existed keeps being updatable).  An element index makes one
+ * entry per member when its hash attribute is a set or a list (list members
+ * of another type are ignored), which makes "all items whose tags contain
+ * x" a single Query.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/array.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "api.h"
+#include "gsi.h"
+
+PG_FUNCTION_INFO_V1(item_table_index_trigger);
+PG_FUNCTION_INFO_V1(item_table_index_entries);
+PG_FUNCTION_INFO_V1(item_table_verify);
+PG_FUNCTION_INFO_V1(item_table_backfill_indexes);
+
+/* ----------------------------------------------------------------
+ * the definitions cache
+ * ----------------------------------------------------------------
+ */
+typedef struct GsiCacheEntry
+{
+	Oid			base_relid;		/* hash key */
+	TableIndexes *t;			/* NULL: table has no indexes */
+	bool		valid;
+} GsiCacheEntry;
+
+static HTAB *gsi_cache = NULL;
+static SPIPlanPtr gsi_load_plan = NULL;
+
+static void
+free_table_indexes(TableIndexes *t)
+{
+	int			i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->nindexes; i++)
+	{
+		if (t->indexes[i].plan_upsert)
+			SPI_freeplan(t->indexes[i].plan_upsert);
+		if (t->indexes[i].plan_delete)
+			SPI_freeplan(t->indexes[i].plan_delete);
+	}
+	MemoryContextDelete(t->cxt);
+}
+
+static void
+gsi_cache_inval(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	GsiCacheEntry *e;
+
+	if (gsi_cache == NULL)
+		return;
+	hash_seq_init(&status, gsi_cache);
+	while ((e = hash_seq_search(&status)) != NULL)
+	{
+		int			i;
+
+		if (relid == InvalidOid || e->base_relid == relid)
+		{
+			e->valid = false;
+			continue;
+		}
+		for (i = 0; e->t != NULL && i < e->t->nindexes; i++)
+		{
+			if (e->t->indexes[i].relid == relid)
+				e->valid = false;
+		}
+	}
+}
+
+static AttrType
+type_letter(const char *t)
+{
+	return t[0] == 'S' ? ATTR_S : t[0] == 'N' ? ATTR_N : ATTR_B;
+}
+
+/*
+ * GsiLoad
+ *		Index definitions of a base table, from the catalog, cached until a
+ *		relcache invalidation of the base table or an index table.  SPI
+ *		must be connected.
+ */
+TableIndexes *
+GsiLoad(Oid base_relid)
+{
+	GsiCacheEntry *e;
+	bool		found;
+	Datum		arg = ObjectIdGetDatum(base_relid);
+	int			rc;
+	uint64		n;
+	uint64		i;
+	TableIndexes *t;
+	MemoryContext old;
+
+	if (gsi_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(GsiCacheEntry);
+		ctl.hcxt = CacheMemoryContext;
+		gsi_cache = hash_create("item_table indexes", 32, &ctl,
+								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		CacheRegisterRelcacheCallback(gsi_cache_inval, (Datum) 0);
+	}
+	e = hash_search(gsi_cache, &base_relid, HASH_ENTER, &found);
+	if (found && e->valid)
+		return e->t;
+	if (found)
+		free_table_indexes(e->t);
+	e->t = NULL;
+	e->valid = false;
+
+	if (gsi_load_plan == NULL)
+	{
+		Oid			argtypes[1] = {OIDOID};
+		SPIPlanPtr	plan;
+
+		plan = SPI_prepare("SELECT i.index_name, i.kind, i.relid::pg_catalog.oid, i.hash_key, i.hash_type,"
+						   " i.range_key, i.range_type, i.projection_type, i.non_key_attributes,"
+						   " i.element_index, i.status, t.table_name, t.hash_key, t.hash_type,"
+						   " t.range_key, t.range_type"
+						   " FROM item_table.indexes i JOIN item_table.tables t USING (table_name)"
+						   " WHERE t.relid = $1::pg_catalog.regclass ORDER BY i.index_name",
+						   1, argtypes);
+		if (plan == NULL)
+			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+		SPI_keepplan(plan);
+		gsi_load_plan = plan;
+	}
+	rc = SPI_execute_plan(gsi_load_plan, &arg, NULL, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "index catalog read failed: %s", SPI_result_code_string(rc));
+	n = SPI_processed;
+	if (n == 0)
+	{
+		e->valid = true;
+		return NULL;
+	}
+
+	{
+		MemoryContext cxt = AllocSetContextCreate(CacheMemoryContext,
+												  "item_table index definitions",
+												  ALLOCSET_SMALL_SIZES);
+
+		old = MemoryContextSwitchTo(cxt);
+		t = palloc0(sizeof(TableIndexes));
+		t->cxt = cxt;
+	}
+	t->base_relid = base_relid;
+	t->nindexes = (int) n;
+	t->indexes = palloc0(sizeof(IndexDef) * n);
+	for (i = 0; i < n; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		IndexDef   *d = &t->indexes[i];
+		bool		isnull;
+		char	   *s;
+		Datum		arr;
+
+		d->name = SPI_getvalue(tup, desc, 1);
+		d->is_local = strcmp(SPI_getvalue(tup, desc, 2), "LSI") == 0;
+		d->relid = DatumGetObjectId(SPI_getbinval(tup, desc, 3, &isnull));
+		d->hash_key = SPI_getvalue(tup, desc, 4);
+		d->hash_type = type_letter(SPI_getvalue(tup, desc, 5));
+		d->range_key = SPI_getvalue(tup, desc, 6);
+		if (d->range_key)
+			d->range_type = type_letter(SPI_getvalue(tup, desc, 7));
+		s = SPI_getvalue(tup, desc, 8);
+		d->projection = strcmp(s, "ALL") == 0 ? PROJ_ALL :
+			strcmp(s, "KEYS_ONLY") == 0 ? PROJ_KEYS_ONLY : PROJ_INCLUDE;
+		arr = SPI_getbinval(tup, desc, 9, &isnull);
+		if (!isnull)
+		{
+			Datum	   *elems;
+			bool	   *nulls;
+			int			k;
+
+			deconstruct_array(DatumGetArrayTypeP(arr), TEXTOID, -1, false,
+							  TYPALIGN_INT, &elems, &nulls, &d->nnonkey);
+			d->nonkey = palloc(sizeof(char *) * Max(1, d->nnonkey));
+			for (k = 0; k < d->nnonkey; k++)
+				d->nonkey[k] = TextDatumGetCString(elems[k]);
+		}
+		d->element = DatumGetBool(SPI_getbinval(tup, desc, 10, &isnull));
+		d->creating = strcmp(SPI_getvalue(tup, desc, 11), "CREATING") == 0;
+		if (i == 0)
+		{
+			t->table_name = SPI_getvalue(tup, desc, 12);
+			t->hash_key = SPI_getvalue(tup, desc, 13);
+			t->hash_type = type_letter(SPI_getvalue(tup, desc, 14));
+			t->range_key = SPI_getvalue(tup, desc, 15);
+			if (t->range_key)
+				t->range_type = type_letter(SPI_getvalue(tup, desc, 16));
+		}
+	}
+	MemoryContextSwitchTo(old);
+	e->t = t;
+	e->valid = true;
+	return t;
+}
+
+IndexDef *
+GsiFind(TableIndexes *t, const char *index_name)
+{
+	int			i;
+
+	for (i = 0; t != NULL && i < t->nindexes; i++)
+	{
+		if (strcmp(t->indexes[i].name, index_name) == 0)
+			return &t->indexes[i];
+	}
+	return NULL;
+}
+
+char *
+GsiQualifiedName(Oid relid)
+{
+	char	   *rel = get_rel_name(relid);
+
+	if (rel == NULL)
+		elog(ERROR, "relation %u does not exist", relid);
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), rel);
+}
+
+/* ----------------------------------------------------------------
+ * entries
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * key_value_ok
+ *		Is v a valid value for an index key of type expected?  Raises
+ *		DynamoDB's error when strict and the value was changed by the write.
+ */
+static bool
+key_value_ok(IndexDef *idx, const char *attr, AttrType expected, bool is_sort,
+			 const AttrValue *v, const AttrValue *oldv, bool strict)
+{
+	bool		touched = (oldv == NULL || !AttrValueEquals(v, oldv));
+	int			limit = is_sort ? ITEMKEY_MAX_SORT_BYTES : ITEMKEY_MAX_PARTITION_BYTES;
+
+	if (v->type != expected)
+	{
+		if (strict && touched)
+			DynValidation("One or more parameter values were invalid: Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s",
+						  attr, AttrTypeName(expected), AttrTypeName(v->type), idx->name);
+		return false;
+	}
+	if ((v->type == ATTR_S || v->type == ATTR_B) && v->u.bytes.len == 0)
+	{
+		if (strict && touched)
+			DynValidation("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s",
+						  v->type == ATTR_S ? "string" : "binary", idx->name, attr);
+		return false;
+	}
+	if ((v->type == ATTR_S || v->type == ATTR_B) && v->u.bytes.len > limit)
+	{
+		if (strict && touched)
+			DynValidation("One or more parameter values were invalid: Size of %s key of index %s has exceeded the maximum size limit of %d bytes",
+						  is_sort ? "range" : "hash", idx->name, limit);
+		return false;
+	}
+	return true;
+}
+
+static void
+part_of(const AttrValue *v, ItemKeyPart *part)
+{
+	memset(part, 0, sizeof(*part));
+	if (v->type == ATTR_N)
+	{
+		part->type = ITEMKEY_N;
+		part->num = v->u.num;
+	}
+	else
+	{
+		part->type = v->type == ATTR_S ? ITEMKEY_S : ITEMKEY_B;
+		part->bytes = v->u.bytes.data;
+		part->len = v->u.bytes.len;
+	}
+}
+
+static void
+copy_attr(AttrValue *to, const AttrValue *from, const char *name)
+{
+	AttrValue  *v;
+
+	if (name == NULL)
+		return;
+	v = AttrMapGet(from, name, strlen(name));
+	if (v != NULL)
+		AttrMapPut(to, name, strlen(name), v);
+}
+
+static AttrValue *
+project(TableIndexes *t, IndexDef *idx, const AttrValue *item)
+{
+	AttrValue  *p;
+	int			i;
+
+	if (idx->projection == PROJ_ALL)
+		return (AttrValue *) item;
+	p = AttrNewMap();
+	copy_attr(p, item, t->hash_key);
+	copy_attr(p, item, t->range_key);
+	copy_attr(p, item, idx->hash_key);
+	copy_attr(p, item, idx->range_key);
+	for (i = 0; i < idx->nnonkey; i++)
+		copy_attr(p, item, idx->nonkey[i]);
+	return p;
+}
+
+List *
+GsiEntries(TableIndexes *t, IndexDef *idx, const AttrValue *item,
+		   const AttrValue *old, bool strict)
+{
+	const AttrValue *h = AttrMapGet(item, idx->hash_key, strlen(idx->hash_key));
+	const AttrValue *r = NULL;
+	const AttrValue *oldh = old ? AttrMapGet(old, idx->hash_key, strlen(idx->hash_key)) : NULL;
+	List	   *hashes = NIL;
+	List	   *entries = NIL;
+	ItemKeyPart rp;
+	AttrValue  *projected;
+	ListCell   *lc;
+
+	/* every present key attribute is checked, even when another is absent */
+	if (idx->range_key != NULL)
+	{
+		const AttrValue *oldr = old ? AttrMapGet(old, idx->range_key, strlen(idx->range_key)) : NULL;
+		bool		range_ok;
+
+		r = AttrMapGet(item, idx->range_key, strlen(idx->range_key));
+		range_ok = r != NULL &&
+			key_value_ok(idx, idx->range_key, idx->range_type, true, r, oldr, strict);
+		if (h != NULL && !(idx->element && (AttrTypeIsSet(h->type) || h->type == ATTR_L)))
+		{
+			if (!key_value_ok(idx, idx->hash_key, idx->hash_type, false, h, oldh, strict))
+				return NIL;
+		}
+		if (!range_ok)
+			return NIL;
+		part_of(r, &rp);
+	}
+	if (h == NULL)
+		return NIL;				/* sparse */
+
+	if (idx->element && (AttrTypeIsSet(h->type) || h->type == ATTR_L))
+	{
+		int			i;
+		bool		set_of_type = (h->type == ATTR_SS && idx->hash_type == ATTR_S) ||
+			(h->type == ATTR_NS && idx->hash_type == ATTR_N) ||
+			(h->type == ATTR_BS && idx->hash_type == ATTR_B);
+
+		if (AttrTypeIsSet(h->type) && !set_of_type)
+		{
+			if (strict && (oldh == NULL || !AttrValueEquals(h, oldh)))
+				DynValidation("One or more parameter values were invalid: Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s",
+							  idx->hash_key, AttrTypeName(idx->hash_type), AttrTypeName(h->type), idx->name);
+			return NIL;
+		}
+		for (i = 0; i < h->u.list.count; i++)
+		{
+			const AttrValue *m = h->u.list.elems[i];
+
+			/* list members of another type are not indexed */
+			if (m->type != idx->hash_type)
+				continue;
+			if (key_value_ok(idx, idx->hash_key, idx->hash_type, false, m, NULL, false))
+				hashes = lappend(hashes, (void *) m);
+		}
+	}
+	else
+	{
+		if (!key_value_ok(idx, idx->hash_key, idx->hash_type, false, h, oldh, strict))
+			return NIL;
+		hashes = list_make1((void *) h);
+	}
+
+	projected = project(t, idx, item);
+	foreach(lc, hashes)
+	{
+		const AttrValue *hv = (const AttrValue *) lfirst(lc);
+		IndexEntry *e = palloc(sizeof(IndexEntry));
+		ItemKeyPart hp;
+		ListCell   *pc;
+		bool		dup = false;
+
+		part_of(hv, &hp);
+		e->ikey = KeyCodecBuild(&hp, idx->range_key ? &rp : NULL);
+		/* a list may repeat a member: one entry each */
+		foreach(pc, entries)
+		{
+			if (ItemKeyCompare(((IndexEntry *) lfirst(pc))->ikey, e->ikey) == 0)
+				dup = true;
+		}
+		if (dup)
+			continue;
+		e->projected = projected;
+		entries = lappend(entries, e);
+	}
+	return entries;
+}
+
+/* ----------------------------------------------------------------
+ * index table writes (SPI connected; as the index owner)
+ * ----------------------------------------------------------------
+ */
+static SPIPlanPtr
+index_plan(IndexDef *idx, SPIPlanPtr *slot, const char *fmt, int nargs)
+{
+	Oid			argtypes[3] = {ItemKeyTypeOid(), ItemKeyTypeOid(), JSONBOID};
+	SPIPlanPtr	plan;
+
+	if (*slot != NULL)
+		return *slot;
+	plan = SPI_prepare(psprintf(fmt, GsiQualifiedName(idx->relid)), nargs, argtypes);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	SPI_keepplan(plan);
+	*slot = plan;
+	return plan;
+}
+
+static void
+index_upsert(IndexDef *idx, ItemKey *ikey, Datum basekey, Jsonb *item)
+{
+	Datum		args[3] = {PointerGetDatum(ikey), basekey, JsonbPGetDatum(item)};
+	SPIPlanPtr	plan = index_plan(idx, &idx->plan_upsert,
+								  "INSERT INTO %s (ikey, key, item) VALUES ($1, $2, $3)"
+								  " ON CONFLICT (ikey, key) DO UPDATE SET item = EXCLUDED.item", 3);
+	int			rc = SPI_execute_plan(plan, args, NULL, false, 0);
+
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "index insert failed: %s", SPI_result_code_string(rc));
+}
+
+static void
+index_delete(IndexDef *idx, ItemKey *ikey, Datum basekey)
+{
+	Datum		args[2] = {PointerGetDatum(ikey), basekey};
+	SPIPlanPtr	plan = index_plan(idx, &idx->plan_delete,
+								  "DELETE FROM %s WHERE ikey OPERATOR(item_table.=) $1"
+								  " AND key OPERATOR(item_table.=) $2", 2);
+	int			rc = SPI_execute_plan(plan, args, NULL, false, 0);
+
+	if (rc != SPI_OK_DELETE)
+		elog(ERROR, "index delete failed: %s", SPI_result_code_string(rc));
+}
+
+static IndexEntry *
+find_entry(List *entries, ItemKey *ikey)
+{
+	ListCell   *lc;
+
+	foreach(lc, entries)
+	{
+		IndexEntry *e = (IndexEntry *) lfirst(lc);
+
+		if (ItemKeyCompare(e->ikey, ikey) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * sync_index
+ *		Bring one index from the old item's entries to the new item's.
+ */
+static void
+sync_index(TableIndexes *t, IndexDef *idx, Datum oldkey, const AttrValue *olditem,
+		   Datum newkey, const AttrValue *newitem, bool same_key)
+{
+	List	   *olde = olditem ? GsiEntries(t, idx, olditem, NULL, false) : NIL;
+	List	   *newe = newitem ? GsiEntries(t, idx, newitem, olditem, true) : NIL;
+	ListCell   *lc;
+
+	foreach(lc, olde)
+	{
+		IndexEntry *e = (IndexEntry *) lfirst(lc);
+
+		if (!same_key || find_entry(newe, e->ikey) == NULL)
+			index_delete(idx, e->ikey, oldkey);
+	}
+	foreach(lc, newe)
+	{
+		IndexEntry *e = (IndexEntry *) lfirst(lc);
+		IndexEntry *o = same_key ? find_entry(olde, e->ikey) : NULL;
+
+		if (o == NULL || !AttrValueEquals(o->projected, e->projected))
+			index_upsert(idx, e->ikey, newkey, AttrItemToJsonb(e->projected));
+	}
+}
+
+/* run as the owner of rel: index tables belong to the table's creator */
+static void
+as_owner_begin(Oid relid, Oid *save_user, int *save_sec)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	GetUserIdAndSecContext(save_user, save_sec);
+	SetUserIdAndSecContext(owner, *save_sec | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_NOFORCE_RLS);
+}
+
+/*
+ * item_table_index_trigger
+ *		AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW, and AFTER TRUNCATE
+ *		FOR EACH STATEMENT, on item tables that have indexes.
+ */
+Datum
+item_table_index_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TupleDesc	desc;
+	TableIndexes *t;
+	int			keycol;
+	int			itemcol;
+	Oid			save_user;
+	int			save_sec;
+	int			i;
+	bool		isnull;
+	Datum		oldkey = (Datum) 0;
+	Datum		newkey = (Datum) 0;
+	AttrValue  *olditem = NULL;
+	AttrValue  *newitem = NULL;
+	bool		same_key = true;
+	MemoryContext rowcxt;
+	MemoryContext oldcxt;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		elog(ERROR, "index_trigger: not called by trigger manager");
+	if (!TRIGGER_FIRED_AFTER(td->tg_event))
+		elog(ERROR, "index_trigger: must be fired AFTER");
+
+	SPI_connect();
+	t = GsiLoad(RelationGetRelid(td->tg_relation));
+	if (t == NULL)
+	{
+		SPI_finish();
+		return PointerGetDatum(NULL);
+	}
+	as_owner_begin(t->indexes[0].relid, &save_user, &save_sec);
+
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+	{
+		for (i = 0; i < t->nindexes; i++)
+		{
+			int			rc = SPI_execute(psprintf("TRUNCATE %s",
+												  GsiQualifiedName(t->indexes[i].relid)),
+										 false, 0);
+
+			if (rc != SPI_OK_UTILITY)
+				elog(ERROR, "index truncate failed: %s", SPI_result_code_string(rc));
+		}
+		SetUserIdAndSecContext(save_user, save_sec);
+		SPI_finish();
+		return PointerGetDatum(NULL);
+	}
+	if (!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		elog(ERROR, "index_trigger: must be fired FOR EACH ROW");
+
+	/* per-row allocations go away with this context */
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table index row",
+								   ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(rowcxt);
+
+	desc = RelationGetDescr(td->tg_relation);
+	keycol = SPI_fnumber(desc, "key");
+	itemcol = SPI_fnumber(desc, "item");
+	if (keycol <= 0 || itemcol <= 0)
+		elog(ERROR, "item table \"%s\" lacks its key or item column",
+			 RelationGetRelationName(td->tg_relation));
+
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+	{
+		newkey = SPI_getbinval(td->tg_trigtuple, desc, keycol, &isnull);
+		newitem = AttrItemFromJsonb(DatumGetJsonbP(SPI_getbinval(td->tg_trigtuple, desc, itemcol, &isnull)));
+	}
+	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		oldkey = SPI_getbinval(td->tg_trigtuple, desc, keycol, &isnull);
+		olditem = AttrItemFromJsonb(DatumGetJsonbP(SPI_getbinval(td->tg_trigtuple, desc, itemcol, &isnull)));
+	}
+	else
+	{
+		oldkey = SPI_getbinval(td->tg_trigtuple, desc, keycol, &isnull);
+		olditem = AttrItemFromJsonb(DatumGetJsonbP(SPI_getbinval(td->tg_trigtuple, desc, itemcol, &isnull)));
+		newkey = SPI_getbinval(td->tg_newtuple, desc, keycol, &isnull);
+		newitem = AttrItemFromJsonb(DatumGetJsonbP(SPI_getbinval(td->tg_newtuple, desc, itemcol, &isnull)));
+		same_key = ItemKeyCompare(DatumGetItemKeyPP(oldkey), DatumGetItemKeyPP(newkey)) == 0;
+	}
+
+	for (i = 0; i < t->nindexes; i++)
+		sync_index(t, &t->indexes[i], oldkey, olditem, newkey, newitem, same_key);
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(rowcxt);
+	SetUserIdAndSecContext(save_user, save_sec);
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/* ----------------------------------------------------------------
+ * index_entries(table, index, key, item): the entries of one item
+ * ----------------------------------------------------------------
+ */
+static TableIndexes *
+load_by_name(const char *table_name)
+{
+	ItemTableDef *def = ApiLookupTable(table_name);
+
+	return GsiLoad(def->relid);
+}
+
+Datum
+item_table_index_entries(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *index = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	Jsonb	   *itemj = PG_GETARG_JSONB_P(3);
+	TableIndexes *t;
+	IndexDef   *idx;
+	List	   *entries;
+	ListCell   *lc;
+	MemoryContext callercxt = CurrentMemoryContext;
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	t = load_by_name(table);
+	idx = GsiFind(t, index);
+	if (idx == NULL)
+		DynValidation("The table does not have the specified index: %s", index);
+	entries = GsiEntries(t, idx, AttrItemFromJsonb(itemj), NULL, false);
+	foreach(lc, entries)
+	{
+		IndexEntry *e = (IndexEntry *) lfirst(lc);
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+		MemoryContext old = MemoryContextSwitchTo(callercxt);
+
+		values[0] = PointerGetDatum(KeyCodecMakeVarlena(ITEMKEY_DATA(e->ikey), ITEMKEY_LEN(e->ikey)));
+		values[1] = JsonbPGetDatum(AttrItemToJsonb(e->projected));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------
+ * verify(table): every index rebuilt from the base items and compared
+ * ----------------------------------------------------------------
+ */
+Datum
+item_table_verify(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	ItemTableDef *def;
+	TableIndexes *t;
+	int			i;
+	MemoryContext callercxt = CurrentMemoryContext;
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	def = ApiLookupTable(table);
+	t = GsiLoad(def->relid);
+	/*
+	 * item_key hashes only partitions, which makes hash joins over index
+	 * keys degenerate when partitions are few: compare by merge join.
+	 */
+	SPI_execute("SELECT pg_catalog.set_config('enable_hashjoin', 'off', true)", false, 0);
+	for (i = 0; t != NULL && i < t->nindexes; i++)
+	{
+		IndexDef   *idx = &t->indexes[i];
+		Oid			argtypes[2] = {TEXTOID, TEXTOID};
+		Datum		args[2] = {CStringGetTextDatum(table), CStringGetTextDatum(idx->name)};
+		char	   *sql;
+		int			rc;
+		uint64		r;
+
+		sql = psprintf("SELECT CASE WHEN i.key IS NULL THEN 'missing' WHEN x.key IS NULL THEN 'extra' ELSE 'stale' END,"
+					   " coalesce(x.ikey, i.ikey), coalesce(x.key, i.key),"
+					   " pg_catalog.jsonb_build_object('expected', x.item, 'found', i.item)"
+					   " FROM (SELECT e.ikey, b.key, e.projected AS item FROM %s b,"
+					   "       LATERAL item_table.index_entries($1, $2, b.key, b.item) e) x"
+					   " FULL JOIN %s i ON i.ikey OPERATOR(item_table.=) x.ikey AND i.key OPERATOR(item_table.=) x.key"
+					   " WHERE i.key IS NULL OR x.key IS NULL OR i.item OPERATOR(pg_catalog.<>) x.item"
+					   " ORDER BY 2, 3",
+					   GsiQualifiedName(def->relid), GsiQualifiedName(idx->relid));
+		rc = SPI_execute_with_args(sql, 2, argtypes, args, NULL, true, 0);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "verify failed: %s", SPI_result_code_string(rc));
+		for (r = 0; r < SPI_processed; r++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[r];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			Datum		values[5];
+			bool		nulls[5] = {false, false, false, false, false};
+			bool		isnull;
+			MemoryContext old = MemoryContextSwitchTo(callercxt);
+
+			values[0] = CStringGetTextDatum(idx->name);
+			values[1] = CStringGetTextDatum(SPI_getvalue(tup, desc, 1));
+			values[2] = datumCopy(SPI_getbinval(tup, desc, 2, &isnull), false, -1);
+			values[3] = datumCopy(SPI_getbinval(tup, desc, 3, &isnull), false, -1);
+			values[4] = datumCopy(SPI_getbinval(tup, desc, 4, &isnull), false, -1);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------
+ * CALL backfill_indexes(table [, batch_size])
+ * ----------------------------------------------------------------
+ */
+Datum
+item_table_backfill_indexes(PG_FUNCTION_ARGS)
+{
+	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	int			batch = PG_ARGISNULL(1) ? 1000 : PG_GETARG_INT32(1);
+	ItemTableDef *def;
+	TableIndexes *t;
+	char	   *base;
+	Oid			base_relid;
+	int64		total;
+	int			i;
+	List	   *creating = NIL;
+	ListCell   *lc;
+
+	if (batch < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_size must be positive")));
+	SPI_connect_ext(SPI_OPT_NONATOMIC);
+	def = ApiLookupTable(table);
+	base_relid = def->relid;
+	t = GsiLoad(base_relid);
+	for (i = 0; t != NULL && i < t->nindexes; i++)
+	{
+		if (t->indexes[i].creating)
+			creating = lappend(creating, pstrdup(t->indexes[i].name));
+	}
+	if (creating == NIL)
+	{
+		ereport(NOTICE, (errmsg("table \"%s\" has no index being created", table)));
+		SPI_finish();
+		PG_RETURN_VOID();
+	}
+	base = GsiQualifiedName(base_relid);
+	SPI_execute(psprintf("SELECT count(*) FROM %s", base), true, 0);
+	{
+		bool		isnull;
+
+		total = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+
+	foreach(lc, creating)
+	{
+		char	   *index = (char *) lfirst(lc);
+		ItemKey    *last = NULL;
+		int64		done = 0;
+		int			lastpct = -1;
+
+		for (;;)
+		{
+			Oid			argtypes[2] = {ItemKeyTypeOid(), INT4OID};
+			Datum		args[2];
+			char		nulls[2] = {' ', ' '};
+			int			rc;
+			uint64		n;
+			uint64		r;
+			IndexDef   *idx;
+
+			CHECK_FOR_INTERRUPTS();
+			/* definitions may have been reloaded after the last commit */
+			t = GsiLoad(base_relid);
+			idx = GsiFind(t, index);
+			if (idx == NULL)
+				break;			/* deleted meanwhile */
+			args[0] = last ? PointerGetDatum(last) : (Datum) 0;
+			if (last == NULL)
+				nulls[0] = 'n';
+			args[1] = Int32GetDatum(batch);
+			/* FOR SHARE: a concurrent write of these items waits for our commit */
+			rc = SPI_execute_with_args(psprintf("SELECT key, item FROM %s WHERE $1 IS NULL OR key OPERATOR(item_table.>) $1"
+												" ORDER BY key LIMIT $2 FOR SHARE", base),
+									   2, argtypes, args, nulls, false, 0);
+			if (rc != SPI_OK_SELECT)
+				elog(ERROR, "backfill read failed: %s", SPI_result_code_string(rc));
+			n = SPI_processed;
+			if (n == 0)
+				break;
+			{
+				SPITupleTable *tt = SPI_tuptable;
+				Oid			save_user;
+				int			save_sec;
+
+				as_owner_begin(idx->relid, &save_user, &save_sec);
+				for (r = 0; r < n; r++)
+				{
+					bool		isnull;
+					Datum		key = SPI_getbinval(tt->vals[r], tt->tupdesc, 1, &isnull);
+					AttrValue  *item = AttrItemFromJsonb(DatumGetJsonbP(SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &isnull)));
+					List	   *entries = GsiEntries(t, idx, item, NULL, false);
+					ListCell   *ec;
+
+					foreach(ec, entries)
+					{
+						IndexEntry *e = (IndexEntry *) lfirst(ec);
+
+						index_upsert(idx, e->ikey, key, AttrItemToJsonb(e->projected));
+					}
+					if (r == n - 1)
+					{
+						MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+						if (last)
+							pfree(last);
+						last = (ItemKey *) PG_DETOAST_DATUM_COPY(key);
+						MemoryContextSwitchTo(old);
+					}
+				}
+				SetUserIdAndSecContext(save_user, save_sec);
+			}
+			done += n;
+			{
+				Oid			ct[3] = {TEXTOID, TEXTOID, INT8OID};
+				Datum		cv[3] = {CStringGetTextDatum(table), CStringGetTextDatum(index), Int64GetDatum(done)};
+				ApiOwnerSwitch sw;
+
+				ApiAsCatalogOwnerBegin(&sw);
+				SPI_execute_with_args("UPDATE item_table.indexes SET backfilled = $3"
+									  " WHERE table_name = $1 AND index_name = $2",
+									  3, ct, cv, NULL, false, 0);
+				ApiAsCatalogOwnerEnd(&sw);
+			}
+			{
+				int			pct = total > 0 ? (int) Min(100, done * 100 / total) : 100;
+
+				if (pct / 10 != lastpct / 10 || (uint64) batch > n)
+					ereport(NOTICE,
+							(errmsg("backfilling index \"%s\" of table \"%s\": " INT64_FORMAT " of about " INT64_FORMAT " items (%d%%)",
+									index, table, done, total, pct)));
+				lastpct = pct;
+			}
+			SPI_commit();
+		}
+		{
+			Oid			ct[2] = {TEXTOID, TEXTOID};
+			Datum		cv[2] = {CStringGetTextDatum(table), CStringGetTextDatum(index)};
+			ApiOwnerSwitch sw;
+
+			ApiAsCatalogOwnerBegin(&sw);
+			SPI_execute_with_args("UPDATE item_table.indexes SET status = 'ACTIVE'"
+								  " WHERE table_name = $1 AND index_name = $2",
+								  2, ct, cv, NULL, false, 0);
+			ApiAsCatalogOwnerEnd(&sw);
+			CacheInvalidateRelcacheByRelid(base_relid);
+			ereport(NOTICE,
+					(errmsg("index \"%s\" of table \"%s\" is ACTIVE (" INT64_FORMAT " items scanned)",
+							index, table, done)));
+			SPI_commit();
+		}
+		if (last)
+			pfree(last);
+	}
+	SPI_finish();
+	PG_RETURN_VOID();
+}
