@@ -43,7 +43,7 @@ DATA_built = item_table--1.0.sql
 
 REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_item api_invalid api_batch
 REGRESS_OPTS = --inputdir=.
-ISOLATION = put_race counter optimistic_lock transfer_race tx_vs_put token_in_progress
+ISOLATION = put_race counter optimistic_lock transfer_race tx_vs_put token_in_progress gsi_races
 ISOLATION_OPTS = --inputdir=test/isolation
 
 PG_CPPFLAGS = -Isrc
