@@ -41,7 +41,7 @@ SQL_PARTS = \
 
 DATA_built = item_table--1.0.sql
 
-REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_item api_invalid api_batch
+REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_item api_invalid api_batch gsi
 REGRESS_OPTS = --inputdir=.
 ISOLATION = put_race counter optimistic_lock transfer_race tx_vs_put token_in_progress gsi_races
 ISOLATION_OPTS = --inputdir=test/isolation

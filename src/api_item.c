@@ -587,6 +587,7 @@ extern Datum item_table_batch_get_item(PG_FUNCTION_ARGS);
 extern Datum item_table_batch_write_item(PG_FUNCTION_ARGS);
 extern Datum item_table_transact_get_items(PG_FUNCTION_ARGS);
 extern Datum item_table_transact_write_items(PG_FUNCTION_ARGS);
+extern Datum item_table_update_table(PG_FUNCTION_ARGS);
 
 static const ActionEntry actions[] = {
 	{"BatchGetItem", item_table_batch_get_item},
@@ -601,6 +602,7 @@ static const ActionEntry actions[] = {
 	{"TransactGetItems", item_table_transact_get_items},
 	{"TransactWriteItems", item_table_transact_write_items},
 	{"UpdateItem", item_table_update_item},
+	{"UpdateTable", item_table_update_table},
 };
 
 Datum
