@@ -21,7 +21,8 @@ OBJS = \
 	src/api_item.o \
 	src/api_batch.o \
 	src/api_index.o \
-	src/gsi.o
+	src/gsi.o \
+	src/api_query.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 
@@ -37,11 +38,12 @@ SQL_PARTS = \
 	src/sql/api.sql \
 	src/sql/api_item.sql \
 	src/sql/api_batch.sql \
-	src/sql/gsi.sql
+	src/sql/gsi.sql \
+	src/sql/api_query.sql
 
 DATA_built = item_table--1.0.sql
 
-REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_item api_invalid api_batch gsi
+REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_item api_invalid api_batch gsi api_query query_pagination scan_segments
 REGRESS_OPTS = --inputdir=.
 ISOLATION = put_race counter optimistic_lock transfer_race tx_vs_put token_in_progress gsi_races
 ISOLATION_OPTS = --inputdir=test/isolation

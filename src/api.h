@@ -81,6 +81,10 @@ typedef struct ItemTableDef
 	SPIPlanPtr	plan_update;
 	SPIPlanPtr	plan_delete;
 	SPIPlanPtr	plan_upsert;
+	/* Query and Scan (api_query.c): read forward, backward, one segment */
+	SPIPlanPtr	plan_read_forward;
+	SPIPlanPtr	plan_read_backward;
+	SPIPlanPtr	plan_read_segment;
 } ItemTableDef;
 
 /* look up a table; ResourceNotFoundException when it does not exist */
@@ -88,6 +92,10 @@ extern ItemTableDef *ApiLookupTable(const char *name);
 extern void ApiForgetTable(const char *name);
 extern SPIPlanPtr ApiTablePlan(ItemTableDef *def, SPIPlanPtr *slot,
 							   const char *sql_template, int nargs, Oid *argtypes);
+/* the same, prepared with SPI_prepare_cursor() and these CURSOR_OPT_* options */
+extern SPIPlanPtr ApiTablePlanOpts(ItemTableDef *def, SPIPlanPtr *slot,
+								   const char *sql_template, int nargs,
+								   Oid *argtypes, int cursor_options);
 extern Oid	ItemKeyTypeOid(void);
 
 /* ---- keys ---- */

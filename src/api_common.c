@@ -302,7 +302,8 @@ static void
 free_plans(ItemTableDef *def)
 {
 	SPIPlanPtr *plans[] = {&def->plan_get, &def->plan_get_lock, &def->plan_insert,
-	&def->plan_update, &def->plan_delete, &def->plan_upsert};
+	&def->plan_update, &def->plan_delete, &def->plan_upsert,
+	&def->plan_read_forward, &def->plan_read_backward, &def->plan_read_segment};
 	int			i;
 
 	for (i = 0; i < (int) lengthof(plans); i++)
@@ -473,6 +474,18 @@ SPIPlanPtr
 ApiTablePlan(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
 			 int nargs, Oid *argtypes)
 {
+	return ApiTablePlanOpts(def, slot, sql_template, nargs, argtypes, 0);
+}
+
+/*
+ * ApiTablePlanOpts
+ *		ApiTablePlan with cursor options (SPI_prepare_cursor), e.g. to ask
+ *		for a generic plan made for fetching the first rows fast.
+ */
+SPIPlanPtr
+ApiTablePlanOpts(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
+				 int nargs, Oid *argtypes, int cursor_options)
+{
 	char	   *relname;
 	char	   *nspname;
 	char	   *sql;
@@ -485,7 +498,7 @@ ApiTablePlan(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
 	if (relname == NULL || nspname == NULL)
 		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
 	sql = psprintf(sql_template, quote_qualified_identifier(nspname, relname));
-	plan = SPI_prepare(sql, nargs, argtypes);
+	plan = SPI_prepare_cursor(sql, nargs, argtypes, cursor_options);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
 			 SPI_result_code_string(SPI_result));

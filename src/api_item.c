@@ -588,6 +588,8 @@ extern Datum item_table_batch_write_item(PG_FUNCTION_ARGS);
 extern Datum item_table_transact_get_items(PG_FUNCTION_ARGS);
 extern Datum item_table_transact_write_items(PG_FUNCTION_ARGS);
 extern Datum item_table_update_table(PG_FUNCTION_ARGS);
+extern Datum item_table_query(PG_FUNCTION_ARGS);
+extern Datum item_table_scan(PG_FUNCTION_ARGS);
 
 static const ActionEntry actions[] = {
 	{"BatchGetItem", item_table_batch_get_item},
@@ -599,6 +601,8 @@ static const ActionEntry actions[] = {
 	{"GetItem", item_table_get_item},
 	{"ListTables", item_table_list_tables},
 	{"PutItem", item_table_put_item},
+	{"Query", item_table_query},
+	{"Scan", item_table_scan},
 	{"TransactGetItems", item_table_transact_get_items},
 	{"TransactWriteItems", item_table_transact_write_items},
 	{"UpdateItem", item_table_update_item},
