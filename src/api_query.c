@@ -66,13 +66,15 @@
  * against the key schema and the key condition (Scan: its segment).
  *
  * Indexes.  Everything below works on a ReadTarget: a physical table keyed
- * by item_key plus the key schema that item_key encodes.  Today the only
- * target is the table itself.  A secondary index becomes another target:
- * its index table (ikey item_key, key item_key, item jsonb) ordered by
- * (ikey, key), its key schema for ikey, its own plans (the range on ikey,
- * resuming after (ikey, key) with a row comparison), LastEvaluatedKey and
- * ExclusiveStartKey with the index keys plus the table keys, and its
- * projection rules; table_target() is where it plugs in.
+ * by item_key plus the key schema that item_key encodes.  The target is the
+ * table itself or a secondary index: its index table (ikey item_key, key
+ * item_key, item jsonb) ordered by (ikey, key), with its own plans (the
+ * range on ikey, resuming after (ikey, key) with a row comparison, since
+ * many items may share one index key).  LastEvaluatedKey and
+ * ExclusiveStartKey of an index read carry the index keys plus the table
+ * keys.  check_index_read() applies the projection rules: a GSI answers
+ * only with what it projects; an LSI fetches the table's item when asked
+ * for more, as DynamoDB does.
  *
  * Memory: the request is parsed in the caller's context; after SPI_connect
  * everything lives in SPI's procedure context, the items of the page
@@ -101,6 +103,7 @@
 #include "api.h"
 #include "expr.h"
 #include "gsi.h"
+#include "gsi.h"
 
 PG_FUNCTION_INFO_V1(item_table_query);
 PG_FUNCTION_INFO_V1(item_table_scan);
@@ -127,6 +130,22 @@ PG_FUNCTION_INFO_V1(item_key_segment);
 #define READ_SEGMENT_SQL	READ_COLUMNS \
 	" AND " ITEM_TABLE_SCHEMA ".item_key_segment(key, $3) OPERATOR(pg_catalog.=) $4" \
 	" ORDER BY key USING OPERATOR(" ITEM_TABLE_SCHEMA ".<)"
+
+/*
+ * Index tables have (ikey, key, item) and PRIMARY KEY (ikey, key): the range
+ * is on ikey, and $3/$4 give the position (ikey, key) to read after (or
+ * before, backward).  Without a start position, ($1, '') forward and
+ * ($2, '') backward let the row comparison select the whole range.
+ */
+#define IDX_COLUMNS	"SELECT key, item, ikey FROM %s WHERE ikey OPERATOR(" ITEM_TABLE_SCHEMA ".>=) $1" \
+					" AND ikey OPERATOR(" ITEM_TABLE_SCHEMA ".<) $2"
+#define IDX_FORWARD_SQL		IDX_COLUMNS " AND ROW(ikey, key) OPERATOR(" ITEM_TABLE_SCHEMA ".>) ROW($3, $4)" \
+	" ORDER BY ikey USING OPERATOR(" ITEM_TABLE_SCHEMA ".<), key USING OPERATOR(" ITEM_TABLE_SCHEMA ".<)"
+#define IDX_BACKWARD_SQL	IDX_COLUMNS " AND ROW(ikey, key) OPERATOR(" ITEM_TABLE_SCHEMA ".<) ROW($3, $4)" \
+	" ORDER BY ikey USING OPERATOR(" ITEM_TABLE_SCHEMA ".>), key USING OPERATOR(" ITEM_TABLE_SCHEMA ".>)"
+#define IDX_SEGMENT_SQL		IDX_COLUMNS " AND ROW(ikey, key) OPERATOR(" ITEM_TABLE_SCHEMA ".>) ROW($3, $4)" \
+	" AND " ITEM_TABLE_SCHEMA ".item_key_segment(ikey, $5) OPERATOR(pg_catalog.=) $6" \
+	" ORDER BY ikey USING OPERATOR(" ITEM_TABLE_SCHEMA ".<), key USING OPERATOR(" ITEM_TABLE_SCHEMA ".<)"
 
 /* generic plans, planned for fetching the first rows fast */
 #define READ_CURSOR_OPTIONS (CURSOR_OPT_GENERIC_PLAN | CURSOR_OPT_FAST_PLAN | CURSOR_OPT_NO_SCROLL)
@@ -163,6 +182,8 @@ typedef struct ReadTarget
 	SPIPlanPtr *plan_forward;	/* plan slots, see READ_*_SQL */
 	SPIPlanPtr *plan_backward;
 	SPIPlanPtr *plan_segment;
+	IndexDef   *idx;			/* a secondary index, or NULL */
+	bool		fetch_base;		/* LSI: read the table's item (unprojected attributes) */
 } ReadTarget;
 
 /* A range of keys; a NULL bound is unbounded */
@@ -193,13 +214,13 @@ typedef struct KeyCondition
 /*
  * table_target
  *		The target of a request on table def; index_name is the request's
- *		IndexName or NULL.  XXX Secondary indexes are not read yet: an
- *		unknown index gets DynamoDB's ValidationException, an existing one
- *		a feature-not-supported error (see the file header for the plan).
+ *		IndexName or NULL (an unknown index is DynamoDB's ValidationException).
  */
 static void
 table_target(ItemTableDef *def, const char *index_name, ReadTarget *t)
 {
+	memset(t, 0, sizeof(*t));
+	t->def = def;
 	if (index_name != NULL)
 	{
 		TableIndexes *indexes = GsiLoad(def->relid);
@@ -207,15 +228,17 @@ table_target(ItemTableDef *def, const char *index_name, ReadTarget *t)
 
 		if (idx == NULL)
 			DynValidation("The table does not have the specified index: %s", index_name);
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("Query and Scan of secondary index \"%s\" of table \"%s\" are not supported yet",
-						index_name, def->name),
-				 errhint("Read the index table %s with SQL: its primary key (ikey, key) is the index order.",
-						 GsiQualifiedName(idx->relid))));
+		t->index_name = idx->name;
+		t->idx = idx;
+		t->hash_key = idx->hash_key;
+		t->hash_type = idx->hash_type;
+		t->range_key = idx->range_key;
+		t->range_type = idx->range_type;
+		t->plan_forward = &idx->plan_read_forward;
+		t->plan_backward = &idx->plan_read_backward;
+		t->plan_segment = &idx->plan_read_segment;
+		return;
 	}
-	memset(t, 0, sizeof(*t));
-	t->def = def;
 	t->hash_key = def->hash_key;
 	t->hash_type = def->hash_type;
 	t->range_key = def->range_key;
@@ -229,8 +252,30 @@ static SPIPlanPtr
 target_plan(ReadTarget *t, SPIPlanPtr *slot, const char *sql, int nargs)
 {
 	Oid			argtypes[4] = {ItemKeyTypeOid(), ItemKeyTypeOid(), INT4OID, INT4OID};
+	Oid			idxtypes[6] = {ItemKeyTypeOid(), ItemKeyTypeOid(), ItemKeyTypeOid(),
+	ItemKeyTypeOid(), INT4OID, INT4OID};
+	SPIPlanPtr	plan;
 
-	return ApiTablePlanOpts(t->def, slot, sql, nargs, argtypes, READ_CURSOR_OPTIONS);
+	if (t->idx == NULL)
+		return ApiTablePlanOpts(t->def, slot, sql, nargs, argtypes, READ_CURSOR_OPTIONS);
+	if (*slot != NULL)
+		return *slot;
+	plan = SPI_prepare_cursor(psprintf(sql, GsiQualifiedName(t->idx->relid)), nargs,
+							  idxtypes, READ_CURSOR_OPTIONS);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare_cursor failed: %s", SPI_result_code_string(SPI_result));
+	SPI_keepplan(plan);
+	*slot = plan;
+	return plan;
+}
+
+/* the smallest item_key of all: no bytes */
+static Datum
+empty_key(void)
+{
+	static const uint8 none = 0;
+
+	return PointerGetDatum(KeyCodecMakeVarlena(&none, 0));
 }
 
 /* a copy of k with one more byte: the immediate successor of k */
@@ -284,17 +329,17 @@ key_range_contains(const KeyRange *r, const ItemKey *key)
 }
 
 static void
-describe_key_range(StringInfo out, const KeyRange *r)
+describe_key_range(StringInfo out, const KeyRange *r, const char *col)
 {
 	appendStringInfoString(out, "key range:");
 	if (r->lo == NULL && r->hi == NULL)
 		appendStringInfoString(out, " all keys");
 	if (r->lo != NULL)
-		appendStringInfo(out, " key %s %s", r->lo_incl ? ">=" : ">", ItemKeyToText(r->lo));
+		appendStringInfo(out, " %s %s %s", col, r->lo_incl ? ">=" : ">", ItemKeyToText(r->lo));
 	if (r->lo != NULL && r->hi != NULL)
 		appendStringInfoString(out, " AND");
 	if (r->hi != NULL)
-		appendStringInfo(out, " key %s %s", r->hi_incl ? "<=" : "<", ItemKeyToText(r->hi));
+		appendStringInfo(out, " %s %s %s", col, r->hi_incl ? "<=" : "<", ItemKeyToText(r->hi));
 }
 
 /* ----------------------------------------------------------------
@@ -654,6 +699,137 @@ filter_key_attribute(const ReadTarget *t, const CondNode *c)
 }
 
 /* ----------------------------------------------------------------
+ * Index projections
+ * ----------------------------------------------------------------
+ */
+
+static bool
+name_is(const char *name, int len, const char *attr)
+{
+	return attr != NULL && (int) strlen(attr) == len && memcmp(name, attr, len) == 0;
+}
+
+/* does the index store the top-level attribute name? */
+static bool
+index_projects(const ReadTarget *t, const char *name, int len)
+{
+	const IndexDef *idx = t->idx;
+	int			i;
+
+	if (idx->projection == PROJ_ALL ||
+		name_is(name, len, idx->hash_key) || name_is(name, len, idx->range_key) ||
+		name_is(name, len, t->def->hash_key) || name_is(name, len, t->def->range_key))
+		return true;
+	if (idx->projection == PROJ_INCLUDE)
+		for (i = 0; i < idx->nnonkey; i++)
+			if (name_is(name, len, idx->nonkey[i]))
+				return true;
+	return false;
+}
+
+/* add the path's attribute to *missing ("a, b") when the index lacks it */
+static void
+note_unprojected(const ReadTarget *t, const DocPath *path, StringInfo missing)
+{
+	const PathElem *e;
+	char	   *name;
+
+	if (path == NULL || path->elems[0].kind != PATH_NAME)
+		return;
+	e = &path->elems[0];
+	if (index_projects(t, e->name, e->namelen))
+		return;
+	name = pnstrdup(e->name, e->namelen);
+	/* once each: look for ", name," in ", list," */
+	{
+		char	   *hay = psprintf(", %s,", missing->data);
+		char	   *needle = psprintf(", %s,", name);
+
+		if (strstr(hay, needle) != NULL)
+			return;
+	}
+	appendStringInfo(missing, "%s%s", missing->len ? ", " : "", name);
+}
+
+static void
+operand_unprojected(const ReadTarget *t, const Operand *o, StringInfo missing)
+{
+	if (o == NULL)
+		return;
+	if (o->kind == OPND_PATH)
+		note_unprojected(t, o->path, missing);
+	operand_unprojected(t, o->args[0], missing);
+	operand_unprojected(t, o->args[1], missing);
+}
+
+static void
+filter_unprojected(const ReadTarget *t, const CondNode *c, StringInfo missing)
+{
+	int			i;
+
+	if (c == NULL)
+		return;
+	check_stack_depth();
+	filter_unprojected(t, c->left, missing);
+	filter_unprojected(t, c->right, missing);
+	for (i = 0; i < c->noperands; i++)
+		operand_unprojected(t, c->operands[i], missing);
+}
+
+/*
+ * check_index_read
+ *		What a read of a secondary index may ask for (reference 4.7 and the
+ *		index table): a GSI has only its projected attributes and no
+ *		strongly consistent reads; an LSI fetches what it does not project
+ *		from the table, as DynamoDB does at extra cost.
+ */
+static void
+check_index_read(ReadTarget *t, int select, bool consistent,
+				 const ProjectionExpr *projection, const CondNode *filter)
+{
+	StringInfoData missing;
+	int			i;
+
+	if (t->idx == NULL)
+		return;
+	if (consistent && !t->idx->is_local && !item_table_consistent_index_reads)
+		DynValidation("Consistent reads are not supported on global secondary indexes");
+	if (t->idx->projection == PROJ_ALL)
+		return;
+	if (select == SELECT_ALL_ATTRIBUTES)
+	{
+		if (!t->idx->is_local)
+			DynValidation("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL",
+						  t->idx->name);
+		t->fetch_base = true;
+		return;
+	}
+	initStringInfo(&missing);
+	if (projection != NULL)
+		for (i = 0; i < projection->npaths; i++)
+			note_unprojected(t, projection->paths[i], &missing);
+	if (missing.len > 0 && !t->idx->is_local)
+		DynValidation("One or more parameter values were invalid: Global secondary index %s does not project [%s]",
+					  t->idx->name, missing.data);
+	resetStringInfo(&missing);
+	filter_unprojected(t, filter, &missing);
+	if (missing.len > 0 && !t->idx->is_local)
+		DynValidation("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: [%s]",
+					  t->idx->name, missing.data);
+	if (t->idx->is_local)
+	{
+		/* LSI: anything unprojected comes from the table */
+		resetStringInfo(&missing);
+		if (projection != NULL)
+			for (i = 0; i < projection->npaths; i++)
+				note_unprojected(t, projection->paths[i], &missing);
+		filter_unprojected(t, filter, &missing);
+		if (missing.len > 0)
+			t->fetch_base = true;
+	}
+}
+
+/* ----------------------------------------------------------------
  * ExclusiveStartKey
  * ----------------------------------------------------------------
  */
@@ -725,6 +901,74 @@ start_key(const ReadTarget *t, const AttrValue *esk, bool for_scan)
 	if (r != NULL)
 		check_key_value(pre, t->range_key, r, true);
 	return build_key(h, r);
+}
+
+/*
+ * index_start_key
+ *		The ExclusiveStartKey of an index read: the index key attributes and
+ *		the table key attributes (a name in both counts once).  Sets *ikey
+ *		and returns the table key.
+ */
+static ItemKey *
+index_start_key(const ReadTarget *t, const AttrValue *esk, bool for_scan, ItemKey **ikey)
+{
+	const char *names[4];
+	AttrType	types[4];
+	const AttrValue *vals[4];
+	int			n = 0;
+	int			i;
+	int			j;
+
+	names[n] = t->hash_key, types[n++] = t->hash_type;
+	if (t->range_key)
+		names[n] = t->range_key, types[n++] = t->range_type;
+	names[n] = t->def->hash_key, types[n++] = t->def->hash_type;
+	if (t->def->range_key)
+		names[n] = t->def->range_key, types[n++] = t->def->range_type;
+
+	for (i = 0; i < n; i++)
+	{
+		vals[i] = AttrMapGet(esk, names[i], strlen(names[i]));
+		if (vals[i] == NULL)
+		{
+			if (for_scan)
+				DynValidation("The provided starting key is invalid: The provided key element does not match the schema");
+			DynValidation("The provided starting key is invalid");
+		}
+		if (vals[i]->type != types[i])
+		{
+			if (for_scan)
+				DynValidation("The provided starting key is invalid: The provided key element does not match the schema");
+			DynValidation("The provided key element does not match the schema");
+		}
+	}
+	/* no attribute other than the distinct key names */
+	j = 0;
+	for (i = 0; i < n; i++)
+	{
+		int			k;
+		bool		dup = false;
+
+		for (k = 0; k < i; k++)
+			if (strcmp(names[k], names[i]) == 0)
+				dup = true;
+		if (!dup)
+			j++;
+	}
+	if (esk->u.map.count != j)
+	{
+		if (for_scan)
+			DynValidation("The provided starting key is invalid: The provided key element does not match the schema");
+		DynValidation("The provided starting key is invalid");
+	}
+	i = t->range_key ? 2 : 1;
+	check_key_value(for_scan ? "The provided starting key is invalid: " : NULL,
+					t->hash_key, vals[0], false);
+	if (t->range_key)
+		check_key_value(for_scan ? "The provided starting key is invalid: " : NULL,
+						t->range_key, vals[1], true);
+	*ikey = build_key(vals[0], t->range_key ? vals[1] : NULL);
+	return build_key(vals[i], t->def->range_key ? vals[i + 1] : NULL);
 }
 
 /*
@@ -1171,6 +1415,8 @@ typedef struct ReadRequest
 	bool		forward;
 	int			total_segments; /* 0: not a parallel scan */
 	int			segment;
+	ItemKey    *start_ikey;		/* index: read after (start_ikey, start_key) */
+	ItemKey    *start_key;
 	/* what to do with it */
 	int64		limit;			/* 0: none */
 	CondNode   *filter;
@@ -1187,6 +1433,7 @@ typedef struct ReadPage
 	int64		bytes;			/* their DynamoDB size, for capacity */
 	bool		more;			/* stopped on Limit or the page cap */
 	ItemKey    *last_key;		/* key of the last item read */
+	ItemKey    *last_ikey;		/* index: its index key */
 	Jsonb	  **items;			/* what goes into Items */
 	int			nitems;
 	int			maxitems;
@@ -1199,6 +1446,29 @@ static SPIPlanPtr
 request_plan(ReadRequest *rr, Datum *args, int *nargs)
 {
 	key_range_bounds(&rr->range, &args[0], &args[1]);
+	if (rr->target.idx != NULL)
+	{
+		if (rr->start_ikey != NULL)
+		{
+			args[2] = PointerGetDatum(rr->start_ikey);
+			args[3] = PointerGetDatum(rr->start_key);
+		}
+		else
+		{
+			args[2] = rr->forward ? args[0] : args[1];
+			args[3] = empty_key();
+		}
+		if (rr->total_segments > 1)
+		{
+			args[4] = Int32GetDatum(rr->total_segments);
+			args[5] = Int32GetDatum(rr->segment);
+			*nargs = 6;
+			return target_plan(&rr->target, rr->target.plan_segment, IDX_SEGMENT_SQL, 6);
+		}
+		*nargs = 4;
+		return target_plan(&rr->target, rr->forward ? rr->target.plan_forward : rr->target.plan_backward,
+						   rr->forward ? IDX_FORWARD_SQL : IDX_BACKWARD_SQL, 4);
+	}
 	if (rr->total_segments > 1)
 	{
 		args[2] = Int32GetDatum(rr->total_segments);
@@ -1326,7 +1596,7 @@ read_page(ReadRequest *rr, ReadPage *pg)
 {
 	MemoryContext pagecxt = CurrentMemoryContext;
 	MemoryContext rowcxt;
-	Datum		args[4];
+	Datum		args[6];
 	int			nargs;
 	SPIPlanPtr	plan = request_plan(rr, args, &nargs);
 	bool		done = false;
@@ -1358,11 +1628,29 @@ read_page(ReadRequest *rr, ReadPage *pg)
 			CHECK_FOR_INTERRUPTS();
 			if (knull || jnull)
 				elog(ERROR, "stored item or key is null");
+			if (rr->target.fetch_base)
+			{
+				/* LSI: the table's item carries the unprojected attributes */
+				Jsonb	   *base = ApiFetchItem(rr->target.def, DatumGetItemKeyPP(kd), false);
+
+				if (base == NULL)
+					continue;
+				jd = JsonbPGetDatum(base);
+			}
 			if (!read_row(rr, pg, kd, jd, pagecxt, rowcxt))
 			{
 				pg->more = true;
 				done = true;
 			}
+			if (rr->target.idx != NULL && !done)
+			{
+				bool		inull;
+				ItemKey    *ik = DatumGetItemKeyPP(SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &inull));
+
+				pg->last_ikey = KeyCodecMakeVarlena(ITEMKEY_DATA(ik), ITEMKEY_LEN(ik));
+			}
+			if (done)
+				;
 			else if ((rr->limit > 0 && pg->scanned >= rr->limit) ||
 					 pg->bytes >= PAGE_MAX_BYTES)
 			{
@@ -1373,6 +1661,13 @@ read_page(ReadRequest *rr, ReadPage *pg)
 		}
 		if (!done && n < (uint64) batch)
 			done = true;		/* the range is exhausted */
+		else if (!done && rr->target.idx != NULL)
+		{
+			/* index: the next batch starts after (ikey, key) last read */
+			args[2] = PointerGetDatum(pg->last_ikey);
+			args[3] = PointerGetDatum(KeyCodecMakeVarlena(ITEMKEY_DATA(pg->last_key),
+														  ITEMKEY_LEN(pg->last_key)));
+		}
 		else if (!done)
 		{
 			/* the next batch starts after the last key read */
@@ -1391,13 +1686,37 @@ read_page(ReadRequest *rr, ReadPage *pg)
 
 /* LastEvaluatedKey: the key attributes of key, as the target names them */
 static void
-push_last_evaluated_key(JsonbParseState **state, const ReadTarget *t, const ItemKey *key)
+push_last_evaluated_key(JsonbParseState **state, const ReadTarget *t, const ItemKey *key,
+						const ItemKey *ikey)
 {
 	ItemKeyParsed parsed;
 
 	ItemKeyDecodeOrError(key, &parsed);
 	ApiPushKey(state, "LastEvaluatedKey");
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	if (t->idx != NULL)
+	{
+		/* index keys and table keys (a name in both is pushed once) */
+		ItemKeyParsed ip;
+
+		ItemKeyDecodeOrError(ikey, &ip);
+		ApiPushKey(state, t->def->hash_key);
+		ApiPushJsonb(state, ItemKeyPartToAttributeValue(&parsed.partition));
+		if (t->def->range_key != NULL && parsed.sort.type != ITEMKEY_NONE)
+		{
+			ApiPushKey(state, t->def->range_key);
+			ApiPushJsonb(state, ItemKeyPartToAttributeValue(&parsed.sort));
+		}
+		ApiPushKey(state, t->hash_key);
+		ApiPushJsonb(state, ItemKeyPartToAttributeValue(&ip.partition));
+		if (t->range_key != NULL && ip.sort.type != ITEMKEY_NONE)
+		{
+			ApiPushKey(state, t->range_key);
+			ApiPushJsonb(state, ItemKeyPartToAttributeValue(&ip.sort));
+		}
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+		return;
+	}
 	ApiPushKey(state, t->hash_key);
 	ApiPushJsonb(state, ItemKeyPartToAttributeValue(&parsed.partition));
 	if (t->range_key != NULL && parsed.sort.type != ITEMKEY_NONE)
@@ -1428,7 +1747,7 @@ run_read(ReadRequest *rr, MemoryContext callercxt)
 	push_int(&state, "Count", pg.count);
 	push_int(&state, "ScannedCount", pg.scanned);
 	if (pg.more)
-		push_last_evaluated_key(&state, &rr->target, pg.last_key);
+		push_last_evaluated_key(&state, &rr->target, pg.last_key, pg.last_ikey);
 	ApiPushConsumedCapacity(&state, rr->target.def->name,
 							ApiReadUnits(pg.bytes, rr->consistent), rr->rcc);
 	restv = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
@@ -1459,7 +1778,7 @@ run_read(ReadRequest *rr, MemoryContext callercxt)
 static List *
 explain_read(ReadRequest *rr)
 {
-	Datum		args[4];
+	Datum		args[6];
 	int			nargs;
 	SPIPlanPtr	plan = request_plan(rr, args, &nargs);
 	CachedPlan *cplan;
@@ -1472,8 +1791,13 @@ explain_read(ReadRequest *rr)
 	char	   *nl;
 
 	initStringInfo(&line);
-	describe_key_range(&line, &rr->range);
+	describe_key_range(&line, &rr->range, rr->target.idx ? "ikey" : "key");
 	lines = lappend(lines, line.data);
+	if (rr->target.idx != NULL)
+		lines = lappend(lines, psprintf("index table: %s", GsiQualifiedName(rr->target.idx->relid)));
+	if (rr->start_ikey != NULL)
+		lines = lappend(lines, psprintf("start after: (%s, %s)", ItemKeyToText(rr->start_ikey),
+										ItemKeyToText(rr->start_key)));
 	if (rr->total_segments > 1)
 		lines = lappend(lines, psprintf("segment: %d of %d", rr->segment, rr->total_segments));
 	lines = lappend(lines, psprintf("direction: %s", rr->forward ? "forward" : "backward"));
@@ -1670,12 +1994,18 @@ prepare_query(Jsonb *body, ReadRequest *rr)
 	SPI_connect();
 	def = ApiLookupTable(p.table_name);
 	table_target(def, p.index_name, &rr->target);
+	check_index_read(&rr->target, p.select, p.consistent, rr->projection, rr->filter);
 	key_condition_range(&rr->target, &kc, &rr->range, &partition);
 	filter_key = filter_key_attribute(&rr->target, rr->filter);
 	if (filter_key != NULL)
 		DynValidation("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s",
 					  filter_key);
-	if (esk != NULL)
+	if (esk != NULL && rr->target.idx != NULL)
+	{
+		rr->start_key = index_start_key(&rr->target, esk, false, &rr->start_ikey);
+		check_query_start_key(&rr->target, esk, rr->start_ikey, partition, &rr->range);
+	}
+	else if (esk != NULL)
 	{
 		ItemKey    *k = start_key(&rr->target, esk, false);
 
@@ -1793,7 +2123,16 @@ prepare_scan(Jsonb *body, ReadRequest *rr)
 	SPI_connect();
 	def = ApiLookupTable(p.table_name);
 	table_target(def, p.index_name, &rr->target);
-	if (esk != NULL)
+	check_index_read(&rr->target, p.select, p.consistent, rr->projection, rr->filter);
+	if (esk != NULL && rr->target.idx != NULL)
+	{
+		rr->start_key = index_start_key(&rr->target, esk, true, &rr->start_ikey);
+		if (rr->total_segments > 1 &&
+			key_segment(rr->start_ikey, rr->total_segments) != rr->segment)
+			DynValidation("The provided starting key is invalid: Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: %d Segment: %d",
+						  rr->total_segments, key_segment(rr->start_ikey, rr->total_segments));
+	}
+	else if (esk != NULL)
 	{
 		ItemKey    *k = start_key(&rr->target, esk, true);
 

@@ -95,6 +95,12 @@ free_table_indexes(TableIndexes *t)
 			SPI_freeplan(t->indexes[i].plan_upsert);
 		if (t->indexes[i].plan_delete)
 			SPI_freeplan(t->indexes[i].plan_delete);
+		if (t->indexes[i].plan_read_forward)
+			SPI_freeplan(t->indexes[i].plan_read_forward);
+		if (t->indexes[i].plan_read_backward)
+			SPI_freeplan(t->indexes[i].plan_read_backward);
+		if (t->indexes[i].plan_read_segment)
+			SPI_freeplan(t->indexes[i].plan_read_segment);
 	}
 	MemoryContextDelete(t->cxt);
 }

@@ -39,6 +39,9 @@ typedef struct IndexDef
 	bool		creating;		/* status CREATING (being backfilled) */
 	SPIPlanPtr	plan_upsert;
 	SPIPlanPtr	plan_delete;
+	SPIPlanPtr	plan_read_forward;	/* Query/Scan plans on the index table */
+	SPIPlanPtr	plan_read_backward;
+	SPIPlanPtr	plan_read_segment;
 } IndexDef;
 
 typedef struct TableIndexes

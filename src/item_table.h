@@ -158,4 +158,7 @@ extern int	ItemKeyCompareBytes(const uint8 *a, int alen,
 								const uint8 *b, int blen);
 extern void ItemKeyCheckPrefix(const ItemKey *prefix);
 
+/* GUCs (module.c) */
+extern PGDLLIMPORT bool item_table_consistent_index_reads;
+
 #endif							/* ITEM_TABLE_H */

@@ -11,6 +11,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "utils/guc.h"
 
 #include "item_table.h"
 
@@ -18,8 +19,18 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
+/* item_table.consistent_index_reads: accept ConsistentRead on a GSI */
+bool		item_table_consistent_index_reads = false;
+
 void
 _PG_init(void)
 {
-	/* nothing to set up yet */
+	DefineCustomBoolVariable("item_table.consistent_index_reads",
+							 "Accepts ConsistentRead=true on global secondary indexes.",
+							 "Index tables are maintained in the writing transaction, so every "
+							 "index read is strongly consistent; DynamoDB rejects the flag, and "
+							 "so does item_table unless this is on.",
+							 &item_table_consistent_index_reads,
+							 false, PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("item_table");
 }
