@@ -115,8 +115,12 @@ PG_FUNCTION_INFO_V1(item_key_segment);
 /* DynamoDB's page cap: bytes of items read (item size formula) */
 #define PAGE_MAX_BYTES			(1024 * 1024)
 
-/* cursor batches: first batch, and the most rows fetched at once */
-#define FETCH_FIRST_BATCH		64
+/*
+ * Rows read by the first batch of a page, and the most any batch reads.  A row
+ * read but not taken costs little: its large values stay TOASTed until
+ * the item is taken.  128 covers most item collections in one batch.
+ */
+#define FETCH_FIRST_BATCH		128
 #define FETCH_MAX_BATCH			1024
 
 /* rows fetched at once by item_collection() */

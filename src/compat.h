@@ -51,4 +51,12 @@
 #define ItemRelOwnerCheck(relid, roleid) object_ownercheck(RelationRelationId, (relid), (roleid))
 #endif
 
+/*
+ * ExplainState and NewExplainState() moved to their own header in
+ * PostgreSQL 18 (api_query.c explains its plans).
+ */
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_state.h"
+#endif
+
 #endif							/* ITEM_TABLE_COMPAT_H */

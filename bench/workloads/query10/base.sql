@@ -1,0 +1,2 @@
+\set id random(0, :scale / 20 - 1)
+SELECT key, item FROM item_data.qbench WHERE key OPERATOR(item_table.>=) ('S"P10#' || :id || '"')::item_table.item_key AND key OPERATOR(item_table.<) ('S"P10#' || :id || '"|~')::item_table.item_key ORDER BY key;

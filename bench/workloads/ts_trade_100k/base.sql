@@ -1,0 +1,13 @@
+\set b random(1, 1000)
+\set s 1 + (:b % 1000)
+\set asset random(1, 50)
+\set q random(1, 100)
+\set txn random(1, 2000000000)
+BEGIN;
+INSERT INTO rel_postings_100k VALUES (:b, 'AS' || :asset, '2025-01-01T00:00:00Z', 'X' || :txn, :q, :q + 0.5);
+INSERT INTO rel_postings_100k VALUES (:s, 'AS' || :asset, '2025-01-01T00:00:00Z', 'Y' || :txn, -:q, -:q - 0.5);
+INSERT INTO rel_balances_100k VALUES (:b, 'AS' || :asset, :q, :q + 0.5)
+	ON CONFLICT (account_id, asset_id) DO UPDATE SET quantity = rel_balances_100k.quantity + EXCLUDED.quantity, net_expenditure = rel_balances_100k.net_expenditure + EXCLUDED.net_expenditure;
+INSERT INTO rel_balances_100k VALUES (:s, 'AS' || :asset, -:q, -:q - 0.5)
+	ON CONFLICT (account_id, asset_id) DO UPDATE SET quantity = rel_balances_100k.quantity + EXCLUDED.quantity, net_expenditure = rel_balances_100k.net_expenditure + EXCLUDED.net_expenditure;
+COMMIT;
