@@ -35,29 +35,38 @@ SELECT batch_write_item('{"RequestItems": {"social": [
 	{"PutRequest": {"Item": {"PK": {"S": "USER#1"}, "SK": {"S": "GROUP#1"}, "joined": {"N": "1843"}, "role": {"S": "founder"}}}},
 	{"PutRequest": {"Item": {"PK": {"S": "USER#2"}, "SK": {"S": "GROUP#1"}, "joined": {"N": "1952"}, "role": {"S": "member"}}}},
 	{"PutRequest": {"Item": {"PK": {"S": "USER#2"}, "SK": {"S": "GROUP#2"}, "joined": {"N": "1959"}}}}]}}') IS NOT NULL;
+-- an inverted index: the users of a group; Limit and ExclusiveStartKey both ways
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"inverted","KeyConditionExpression":"SK = :g","ExpressionAttributeValues":{":g":{"S":"GROUP#1"}}}');
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"inverted","KeyConditionExpression":"SK = :g","ExpressionAttributeValues":{":g":{"S":"PROFILE"}},"Limit":2}');
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"inverted","KeyConditionExpression":"SK = :g","ExpressionAttributeValues":{":g":{"S":"PROFILE"}},"Limit":2, "ExclusiveStartKey":{"SK":{"S":"PROFILE"},"PK":{"S":"GROUP#1"}}}');
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"inverted","KeyConditionExpression":"SK = :g","ExpressionAttributeValues":{":g":{"S":"PROFILE"}},"ScanIndexForward":false,"Limit":1, "ExclusiveStartKey":{"SK":{"S":"PROFILE"},"PK":{"S":"USER#2"}}}');
+-- §8.17 an overloaded GSI with Limit: LastEvaluatedKey holds GSI1PK, GSI1SK, PK and SK
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"gsi1","KeyConditionExpression":"GSI1PK = :n","ExpressionAttributeValues":{":n":{"S":"NAME"}},"Limit":1}');
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"gsi1","KeyConditionExpression":"GSI1PK = :n","ExpressionAttributeValues":{":n":{"S":"NAME"}},"Limit":1,"ExclusiveStartKey":{"GSI1PK":{"S":"NAME"},"GSI1SK":{"S":"Ada"},"PK":{"S":"USER#1"},"SK":{"S":"PROFILE"}}}');
+-- §8.57 an INCLUDE GSI does not project tags: ProjectionExpression, FilterExpression
+-- and Select=ALL_ATTRIBUTES naming more are refused
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"gsi1","KeyConditionExpression":"GSI1PK = :n","ExpressionAttributeValues":{":n":{"S":"NAME"}},"ProjectionExpression":"tags"}');
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"gsi1","KeyConditionExpression":"GSI1PK = :n","ExpressionAttributeValues":{":n":{"S":"NAME"},":m":{"S":"x"}},"FilterExpression":"contains(tags, :m) or nick = :m"}');
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"gsi1","KeyConditionExpression":"GSI1PK = :n","ExpressionAttributeValues":{":n":{"S":"NAME"}},"Select":"ALL_ATTRIBUTES"}');
+-- §8.19 ConsistentRead on a GSI is refused (unless the GUC accepts it); on an LSI it is fine
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"gsi1","KeyConditionExpression":"GSI1PK = :n","ExpressionAttributeValues":{":n":{"S":"NAME"}},"ConsistentRead":true}');
 SET item_table.consistent_index_reads = on;
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"gsi1","KeyConditionExpression":"GSI1PK = :n","ExpressionAttributeValues":{":n":{"S":"NAME"}},"ConsistentRead":true, "Select":"COUNT"}');
 RESET item_table.consistent_index_reads;
+-- an element index: every item whose tags hold "math"
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"by_tag","KeyConditionExpression":"tags = :t","ExpressionAttributeValues":{":t":{"S":"math"}}}');
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"by_tag","KeyConditionExpression":"tags = :t","ExpressionAttributeValues":{":t":{"S":"math"}},"Limit":1}');
+-- §8.57 a KEYS_ONLY LSI asked for an unprojected attribute reads it from the table
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"by_joined","KeyConditionExpression":"PK = :u AND joined > :y","ExpressionAttributeValues":{":u":{"S":"USER#2"},":y":{"N":"1900"}}}');
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"by_joined","KeyConditionExpression":"PK = :u AND joined > :y","ExpressionAttributeValues":{":u":{"S":"USER#2"},":y":{"N":"1900"}},"ProjectionExpression":"#r, joined","ExpressionAttributeNames":{"#r":"role"}}');
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"by_joined","KeyConditionExpression":"PK = :u","ExpressionAttributeValues":{":u":{"S":"USER#2"}},"Select":"ALL_ATTRIBUTES","ConsistentRead":true,"ScanIndexForward":false,"Limit":1}');
+-- Scan of indexes: index order, paging, segments
 SELECT pg_temp.try('Scan', '{"TableName":"social","IndexName":"gsi1"}');
 SELECT pg_temp.try('Scan', '{"TableName":"social","IndexName":"by_tag","Limit":2}');
 SELECT pg_temp.try('Scan', '{"TableName":"social","IndexName":"by_tag","Limit":2,"ExclusiveStartKey":{"tags":{"S":"engines"},"PK":{"S":"USER#1"},"SK":{"S":"PROFILE"}}}');
 SELECT pg_temp.try('Scan', '{"TableName":"social","IndexName":"by_tag","TotalSegments":2,"Segment":0}');
 SELECT pg_temp.try('Scan', '{"TableName":"social","IndexName":"by_tag","TotalSegments":2,"Segment":1}');
+-- ExclusiveStartKey of an index read: all four key attributes, inside the partition
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"gsi1","KeyConditionExpression":"GSI1PK = :n","ExpressionAttributeValues":{":n":{"S":"NAME"}},"ExclusiveStartKey":{"GSI1PK":{"S":"NAME"},"GSI1SK":{"S":"Ada"}}}');
 SELECT pg_temp.try('Query', '{"TableName":"social","IndexName":"gsi1","KeyConditionExpression":"GSI1PK = :n","ExpressionAttributeValues":{":n":{"S":"NAME"}},"ExclusiveStartKey":{"GSI1PK":{"S":"OTHER"},"GSI1SK":{"S":"Ada"},"PK":{"S":"USER#1"},"SK":{"S":"PROFILE"}}}');
 SELECT * FROM explain_query('{"TableName":"social","IndexName":"gsi1","KeyConditionExpression":"GSI1PK = :n AND begins_with(GSI1SK, :a)","ExpressionAttributeValues":{":n":{"S":"NAME"},":a":{"S":"A"}}}');
@@ -118,3 +127,18 @@ SELECT pg_temp.try('Scan', '{"TableName":"social","IndexName":"gsi1","ExclusiveS
 SELECT pg_temp.try('Scan', '{"TableName":"social","IndexName":"gsi1","Select":"ALL_ATTRIBUTES"}');
 SELECT pg_temp.try('Scan', '{"TableName":"social","IndexName":"inverted","Select":"ALL_PROJECTED_ATTRIBUTES","Limit":1}');
 SELECT pg_temp.try('Scan', '{"TableName":"social","Select":"ALL_PROJECTED_ATTRIBUTES"}');
+-- §8.57 exactly: a KEYS_ONLY GSI on gk and a KEYS_ONLY LSI; b is projected by neither
+SELECT create_table('{"TableName": "t857", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "S"},
+		{"AttributeName": "gk", "AttributeType": "S"}, {"AttributeName": "lk", "AttributeType": "N"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+	"GlobalSecondaryIndexes": [{"IndexName": "gsi_g", "KeySchema": [{"AttributeName": "gk", "KeyType": "HASH"}], "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+	"LocalSecondaryIndexes": [{"IndexName": "lsi_l", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "lk", "KeyType": "RANGE"}], "Projection": {"ProjectionType": "KEYS_ONLY"}}]}') IS NOT NULL AS created;
+SELECT put_item('{"TableName": "t857", "Item": {"pk": {"S": "p"}, "sk": {"S": "s"}, "gk": {"S": "g1"}, "lk": {"N": "1"}, "b": {"S": "bee"}}}');
+SELECT pg_temp.try('Query', '{"TableName":"t857","IndexName":"gsi_g","KeyConditionExpression":"gk = :g","ExpressionAttributeValues":{":g":{"S":"g1"}}}');
+SELECT pg_temp.try('Query', '{"TableName":"t857","IndexName":"gsi_g","KeyConditionExpression":"gk = :g","ExpressionAttributeValues":{":g":{"S":"g1"}},"ProjectionExpression":"b"}');
+SELECT pg_temp.try('Query', '{"TableName":"t857","IndexName":"gsi_g","KeyConditionExpression":"gk = :g","ExpressionAttributeValues":{":g":{"S":"g1"}},"Select":"ALL_ATTRIBUTES"}');
+SELECT pg_temp.try('Scan', '{"TableName":"t857","IndexName":"gsi_g","FilterExpression":"b = :b","ExpressionAttributeValues":{":b":{"S":"bee"}}}');
+SELECT pg_temp.try('Query', '{"TableName":"t857","IndexName":"lsi_l","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p"}},"ProjectionExpression":"b, lk"}');
+SELECT pg_temp.try('Query', '{"TableName":"t857","IndexName":"lsi_l","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p"}},"FilterExpression":"b = :b","ExpressionAttributeValues":{":p":{"S":"p"},":b":{"S":"bee"}}}');
+SELECT pg_temp.try('Query', '{"TableName":"t857","IndexName":"lsi_l","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p"}},"Select":"ALL_ATTRIBUTES"}');

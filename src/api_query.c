@@ -780,6 +780,45 @@ filter_unprojected(const ReadTarget *t, const CondNode *c, StringInfo missing)
 		operand_unprojected(t, c->operands[i], missing);
 }
 
+/* the attributes an index projects, as a ProjectionExpression */
+static ProjectionExpr *
+index_projection(const ReadTarget *t)
+{
+	const char *names[4];
+	int			n = 0;
+	int			i;
+	ProjectionExpr *p = palloc0(sizeof(ProjectionExpr));
+
+	names[n++] = t->def->hash_key;
+	if (t->def->range_key)
+		names[n++] = t->def->range_key;
+	names[n++] = t->idx->hash_key;
+	if (t->idx->range_key)
+		names[n++] = t->idx->range_key;
+	p->paths = palloc0(sizeof(DocPath *) * (n + t->idx->nnonkey));
+	for (i = 0; i < n + t->idx->nnonkey; i++)
+	{
+		const char *name = i < n ? names[i] : t->idx->nonkey[i - n];
+		DocPath    *path;
+		int			k;
+		bool		dup = false;
+
+		for (k = 0; k < p->npaths; k++)
+			if (strcmp(p->paths[k]->elems[0].name, name) == 0)
+				dup = true;
+		if (dup)
+			continue;
+		path = palloc0(sizeof(DocPath));
+		path->nelems = 1;
+		path->elems = palloc0(sizeof(PathElem));
+		path->elems[0].kind = PATH_NAME;
+		path->elems[0].name = pstrdup(name);
+		path->elems[0].namelen = strlen(name);
+		p->paths[p->npaths++] = path;
+	}
+	return p;
+}
+
 /*
  * check_index_read
  *		What a read of a secondary index may ask for (reference 4.7 and the
@@ -789,9 +828,10 @@ filter_unprojected(const ReadTarget *t, const CondNode *c, StringInfo missing)
  */
 static void
 check_index_read(ReadTarget *t, int select, bool consistent,
-				 const ProjectionExpr *projection, const CondNode *filter)
+				 ProjectionExpr **projp, const CondNode *filter)
 {
 	StringInfoData missing;
+	const ProjectionExpr *projection = *projp;
 	int			i;
 
 	if (t->idx == NULL)
@@ -829,7 +869,12 @@ check_index_read(ReadTarget *t, int select, bool consistent,
 				note_unprojected(t, projection->paths[i], &missing);
 		filter_unprojected(t, filter, &missing);
 		if (missing.len > 0)
+		{
 			t->fetch_base = true;
+			/* the filter needs the table's item; the answer stays the projection */
+			if (projection == NULL)
+				*projp = index_projection(t);
+		}
 	}
 }
 
@@ -1998,7 +2043,7 @@ prepare_query(Jsonb *body, ReadRequest *rr)
 	SPI_connect();
 	def = ApiLookupTable(p.table_name);
 	table_target(def, p.index_name, &rr->target);
-	check_index_read(&rr->target, p.select, p.consistent, rr->projection, rr->filter);
+	check_index_read(&rr->target, p.select, p.consistent, &rr->projection, rr->filter);
 	key_condition_range(&rr->target, &kc, &rr->range, &partition);
 	filter_key = filter_key_attribute(&rr->target, rr->filter);
 	if (filter_key != NULL)
@@ -2127,7 +2172,7 @@ prepare_scan(Jsonb *body, ReadRequest *rr)
 	SPI_connect();
 	def = ApiLookupTable(p.table_name);
 	table_target(def, p.index_name, &rr->target);
-	check_index_read(&rr->target, p.select, p.consistent, rr->projection, rr->filter);
+	check_index_read(&rr->target, p.select, p.consistent, &rr->projection, rr->filter);
 	if (esk != NULL && rr->target.idx != NULL)
 	{
 		rr->start_key = index_start_key(&rr->target, esk, true, &rr->start_ikey);

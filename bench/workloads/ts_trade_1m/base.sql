@@ -5,9 +5,9 @@
 \set txn random(1, 2000000000)
 BEGIN;
 INSERT INTO rel_postings_1m VALUES (:b, 'AS' || :asset, '2025-01-01T00:00:00Z', 'X' || :txn, :q, :q + 0.5);
-INSERT INTO rel_postings_1m VALUES (:s, 'AS' || :asset, '2025-01-01T00:00:00Z', 'Y' || :txn, -:q, -:q - 0.5);
+INSERT INTO rel_postings_1m VALUES (:s, 'AS' || :asset, '2025-01-01T00:00:00Z', 'Y' || :txn, 0 - :q, 0 - :q - 0.5);
 INSERT INTO rel_balances_1m VALUES (:b, 'AS' || :asset, :q, :q + 0.5)
 	ON CONFLICT (account_id, asset_id) DO UPDATE SET quantity = rel_balances_1m.quantity + EXCLUDED.quantity, net_expenditure = rel_balances_1m.net_expenditure + EXCLUDED.net_expenditure;
-INSERT INTO rel_balances_1m VALUES (:s, 'AS' || :asset, -:q, -:q - 0.5)
+INSERT INTO rel_balances_1m VALUES (:s, 'AS' || :asset, 0 - :q, 0 - :q - 0.5)
 	ON CONFLICT (account_id, asset_id) DO UPDATE SET quantity = rel_balances_1m.quantity + EXCLUDED.quantity, net_expenditure = rel_balances_1m.net_expenditure + EXCLUDED.net_expenditure;
 COMMIT;
