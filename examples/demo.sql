@@ -116,6 +116,8 @@ SELECT * FROM explain_query('{"TableName": "TradingRegister", "KeyConditionExpre
 SELECT get_item('{"TableName": "TradingRegister", "Key": {"PK": {"S": "ACCOUNT#42"}, "SK": {"S": "ACCOUNT#42"}},
 	"ProjectionExpression": "UserName"}') AS account_42;
 \timing off
+-- GetItem reads one row by primary key: this plan
+EXPLAIN (COSTS OFF) SELECT item FROM item_data."TradingRegister" WHERE key = 'S"ACCOUNT#42"|S"ACCOUNT#42"';
 
 \echo '-- 3.3 account summary: the account, its balances and its postings in one Query'
 \timing on
@@ -142,6 +144,7 @@ SELECT * FROM explain_query('{"TableName": "TradingRegister", "KeyConditionExpre
 SELECT get_item('{"TableName": "TradingRegister", "Key": {"PK": {"S": "ACCOUNT#42"}, "SK": {"S": "STOCKBALANCE#AS7"}},
 	"ProjectionExpression": "Quantity, NetExpenditure"}') AS balance_as7;
 \timing off
+EXPLAIN (COSTS OFF) SELECT item FROM item_data."TradingRegister" WHERE key = 'S"ACCOUNT#42"|S"STOCKBALANCE#AS7"';
 
 \echo '-- 3.6 an account''s postings for one asset, newest first (first 3)'
 \timing on
