@@ -122,6 +122,7 @@ typedef enum ReturnConsumedCapacity
 } ReturnConsumedCapacity;
 
 extern int	ApiGetReturnConsumedCapacity(ApiRequest *req);
+extern void ApiKeyPartFromAttr(const AttrValue *v, ItemKeyPart *part);
 /* push "ConsumedCapacity": {...} into an object under construction */
 extern void ApiPushConsumedCapacity(JsonbParseState **state, const char *table,
 									double units, int rcc);

@@ -511,8 +511,9 @@ ApiTablePlanOpts(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
  * keys
  * ----------------------------------------------------------------
  */
-static void
-key_part_from_attr(const AttrValue *v, ItemKeyPart *part)
+/* a key attribute value (S, N or B) as an item_key part; no copy */
+void
+ApiKeyPartFromAttr(const AttrValue *v, ItemKeyPart *part)
 {
 	memset(part, 0, sizeof(*part));
 	switch (v->type)
@@ -556,10 +557,10 @@ build_key(ItemTableDef *def, const AttrValue *h, const AttrValue *r)
 	ItemKeyPart hp,
 				rp;
 
-	key_part_from_attr(h, &hp);
+	ApiKeyPartFromAttr(h, &hp);
 	if (r == NULL)
 		return KeyCodecBuild(&hp, NULL);
-	key_part_from_attr(r, &rp);
+	ApiKeyPartFromAttr(r, &rp);
 	return KeyCodecBuild(&hp, &rp);
 }
 

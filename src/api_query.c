@@ -350,27 +350,6 @@ describe_key_range(StringInfo out, const KeyRange *r, const char *col)
  * keys from attribute values
  * ----------------------------------------------------------------
  */
-static void
-part_from_attr(const AttrValue *v, ItemKeyPart *part)
-{
-	memset(part, 0, sizeof(*part));
-	switch (v->type)
-	{
-		case ATTR_S:
-		case ATTR_B:
-			part->type = v->type == ATTR_S ? ITEMKEY_S : ITEMKEY_B;
-			part->bytes = v->u.bytes.data;
-			part->len = v->u.bytes.len;
-			break;
-		case ATTR_N:
-			part->type = ITEMKEY_N;
-			part->num = v->u.num;
-			break;
-		default:
-			elog(ERROR, "not a key attribute type");
-	}
-}
-
 /*
  * check_key_value
  *		DynamoDB's limits on a key value (prefix, when not NULL, starts the
@@ -400,10 +379,10 @@ build_key(const AttrValue *h, const AttrValue *r)
 	ItemKeyPart hp,
 				rp;
 
-	part_from_attr(h, &hp);
+	ApiKeyPartFromAttr(h, &hp);
 	if (r == NULL)
 		return KeyCodecBuild(&hp, NULL);
-	part_from_attr(r, &rp);
+	ApiKeyPartFromAttr(r, &rp);
 	return KeyCodecBuild(&hp, &rp);
 }
 
@@ -1038,7 +1017,7 @@ check_query_start_key(const ReadTarget *t, const AttrValue *esk, const ItemKey *
 	ItemKeyDecodeOrError(partition, &pp);
 	if (s != NULL)
 	{
-		part_from_attr(s, &sp);
+		ApiKeyPartFromAttr(s, &sp);
 		in_partition = KeyCodecBuild(&pp.partition, &sp);
 	}
 	else
