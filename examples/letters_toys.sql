@@ -25,50 +25,11 @@
 SET search_path = item_table, public;
 \pset footer off
 
--- Display helpers: DynamoDB JSON as plain JSON ({"S": "x"} -> "x",
--- {"N": "2.5"} -> 2.5, maps and lists recursively), and the Items of a
--- Query response as rows, in response order.
-CREATE FUNCTION pg_temp.plain(v jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE
-		WHEN v ? 'S' THEN v->'S'
-		WHEN v ? 'N' THEN to_jsonb((v->>'N')::numeric)
-		WHEN v ? 'BOOL' THEN v->'BOOL'
-		WHEN v ? 'NULL' THEN 'null'::jsonb
-		WHEN v ? 'M' THEN (SELECT coalesce(jsonb_object_agg(k, pg_temp.plain(e)), '{}') FROM jsonb_each(v->'M') AS m(k, e))
-		WHEN v ? 'L' THEN (SELECT coalesce(jsonb_agg(pg_temp.plain(e) ORDER BY n), '[]') FROM jsonb_array_elements(v->'L') WITH ORDINALITY AS l(e, n))
-		WHEN v ? 'NS' THEN (SELECT jsonb_agg(to_jsonb(e::numeric)) FROM jsonb_array_elements_text(v->'NS') AS s(e))
-		ELSE coalesce(v->'SS', v->'B', v->'BS', v)
-	END $$;
-CREATE FUNCTION pg_temp.items(response jsonb) RETURNS TABLE (item jsonb) LANGUAGE sql AS $$
-	SELECT pg_temp.plain(jsonb_build_object('M', i))
-	FROM jsonb_array_elements(response->'Items') WITH ORDINALITY AS a(i, n) ORDER BY n $$;
+-- Display helpers: DynamoDB JSON as plain JSON, Query Items as rows
+\ir display.sql
 
 \echo '== The table, with the inverted index GSI1 (STRING1, SK)'
-SELECT create_table('{"TableName": "LettersToys", "BillingMode": "PAY_PER_REQUEST",
-	"AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"},
-	                         {"AttributeName": "SK", "AttributeType": "S"},
-	                         {"AttributeName": "STRING1", "AttributeType": "S"}],
-	"KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"},
-	              {"AttributeName": "SK", "KeyType": "RANGE"}],
-	"GlobalSecondaryIndexes": [{"IndexName": "GSI1",
-		"KeySchema": [{"AttributeName": "STRING1", "KeyType": "HASH"},
-		              {"AttributeName": "SK", "KeyType": "RANGE"}],
-		"Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["Quantity"]}}]}')->'TableDescription'->>'TableStatus' AS status;
-
-\echo '== The data: 5 toys and 2 letters (prices at receipt = prices of the day)'
-SELECT batch_write_item('{"RequestItems": {"LettersToys": [
-	{"PutRequest": {"Item": {"PK": {"S": "TOY"}, "SK": {"S": "TOY#0001"}, "ToyName": {"S": "Wooden train"},  "Price": {"N": "24.90"}}}},
-	{"PutRequest": {"Item": {"PK": {"S": "TOY"}, "SK": {"S": "TOY#0002"}, "ToyName": {"S": "Kite"},          "Price": {"N": "12.50"}}}},
-	{"PutRequest": {"Item": {"PK": {"S": "TOY"}, "SK": {"S": "TOY#0003"}, "ToyName": {"S": "Jigsaw puzzle"}, "Price": {"N": "9.99"}}}},
-	{"PutRequest": {"Item": {"PK": {"S": "TOY"}, "SK": {"S": "TOY#0004"}, "ToyName": {"S": "Teddy bear"},    "Price": {"N": "19"}}}},
-	{"PutRequest": {"Item": {"PK": {"S": "TOY"}, "SK": {"S": "TOY#0005"}, "ToyName": {"S": "Chemistry set"}, "Price": {"N": "34"}}}},
-	{"PutRequest": {"Item": {"PK": {"S": "LETTER"}, "SK": {"S": "LETTER#0001"}, "ChildName": {"S": "Emma"}, "City": {"S": "Lyon"}, "ReceivedOn": {"S": "2024-11-02"}}}},
-	{"PutRequest": {"Item": {"PK": {"S": "LETTER"}, "SK": {"S": "LETTER#0001#TOY#0001"}, "STRING1": {"S": "TOY#0001"}, "ToyName": {"S": "Wooden train"},  "Quantity": {"N": "1"}, "PriceAtReceipt": {"N": "24.90"}}}},
-	{"PutRequest": {"Item": {"PK": {"S": "LETTER"}, "SK": {"S": "LETTER#0001#TOY#0003"}, "STRING1": {"S": "TOY#0003"}, "ToyName": {"S": "Jigsaw puzzle"}, "Quantity": {"N": "2"}, "PriceAtReceipt": {"N": "9.99"}}}},
-	{"PutRequest": {"Item": {"PK": {"S": "LETTER"}, "SK": {"S": "LETTER#0002"}, "ChildName": {"S": "Noah"}, "City": {"S": "Porto"}, "ReceivedOn": {"S": "2024-11-05"}}}},
-	{"PutRequest": {"Item": {"PK": {"S": "LETTER"}, "SK": {"S": "LETTER#0002#TOY#0002"}, "STRING1": {"S": "TOY#0002"}, "ToyName": {"S": "Kite"},          "Quantity": {"N": "1"}, "PriceAtReceipt": {"N": "12.50"}}}},
-	{"PutRequest": {"Item": {"PK": {"S": "LETTER"}, "SK": {"S": "LETTER#0002#TOY#0003"}, "STRING1": {"S": "TOY#0003"}, "ToyName": {"S": "Jigsaw puzzle"}, "Quantity": {"N": "1"}, "PriceAtReceipt": {"N": "9.99"}}}},
-	{"PutRequest": {"Item": {"PK": {"S": "LETTER"}, "SK": {"S": "LETTER#0002#TOY#0004"}, "STRING1": {"S": "TOY#0004"}, "ToyName": {"S": "Teddy bear"},    "Quantity": {"N": "1"}, "PriceAtReceipt": {"N": "19"}}}}]}}');
+\ir letters_toys.data.sql
 
 \echo
 \echo '== 1. All toys: the TOY partition'
