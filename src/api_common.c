@@ -830,3 +830,29 @@ ApiPushConsumedCapacity(JsonbParseState **state, const char *table,
 	}
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
+
+/*
+ * ApiArrayOfObjects
+ *		The members of an array of objects, each as its own Jsonb.
+ */
+List *
+ApiArrayOfObjects(Jsonb *arr, const char *member)
+{
+	List	   *out = NIL;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	if (arr == NULL)
+		return NIL;
+	it = JsonbIteratorInit(&arr->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+			DynRaise(DYN_SERIALIZATION, "Unexpected value in %s; expected an object", member);
+		out = lappend(out, JsonbValueToJsonb(&v));
+	}
+	return out;
+}

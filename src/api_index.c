@@ -54,28 +54,6 @@ static const char *const projection_types[] = {"ALL", "KEYS_ONLY", "INCLUDE"};
  * ----------------------------------------------------------------
  */
 
-static List *
-objects_of(Jsonb *arr, const char *member)
-{
-	List	   *out = NIL;
-	JsonbIterator *it;
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-
-	if (arr == NULL)
-		return NIL;
-	it = JsonbIteratorInit(&arr->root);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		if (tok != WJB_ELEM)
-			continue;
-		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
-			DynRaise(DYN_SERIALIZATION, "Unexpected value in %s; expected an object", member);
-		out = lappend(out, JsonbValueToJsonb(&v));
-	}
-	return out;
-}
-
 /*
  * ApiParseIndex
  *		One element of GlobalSecondaryIndexes / LocalSecondaryIndexes (or a
@@ -110,7 +88,7 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
 		s->element = element;
 		s->throughput = ApiGetObject(&sub, "ProvisionedThroughput");
 	}
-	elems = objects_of(ks, "KeySchema");
+	elems = ApiArrayOfObjects(ks, "KeySchema");
 	if (ks != NULL && (list_length(elems) < 1 || list_length(elems) > 2))
 		ApiProblem(&sub, "Value at '%s.%d.member.keySchema' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1", what, position);
 	foreach(lc, elems)
@@ -653,7 +631,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		ApiGetMember(&req, "ReplicaUpdates") == NULL)
 		DynValidation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
 
-	foreach(lc, objects_of(attrdefs_j, "AttributeDefinitions"))
+	foreach(lc, ApiArrayOfObjects(attrdefs_j, "AttributeDefinitions"))
 	{
 		ApiRequest	sub;
 		ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
@@ -675,7 +653,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	def = ApiLookupTable(name);
-	foreach(lc, objects_of(updates_j, "GlobalSecondaryIndexUpdates"))
+	foreach(lc, ApiArrayOfObjects(updates_j, "GlobalSecondaryIndexUpdates"))
 	{
 		ApiRequest	sub;
 		Jsonb	   *create;

@@ -196,20 +196,60 @@ ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
  * PutItem
  * ----------------------------------------------------------------
  */
-Datum
-item_table_put_item(PG_FUNCTION_ARGS)
+
+/* what PutItem and DeleteItem requests have in common */
+typedef struct SingleWrite
 {
-	static const char *const legacy[] = {"Expected", "ConditionalOperator"};
-	MemoryContext callercxt = CurrentMemoryContext;
-	ApiRequest	req;
-	char	   *name;
-	Jsonb	   *item_j;
-	char	   *cond_text;
+	char	   *name;			/* TableName */
+	Jsonb	   *target;			/* Item (PutItem) or Key (DeleteItem) */
 	int			rv;
 	int			rvccf;
 	int			rcc;
+	CondNode   *cond;			/* ConditionExpression or NULL */
+} SingleWrite;
+
+/*
+ * read_single_write
+ *		Read and check a PutItem or DeleteItem request, in DynamoDB's order;
+ *		target is "Item" or "Key", field its name in messages.
+ */
+static void
+read_single_write(Jsonb *body, const char *target, const char *field, SingleWrite *w)
+{
+	static const char *const legacy[] = {"Expected", "ConditionalOperator"};
+	ApiRequest	req;
+	char	   *cond_text;
 	ExprPlaceholders *ph;
-	CondNode   *cond = NULL;
+
+	ApiRequestInit(&req, body);
+	w->name = ApiGetTableName(&req, "TableName", "tableName", true);
+	w->target = ApiGetObject(&req, target);
+	if (w->target == NULL)
+		ApiProblem(&req, "Value null at '%s' failed to satisfy constraint: Member must not be null", field);
+	cond_text = ApiGetString(&req, "ConditionExpression", "conditionExpression", false);
+	w->rv = ApiGetEnum(&req, "ReturnValues", "returnValues", return_values, lengthof(return_values));
+	w->rvccf = ApiGetEnum(&req, "ReturnValuesOnConditionCheckFailure",
+						  "returnValuesOnConditionCheckFailure", rvccf_values, lengthof(rvccf_values));
+	w->rcc = ApiGetReturnConsumedCapacity(&req);
+	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
+					  ricm_values, lengthof(ricm_values));
+	ApiRequestCheck(&req);
+	ApiRejectLegacy(&req, legacy, lengthof(legacy), cond_text ? "ConditionExpression" : NULL);
+	if (w->rv > RV_ALL_OLD)
+		DynValidation("ReturnValues can only be ALL_OLD or NONE");
+
+	ph = ApiReadPlaceholders(&req, cond_text != NULL, "ConditionExpression is null");
+	w->cond = NULL;
+	if (cond_text != NULL)
+		w->cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
+	ExprCheckAllUsed(ph);
+}
+
+Datum
+item_table_put_item(PG_FUNCTION_ARGS)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	SingleWrite w;
 	AttrValue  *item;
 	AttrValue  *old = NULL;
 	ItemTableDef *def;
@@ -219,38 +259,18 @@ item_table_put_item(PG_FUNCTION_ARGS)
 	JsonbParseState *state = NULL;
 	Jsonb	   *result;
 
-	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
-	name = ApiGetTableName(&req, "TableName", "tableName", true);
-	item_j = ApiGetObject(&req, "Item");
-	if (item_j == NULL)
-		ApiProblem(&req, "Value null at 'item' failed to satisfy constraint: Member must not be null");
-	cond_text = ApiGetString(&req, "ConditionExpression", "conditionExpression", false);
-	rv = ApiGetEnum(&req, "ReturnValues", "returnValues", return_values, lengthof(return_values));
-	rvccf = ApiGetEnum(&req, "ReturnValuesOnConditionCheckFailure",
-					   "returnValuesOnConditionCheckFailure", rvccf_values, lengthof(rvccf_values));
-	rcc = ApiGetReturnConsumedCapacity(&req);
-	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
-					  ricm_values, lengthof(ricm_values));
-	ApiRequestCheck(&req);
-	ApiRejectLegacy(&req, legacy, lengthof(legacy), cond_text ? "ConditionExpression" : NULL);
-	if (rv > RV_ALL_OLD)
-		DynValidation("ReturnValues can only be ALL_OLD or NONE");
-
-	ph = ApiReadPlaceholders(&req, cond_text != NULL, "ConditionExpression is null");
-	if (cond_text != NULL)
-		cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
-	ExprCheckAllUsed(ph);
-	item = AttrItemFromJsonb(item_j);
+	read_single_write(PG_GETARG_JSONB_P(0), "Item", "item", &w);
+	item = AttrItemFromJsonb(w.target);
 
 	SPI_connect();
-	def = ApiLookupTable(name);
+	def = ApiLookupTable(w.name);
 	key = ApiKeyFromItem(def, item);
 	size = AttrItemSize(item);
 	if (size > ATTR_MAX_ITEM_SIZE)
 		DynValidation("Item size has exceeded the maximum allowed size");
 	newj = AttrItemToJsonb(item);
 
-	if (cond == NULL && rv == RV_NONE && rcc == RCC_NONE)
+	if (w.cond == NULL && w.rv == RV_NONE && w.rcc == RCC_NONE)
 		ApiUpsertItem(def, key, newj);
 	else
 	{
@@ -260,18 +280,18 @@ item_table_put_item(PG_FUNCTION_ARGS)
 		{
 			check_retries(&tries);
 			old = ApiStoredItem(ApiFetchItem(def, key, true));
-			if (cond != NULL && !ExprEvalCondition(cond, old ? old : ApiEmptyItem()))
-				condition_failed(old, rvccf);
+			if (w.cond != NULL && !ExprEvalCondition(w.cond, old ? old : ApiEmptyItem()))
+				condition_failed(old, w.rvccf);
 			if (write_item(def, key, old, newj))
 				break;
 		}
 	}
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	if (rv == RV_ALL_OLD)
+	if (w.rv == RV_ALL_OLD)
 		ApiPushAttributes(&state, old);
 	ApiPushConsumedCapacity(&state, def->name,
-							ApiWriteUnits(Max(size, old ? AttrItemSize(old) : 0)), rcc);
+							ApiWriteUnits(Max(size, old ? AttrItemSize(old) : 0)), w.rcc);
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
@@ -355,17 +375,8 @@ item_table_get_item(PG_FUNCTION_ARGS)
 Datum
 item_table_delete_item(PG_FUNCTION_ARGS)
 {
-	static const char *const legacy[] = {"Expected", "ConditionalOperator"};
 	MemoryContext callercxt = CurrentMemoryContext;
-	ApiRequest	req;
-	char	   *name;
-	Jsonb	   *key_j;
-	char	   *cond_text;
-	int			rv;
-	int			rvccf;
-	int			rcc;
-	ExprPlaceholders *ph;
-	CondNode   *cond = NULL;
+	SingleWrite w;
 	AttrValue  *keyattrs;
 	AttrValue  *old;
 	ItemTableDef *def;
@@ -373,43 +384,23 @@ item_table_delete_item(PG_FUNCTION_ARGS)
 	JsonbParseState *state = NULL;
 	Jsonb	   *result;
 
-	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
-	name = ApiGetTableName(&req, "TableName", "tableName", true);
-	key_j = ApiGetObject(&req, "Key");
-	if (key_j == NULL)
-		ApiProblem(&req, "Value null at 'key' failed to satisfy constraint: Member must not be null");
-	cond_text = ApiGetString(&req, "ConditionExpression", "conditionExpression", false);
-	rv = ApiGetEnum(&req, "ReturnValues", "returnValues", return_values, lengthof(return_values));
-	rvccf = ApiGetEnum(&req, "ReturnValuesOnConditionCheckFailure",
-					   "returnValuesOnConditionCheckFailure", rvccf_values, lengthof(rvccf_values));
-	rcc = ApiGetReturnConsumedCapacity(&req);
-	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
-					  ricm_values, lengthof(ricm_values));
-	ApiRequestCheck(&req);
-	ApiRejectLegacy(&req, legacy, lengthof(legacy), cond_text ? "ConditionExpression" : NULL);
-	if (rv > RV_ALL_OLD)
-		DynValidation("ReturnValues can only be ALL_OLD or NONE");
-
-	ph = ApiReadPlaceholders(&req, cond_text != NULL, "ConditionExpression is null");
-	if (cond_text != NULL)
-		cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
-	ExprCheckAllUsed(ph);
-	keyattrs = AttrItemFromJsonb(key_j);
+	read_single_write(PG_GETARG_JSONB_P(0), "Key", "key", &w);
+	keyattrs = AttrItemFromJsonb(w.target);
 
 	SPI_connect();
-	def = ApiLookupTable(name);
+	def = ApiLookupTable(w.name);
 	key = ApiKeyFromKeyParam(def, keyattrs);
 	old = ApiStoredItem(ApiFetchItem(def, key, true));
-	if (cond != NULL && !ExprEvalCondition(cond, old ? old : ApiEmptyItem()))
-		condition_failed(old, rvccf);
+	if (w.cond != NULL && !ExprEvalCondition(w.cond, old ? old : ApiEmptyItem()))
+		condition_failed(old, w.rvccf);
 	if (old != NULL)
 		ApiDeleteItem(def, key);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	if (rv == RV_ALL_OLD)
+	if (w.rv == RV_ALL_OLD)
 		ApiPushAttributes(&state, old);
 	ApiPushConsumedCapacity(&state, def->name,
-							ApiWriteUnits(old ? AttrItemSize(old) : 0), rcc);
+							ApiWriteUnits(old ? AttrItemSize(old) : 0), w.rcc);
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);

@@ -710,32 +710,41 @@ index_projects(const ReadTarget *t, const char *name, int len)
 	return false;
 }
 
-/* add the path's attribute to *missing ("a, b") when the index lacks it */
+/* add the path's attribute to *missing (once) when the index lacks it */
 static void
-note_unprojected(const ReadTarget *t, const DocPath *path, StringInfo missing)
+note_unprojected(const ReadTarget *t, const DocPath *path, List **missing)
 {
 	const PathElem *e;
-	char	   *name;
+	ListCell   *lc;
 
 	if (path == NULL || path->elems[0].kind != PATH_NAME)
 		return;
 	e = &path->elems[0];
 	if (index_projects(t, e->name, e->namelen))
 		return;
-	name = pnstrdup(e->name, e->namelen);
-	/* once each: look for ", name," in ", list," */
+	foreach(lc, *missing)
 	{
-		char	   *hay = psprintf(", %s,", missing->data);
-		char	   *needle = psprintf(", %s,", name);
-
-		if (strstr(hay, needle) != NULL)
+		if (name_is(e->name, e->namelen, lfirst(lc)))
 			return;
 	}
-	appendStringInfo(missing, "%s%s", missing->len ? ", " : "", name);
+	*missing = lappend(*missing, pnstrdup(e->name, e->namelen));
+}
+
+/* "a, b" */
+static char *
+name_list(List *names)
+{
+	StringInfoData s;
+	ListCell   *lc;
+
+	initStringInfo(&s);
+	foreach(lc, names)
+		appendStringInfo(&s, "%s%s", s.len ? ", " : "", (char *) lfirst(lc));
+	return s.data;
 }
 
 static void
-operand_unprojected(const ReadTarget *t, const Operand *o, StringInfo missing)
+operand_unprojected(const ReadTarget *t, const Operand *o, List **missing)
 {
 	if (o == NULL)
 		return;
@@ -746,7 +755,7 @@ operand_unprojected(const ReadTarget *t, const Operand *o, StringInfo missing)
 }
 
 static void
-filter_unprojected(const ReadTarget *t, const CondNode *c, StringInfo missing)
+filter_unprojected(const ReadTarget *t, const CondNode *c, List **missing)
 {
 	int			i;
 
@@ -809,8 +818,9 @@ static void
 check_index_read(ReadTarget *t, int select, bool consistent,
 				 ProjectionExpr **projp, const CondNode *filter)
 {
-	StringInfoData missing;
 	const ProjectionExpr *projection = *projp;
+	List	   *proj_missing = NIL;
+	List	   *filter_missing = NIL;
 	int			i;
 
 	if (t->idx == NULL)
@@ -827,33 +837,25 @@ check_index_read(ReadTarget *t, int select, bool consistent,
 		t->fetch_base = true;
 		return;
 	}
-	initStringInfo(&missing);
-	if (projection != NULL)
-		for (i = 0; i < projection->npaths; i++)
-			note_unprojected(t, projection->paths[i], &missing);
-	if (missing.len > 0 && !t->idx->is_local)
-		DynValidation("One or more parameter values were invalid: Global secondary index %s does not project [%s]",
-					  t->idx->name, missing.data);
-	resetStringInfo(&missing);
-	filter_unprojected(t, filter, &missing);
-	if (missing.len > 0 && !t->idx->is_local)
-		DynValidation("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: [%s]",
-					  t->idx->name, missing.data);
-	if (t->idx->is_local)
+	for (i = 0; projection != NULL && i < projection->npaths; i++)
+		note_unprojected(t, projection->paths[i], &proj_missing);
+	filter_unprojected(t, filter, &filter_missing);
+	if (!t->idx->is_local)
 	{
-		/* LSI: anything unprojected comes from the table */
-		resetStringInfo(&missing);
-		if (projection != NULL)
-			for (i = 0; i < projection->npaths; i++)
-				note_unprojected(t, projection->paths[i], &missing);
-		filter_unprojected(t, filter, &missing);
-		if (missing.len > 0)
-		{
-			t->fetch_base = true;
-			/* the filter needs the table's item; the answer stays the projection */
-			if (projection == NULL)
-				*projp = index_projection(t);
-		}
+		if (proj_missing != NIL)
+			DynValidation("One or more parameter values were invalid: Global secondary index %s does not project [%s]",
+						  t->idx->name, name_list(proj_missing));
+		if (filter_missing != NIL)
+			DynValidation("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: [%s]",
+						  t->idx->name, name_list(filter_missing));
+	}
+	else if (proj_missing != NIL || filter_missing != NIL)
+	{
+		/* LSI: what it lacks comes from the table's item */
+		t->fetch_base = true;
+		/* a filter's needs do not widen the answer: it stays the projection */
+		if (projection == NULL)
+			*projp = index_projection(t);
 	}
 }
 
@@ -946,6 +948,8 @@ index_start_key(const ReadTarget *t, const AttrValue *esk, bool for_scan, ItemKe
 	int			n = 0;
 	int			i;
 	int			j;
+	int			distinct;
+	int			table_first;
 
 	names[n] = t->hash_key, types[n++] = t->hash_type;
 	if (t->range_key)
@@ -970,33 +974,29 @@ index_start_key(const ReadTarget *t, const AttrValue *esk, bool for_scan, ItemKe
 			DynValidation("The provided key element does not match the schema");
 		}
 	}
-	/* no attribute other than the distinct key names */
-	j = 0;
+	/* no attribute other than the key names (a name in both counts once) */
+	distinct = 0;
 	for (i = 0; i < n; i++)
 	{
-		int			k;
-		bool		dup = false;
-
-		for (k = 0; k < i; k++)
-			if (strcmp(names[k], names[i]) == 0)
-				dup = true;
-		if (!dup)
-			j++;
+		for (j = 0; j < i && strcmp(names[j], names[i]) != 0; j++)
+			;
+		distinct += (j == i);
 	}
-	if (esk->u.map.count != j)
+	if (esk->u.map.count != distinct)
 	{
 		if (for_scan)
 			DynValidation("The provided starting key is invalid: The provided key element does not match the schema");
 		DynValidation("The provided starting key is invalid");
 	}
-	i = t->range_key ? 2 : 1;
 	check_key_value(for_scan ? "The provided starting key is invalid: " : NULL,
 					t->hash_key, vals[0], false);
 	if (t->range_key)
 		check_key_value(for_scan ? "The provided starting key is invalid: " : NULL,
 						t->range_key, vals[1], true);
 	*ikey = build_key(vals[0], t->range_key ? vals[1] : NULL);
-	return build_key(vals[i], t->def->range_key ? vals[i + 1] : NULL);
+	/* the table's key attributes follow the index's in names[] */
+	table_first = t->range_key ? 2 : 1;
+	return build_key(vals[table_first], t->def->range_key ? vals[table_first + 1] : NULL);
 }
 
 /*
@@ -1972,6 +1972,31 @@ init_read_request(const ReadParams *p, ReadRequest *rr)
 	rr->rcc = p->rcc;
 }
 
+/*
+ * read_entry
+ *		The body of query/scan (the response) and explain_query/explain_scan
+ *		(the range and plan, as rows): prepare reads and checks the request
+ *		and leaves SPI connected.
+ */
+static Datum
+read_entry(FunctionCallInfo fcinfo, void (*prepare) (Jsonb *body, ReadRequest *rr), bool explain)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	ReadRequest rr;
+	Jsonb	   *result;
+
+	prepare(PG_GETARG_JSONB_P(0), &rr);
+	if (explain)
+	{
+		return_lines(fcinfo, explain_read(&rr), callercxt);
+		SPI_finish();
+		return (Datum) 0;
+	}
+	result = run_read(&rr, callercxt);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
+
 /* ----------------------------------------------------------------
  * Query
  * ----------------------------------------------------------------
@@ -2059,14 +2084,7 @@ prepare_query(Jsonb *body, ReadRequest *rr)
 Datum
 item_table_query(PG_FUNCTION_ARGS)
 {
-	MemoryContext callercxt = CurrentMemoryContext;
-	ReadRequest rr;
-	Jsonb	   *result;
-
-	prepare_query(PG_GETARG_JSONB_P(0), &rr);
-	result = run_read(&rr, callercxt);
-	SPI_finish();
-	PG_RETURN_JSONB_P(result);
+	return read_entry(fcinfo, prepare_query, false);
 }
 
 /*
@@ -2076,15 +2094,7 @@ item_table_query(PG_FUNCTION_ARGS)
 Datum
 item_table_explain_query(PG_FUNCTION_ARGS)
 {
-	MemoryContext callercxt = CurrentMemoryContext;
-	ReadRequest rr;
-	List	   *lines;
-
-	prepare_query(PG_GETARG_JSONB_P(0), &rr);
-	lines = explain_read(&rr);
-	return_lines(fcinfo, lines, callercxt);
-	SPI_finish();
-	return (Datum) 0;
+	return read_entry(fcinfo, prepare_query, true);
 }
 
 /* ----------------------------------------------------------------
@@ -2180,14 +2190,7 @@ prepare_scan(Jsonb *body, ReadRequest *rr)
 Datum
 item_table_scan(PG_FUNCTION_ARGS)
 {
-	MemoryContext callercxt = CurrentMemoryContext;
-	ReadRequest rr;
-	Jsonb	   *result;
-
-	prepare_scan(PG_GETARG_JSONB_P(0), &rr);
-	result = run_read(&rr, callercxt);
-	SPI_finish();
-	PG_RETURN_JSONB_P(result);
+	return read_entry(fcinfo, prepare_scan, false);
 }
 
 /*
@@ -2197,15 +2200,7 @@ item_table_scan(PG_FUNCTION_ARGS)
 Datum
 item_table_explain_scan(PG_FUNCTION_ARGS)
 {
-	MemoryContext callercxt = CurrentMemoryContext;
-	ReadRequest rr;
-	List	   *lines;
-
-	prepare_scan(PG_GETARG_JSONB_P(0), &rr);
-	lines = explain_read(&rr);
-	return_lines(fcinfo, lines, callercxt);
-	SPI_finish();
-	return (Datum) 0;
+	return read_entry(fcinfo, prepare_scan, true);
 }
 
 /* ----------------------------------------------------------------

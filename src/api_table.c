@@ -365,32 +365,6 @@ static const char *const key_types[] = {"HASH", "RANGE"};
 static const char *const attr_key_types[] = {"S", "N", "B"};
 static const char *const billing_modes[] = {"PROVISIONED", "PAY_PER_REQUEST"};
 
-/*
- * read_array_of_objects
- *		The members of an array of objects, each as its own Jsonb.
- */
-static List *
-read_array_of_objects(Jsonb *arr, const char *member)
-{
-	List	   *out = NIL;
-	JsonbIterator *it;
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-
-	if (arr == NULL)
-		return NIL;
-	it = JsonbIteratorInit(&arr->root);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		if (tok != WJB_ELEM)
-			continue;
-		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
-			DynRaise(DYN_SERIALIZATION, "Unexpected value in %s; expected an object", member);
-		out = lappend(out, JsonbValueToJsonb(&v));
-	}
-	return out;
-}
-
 Datum
 item_table_create_table(PG_FUNCTION_ARGS)
 {
@@ -432,8 +406,8 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	billing = ApiGetEnum(&req, "BillingMode", "billingMode", billing_modes, lengthof(billing_modes));
 	throughput_j = ApiGetObject(&req, "ProvisionedThroughput");
 	{
-		List	   *g = read_array_of_objects(ApiGetArray(&req, "GlobalSecondaryIndexes"), "GlobalSecondaryIndexes");
-		List	   *l = read_array_of_objects(ApiGetArray(&req, "LocalSecondaryIndexes"), "LocalSecondaryIndexes");
+		List	   *g = ApiArrayOfObjects(ApiGetArray(&req, "GlobalSecondaryIndexes"), "GlobalSecondaryIndexes");
+		List	   *l = ApiArrayOfObjects(ApiGetArray(&req, "LocalSecondaryIndexes"), "LocalSecondaryIndexes");
 
 		foreach(lc, g)
 			indexes = lappend(indexes, ApiParseIndex(&req, (Jsonb *) lfirst(lc), false,
@@ -445,8 +419,8 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		ngsi = list_length(g);
 	}
 
-	attrdefs = read_array_of_objects(attrdefs_j, "AttributeDefinitions");
-	keyschema = read_array_of_objects(keyschema_j, "KeySchema");
+	attrdefs = ApiArrayOfObjects(attrdefs_j, "AttributeDefinitions");
+	keyschema = ApiArrayOfObjects(keyschema_j, "KeySchema");
 	if (keyschema_j != NULL && list_length(keyschema) < 1)
 		ApiProblem(&req, "Value '[]' at 'keySchema' failed to satisfy constraint: Member must have length greater than or equal to 1");
 	if (list_length(keyschema) > 2)

@@ -5,18 +5,7 @@ SELECT plan(42);
 SET search_path = item_table, public;
 
 -- error body of a failing call: {"sqlstate", "message", "body"}
-CREATE FUNCTION pg_temp.err(action text, request jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-	st text;
-	msg text;
-	det text;
-BEGIN
-	PERFORM item_table.dynamodb(action, request);
-	RETURN NULL;
-EXCEPTION WHEN others THEN
-	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
-	RETURN jsonb_build_object('sqlstate', st, 'message', msg, 'body', det::jsonb);
-END $$;
+\ir include/err.sql
 
 SELECT ok(create_table('{"TableName": "errs", "BillingMode": "PAY_PER_REQUEST",
 	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
