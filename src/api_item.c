@@ -237,6 +237,8 @@ read_single_write(Jsonb *body, const char *target, const char *field, SingleWrit
 	ApiRejectLegacy(&req, legacy, lengthof(legacy), cond_text ? "ConditionExpression" : NULL);
 	if (w->rv > RV_ALL_OLD)
 		DynValidation("ReturnValues can only be ALL_OLD or NONE");
+	if (w->rv < 0)
+		w->rv = RV_NONE;		/* absent: NONE, so the fast path applies */
 
 	ph = ApiReadPlaceholders(&req, cond_text != NULL, "ConditionExpression is null");
 	w->cond = NULL;
