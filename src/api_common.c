@@ -25,17 +25,29 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_am.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "api.h"
@@ -631,6 +643,92 @@ ApiKeyAttributes(ItemTableDef *def, const AttrValue *item)
  * item I/O through SPI (SPI connected by the caller)
  * ----------------------------------------------------------------
  */
+
+/*
+ * fetch_item_direct
+ *		Read one item by probing the primary key index directly, under the
+ *		active snapshot (what a read-only SPI statement would use).
+ *
+ * A plain read through SPI pays for plan revalidation and a whole
+ * executor start and end around a single index probe; for GetItem that
+ * is a large share of the call.  This path does only the probe.  It runs
+ * only where it cannot differ from the SQL statement: the caller holds
+ * SELECT on the table, no row-level security applies, and the table is
+ * still the plain (key, item) heap with its primary key index.  Anything
+ * else returns false and the caller takes the SPI path, which raises the
+ * same errors and applies the same policies as any SQL statement.
+ */
+static bool
+fetch_item_direct(ItemTableDef *def, ItemKey *key, Jsonb **item)
+{
+	static Oid	eq_proc = InvalidOid;
+	static FmgrInfo eq_finfo;
+	Relation	rel;
+	Relation	idx = NULL;
+	Oid			pkindex;
+	TupleDesc	desc;
+	ScanKeyData skey;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	Oid			eqop;
+	Oid			keytype = ItemKeyTypeOid();
+	bool		ok = false;
+
+	if (pg_class_aclcheck(def->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
+		return false;
+
+	rel = table_open(def->relid, AccessShareLock);
+	desc = RelationGetDescr(rel);
+	list_free(RelationGetIndexList(rel));	/* sets rd_pkindex */
+	pkindex = rel->rd_pkindex;
+	if (rel->rd_rel->relkind != RELKIND_RELATION || !OidIsValid(pkindex) ||
+		desc->natts < 2 ||
+		TupleDescAttr(desc, 0)->attisdropped || TupleDescAttr(desc, 0)->atttypid != keytype ||
+		TupleDescAttr(desc, 1)->attisdropped || TupleDescAttr(desc, 1)->atttypid != JSONBOID ||
+		strcmp(NameStr(TupleDescAttr(desc, 1)->attname), "item") != 0)
+		goto done;
+	idx = index_open(pkindex, AccessShareLock);
+	if (!idx->rd_index->indisvalid ||
+		idx->rd_index->indnatts != 1 || idx->rd_index->indkey.values[0] != 1 ||
+		idx->rd_rel->relam != BTREE_AM_OID)
+		goto done;
+	eqop = get_opfamily_member(idx->rd_opfamily[0], keytype, keytype,
+							   BTEqualStrategyNumber);
+	if (!OidIsValid(eqop))
+		goto done;
+	if (get_opcode(eqop) != eq_proc)
+	{
+		fmgr_info_cxt(get_opcode(eqop), &eq_finfo, TopMemoryContext);
+		eq_proc = eq_finfo.fn_oid;
+	}
+	ScanKeyEntryInitializeWithInfo(&skey, 0, 1, BTEqualStrategyNumber,
+								   InvalidOid, idx->rd_indcollation[0],
+								   &eq_finfo, PointerGetDatum(key));
+
+	slot = table_slot_create(rel, NULL);
+	scan = ItemIndexBeginScan(rel, idx, GetActiveSnapshot(), 1);
+	index_rescan(scan, &skey, 1, NULL, 0);
+	*item = NULL;
+	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(slot, 2, &isnull);
+
+		if (!isnull)
+			*item = DatumGetJsonbPCopy(d);	/* detoasted, outlives the slot */
+	}
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	ok = true;
+
+done:
+	if (idx != NULL)
+		index_close(idx, NoLock);
+	table_close(rel, NoLock);
+	return ok;
+}
+
 Jsonb *
 ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 {
@@ -640,7 +738,10 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 	int			rc;
 	bool		isnull;
 	Datum		d;
+	Jsonb	   *item;
 
+	if (!lock && fetch_item_direct(def, key, &item))
+		return item;
 	if (lock)
 		plan = ApiTablePlan(def, &def->plan_get_lock,
 							"SELECT item FROM %s WHERE key OPERATOR(item_table.=) $1 FOR UPDATE",

@@ -59,4 +59,15 @@
 #include "commands/explain_state.h"
 #endif
 
+/*
+ * index_beginscan() takes an instrumentation argument from PostgreSQL 18.
+ */
+#if PG_VERSION_NUM >= 180000
+#define ItemIndexBeginScan(heap, index, snapshot, nkeys) \
+	index_beginscan((heap), (index), (snapshot), NULL, (nkeys), 0)
+#else
+#define ItemIndexBeginScan(heap, index, snapshot, nkeys) \
+	index_beginscan((heap), (index), (snapshot), (nkeys), 0)
+#endif
+
 #endif							/* ITEM_TABLE_COMPAT_H */

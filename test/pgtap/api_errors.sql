@@ -1,7 +1,7 @@
 -- Each DynamoDB exception the item and table operations raise: its
 -- SQLSTATE, its name in the message, and the JSON error body in DETAIL.
 BEGIN;
-SELECT plan(42);
+SELECT plan(45);
 SET search_path = item_table, public;
 
 -- error body of a failing call: {"sqlstate", "message", "body"}
@@ -132,6 +132,20 @@ ALTER TABLE item_data.errs ENABLE ROW LEVEL SECURITY;
 CREATE POLICY only_z ON item_data.errs FOR SELECT USING (key = 'S"z"');
 SET LOCAL ROLE item_table_tap_nobody;
 SELECT is(get_item('{"TableName": "errs", "Key": {"pk": {"S": "k"}}}'), '{}'::jsonb, 'RLS hides the item from GetItem');
+SELECT is(batch_get_item('{"RequestItems": {"errs": {"Keys": [{"pk": {"S": "k"}}]}}}')->'Responses'->'errs',
+	'[]'::jsonb, 'RLS hides the item from BatchGetItem');
+SET LOCAL row_security = off;
+SELECT throws_ok($$SELECT item_table.get_item('{"TableName": "errs", "Key": {"pk": {"S": "k"}}}')$$,
+	'42501', NULL, 'with row_security off, GetItem on a table with policies is refused');
+RESET row_security;
+RESET ROLE;
+-- column privileges on the two columns are enough, as for SQL
+ALTER TABLE item_data.errs DISABLE ROW LEVEL SECURITY;
+REVOKE SELECT ON item_data.errs FROM item_table_tap_nobody;
+GRANT SELECT (key, item) ON item_data.errs TO item_table_tap_nobody;
+SET LOCAL ROLE item_table_tap_nobody;
+SELECT is(get_item('{"TableName": "errs", "Key": {"pk": {"S": "k"}}}')->'Item'->'v', '{"N": "1"}'::jsonb,
+	'with SELECT on (key, item) only, GetItem works');
 RESET ROLE;
 
 SELECT * FROM finish();
