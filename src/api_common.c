@@ -646,20 +646,26 @@ ApiKeyAttributes(ItemTableDef *def, const AttrValue *item)
 
 /*
  * fetch_item_direct
- *		Read one item by probing the primary key index directly, under the
- *		active snapshot (what a read-only SPI statement would use).
+ *		Read one item by probing the primary key index directly; with lock,
+ *		also lock its row as SELECT ... FOR UPDATE would.
  *
- * A plain read through SPI pays for plan revalidation and a whole
- * executor start and end around a single index probe; for GetItem that
- * is a large share of the call.  This path does only the probe.  It runs
- * only where it cannot differ from the SQL statement: the caller holds
- * SELECT on the table, no row-level security applies, and the table is
- * still the plain (key, item) heap with its primary key index.  Anything
- * else returns false and the caller takes the SPI path, which raises the
- * same errors and applies the same policies as any SQL statement.
+ * A read through SPI pays for plan revalidation and a whole executor start
+ * and end around a single index probe; for GetItem, and for the locked
+ * read that starts every conditional write, that is a large share of the
+ * call.  This path does only the probe (and the lock).  It runs only where
+ * it cannot differ from the SQL statement: the caller holds SELECT (and,
+ * to lock, UPDATE) on the table, no row-level security applies, and the
+ * table is still the plain (key, item) heap with its btree primary key.
+ * Anything else, and every lock outcome but a plain success, returns false
+ * and the caller takes the SPI path, which raises the same errors, waits
+ * and rechecks as any SQL statement (a failed lock attempt holds nothing).
+ *
+ * Snapshots follow SPI: an unlocked read uses the active snapshot, as a
+ * read-only statement does; a locked read advances the command counter
+ * and takes a new snapshot, as a read-write statement does.
  */
 static bool
-fetch_item_direct(ItemTableDef *def, ItemKey *key, Jsonb **item)
+fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 {
 	static Oid	eq_proc = InvalidOid;
 	static FmgrInfo eq_finfo;
@@ -670,15 +676,18 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, Jsonb **item)
 	ScanKeyData skey;
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
+	Snapshot	snapshot;
 	Oid			eqop;
 	Oid			keytype = ItemKeyTypeOid();
+	bool		found;
 	bool		ok = false;
 
-	if (pg_class_aclcheck(def->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+	if (pg_class_aclcheck(def->relid, GetUserId(),
+						  lock ? ACL_SELECT | ACL_UPDATE : ACL_SELECT) != ACLCHECK_OK ||
 		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
 		return false;
 
-	rel = table_open(def->relid, AccessShareLock);
+	rel = table_open(def->relid, lock ? RowShareLock : AccessShareLock);
 	desc = RelationGetDescr(rel);
 	list_free(RelationGetIndexList(rel));	/* sets rd_pkindex */
 	pkindex = rel->rd_pkindex;
@@ -706,11 +715,34 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, Jsonb **item)
 								   InvalidOid, idx->rd_indcollation[0],
 								   &eq_finfo, PointerGetDatum(key));
 
+	if (lock)
+	{
+		CommandCounterIncrement();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		UpdateActiveSnapshotCommandId();	/* see this transaction's writes */
+	}
+	snapshot = GetActiveSnapshot();
 	slot = table_slot_create(rel, NULL);
-	scan = ItemIndexBeginScan(rel, idx, GetActiveSnapshot(), 1);
+	scan = ItemIndexBeginScan(rel, idx, snapshot, 1);
 	index_rescan(scan, &skey, 1, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	ok = true;
+	if (found && lock)
+	{
+		TM_FailureData tmfd;
+		ItemPointerData tid = slot->tts_tid;
+		int			flags = TUPLE_LOCK_FLAG_LOCK_UPDATE_IN_PROGRESS;
+
+		if (!IsolationUsesXactSnapshot())
+			flags |= TUPLE_LOCK_FLAG_FIND_LAST_VERSION;
+		/* a newer version found by following updates: leave it to SQL */
+		ok = table_tuple_lock(rel, &tid, snapshot, slot,
+							  GetCurrentCommandId(true), LockTupleExclusive,
+							  LockWaitBlock, flags, &tmfd) == TM_Ok &&
+			!tmfd.traversed;
+	}
 	*item = NULL;
-	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	if (found && ok)
 	{
 		bool		isnull;
 		Datum		d = slot_getattr(slot, 2, &isnull);
@@ -720,7 +752,8 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, Jsonb **item)
 	}
 	index_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
-	ok = true;
+	if (lock)
+		PopActiveSnapshot();
 
 done:
 	if (idx != NULL)
@@ -740,7 +773,7 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 	Datum		d;
 	Jsonb	   *item;
 
-	if (!lock && fetch_item_direct(def, key, &item))
+	if (fetch_item_direct(def, key, lock, &item))
 		return item;
 	if (lock)
 		plan = ApiTablePlan(def, &def->plan_get_lock,
