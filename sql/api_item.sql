@@ -61,6 +61,24 @@ SELECT put_item('{"TableName": "tbl", "Item": {"pk": {"S": "n"}, "sk": {"N": "1e
 SELECT get_item('{"TableName": "tbl", "Key": {"pk": {"S": "n"}, "sk": {"N": "1000"}}}');
 SELECT put_item('{"TableName": "tbl", "Item": {"pk": {"S": "n"}, "sk": {"N": "1000.0"}, "a": {"N": "2"}}, "ReturnValues": "ALL_OLD"}');
 SELECT count(*) AS items_for_n FROM item_data.tbl WHERE key ^@ 'S"n"';
+-- an Item already in stored form is stored as given; any non-canonical
+-- number, unordered set or binary value (also nested) is normalised first
+CREATE TEMP TABLE norm_in (id int, item jsonb);
+INSERT INTO norm_in VALUES
+ (1, '{"pk": {"S": "norm"}, "sk": {"N": "1"}, "a": {"N": "1.5"}, "ss": {"SS": ["a", "b"]}, "m": {"M": {"x": {"L": [{"N": "2"}, {"NULL": true}]}}}}'),
+ (2, '{"pk": {"S": "norm"}, "sk": {"N": "2"}, "m": {"M": {"x": {"L": [{"N": "2.0"}]}}}}'),
+ (3, '{"pk": {"S": "norm"}, "sk": {"N": "3"}, "l": {"L": [{"M": {"ns": {"NS": ["2", "10"]}}}]}}'),
+ (4, '{"pk": {"S": "norm"}, "sk": {"N": "4"}, "ss": {"SS": ["b", "a"]}, "bs": {"BS": ["AQ==", "AA=="]}}'),
+ (5, '{"pk": {"S": "norm"}, "sk": {"N": "5"}, "b": {"B": "AAEC"}, "n": {"N": "-0.0"}}');
+SELECT put_item(jsonb_build_object('TableName', 'tbl', 'Item', item)) FROM norm_in WHERE id <= 3 ORDER BY id;
+SELECT batch_write_item(jsonb_build_object('RequestItems', jsonb_build_object('tbl',
+	jsonb_agg(jsonb_build_object('PutRequest', jsonb_build_object('Item', item)))))) FROM norm_in WHERE id > 3;
+SELECT n.id, d.item = normalize_item(n.item) AS stored_normalised, d.item = n.item AS stored_as_given
+FROM norm_in n JOIN item_data.tbl d ON d.key = item_key(n.item->'pk', n.item->'sk') ORDER BY n.id;
+SELECT d.item->'m', d.item->'l', d.item->'ss', d.item->'bs', d.item->'n'
+FROM item_data.tbl d WHERE d.key ^@ 'S"norm"' ORDER BY d.key;
+SELECT delete_item(jsonb_build_object('TableName', 'tbl', 'Key', jsonb_build_object('pk', item->'pk', 'sk', item->'sk')))
+FROM norm_in ORDER BY id;
 
 -- ---------------------------------------------------------------- GetItem
 SELECT get_item('{"TableName": "tbl", "Key": {"pk": {"S": "a"}, "sk": {"N": "1"}}}');

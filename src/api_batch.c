@@ -451,13 +451,15 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 			{
 				ApiRequest	p;
 				Jsonb	   *item;
+				bool		as_stored;
 
 				ApiRequestInit(&p, put);
 				item = ApiGetObject(&p, "Item");
 				if (item == NULL)
 					DynValidation("1 validation error detected: Value null at 'requestItems.%s.member.putRequest.item' failed to satisfy constraint: Member must not be null", table);
 				w->is_put = true;
-				w->value = AttrItemFromJsonb(item);
+				w->value = AttrItemFromJsonbStored(item, &as_stored);
+				w->itemj = as_stored ? item : NULL;
 			}
 			else
 			{
@@ -492,7 +494,8 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 			w->size = AttrItemSize(w->value);
 			if (w->size > ATTR_MAX_ITEM_SIZE)
 				DynValidation("Item size has exceeded the maximum allowed size");
-			w->itemj = AttrItemToJsonb(w->value);
+			if (w->itemj == NULL)
+				w->itemj = AttrItemToJsonb(w->value);
 		}
 		else
 			w->key = ApiKeyFromKeyParam(w->def, w->value);

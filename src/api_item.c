@@ -260,9 +260,10 @@ item_table_put_item(PG_FUNCTION_ARGS)
 	int64		size;
 	JsonbParseState *state = NULL;
 	Jsonb	   *result;
+	bool		as_stored;
 
 	read_single_write(PG_GETARG_JSONB_P(0), "Item", "item", &w);
-	item = AttrItemFromJsonb(w.target);
+	item = AttrItemFromJsonbStored(w.target, &as_stored);
 
 	SPI_connect();
 	def = ApiLookupTable(w.name);
@@ -270,7 +271,7 @@ item_table_put_item(PG_FUNCTION_ARGS)
 	size = AttrItemSize(item);
 	if (size > ATTR_MAX_ITEM_SIZE)
 		DynValidation("Item size has exceeded the maximum allowed size");
-	newj = AttrItemToJsonb(item);
+	newj = as_stored ? w.target : AttrItemToJsonb(item);
 
 	if (w.cond == NULL && w.rv == RV_NONE && w.rcc == RCC_NONE)
 		ApiUpsertItem(def, key, newj);

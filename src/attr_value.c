@@ -471,6 +471,15 @@ string_to_utf8(const JsonbValue *v, char **data, int *len)
 	}
 }
 
+/*
+ * Cleared by the parser when the value it builds would not be written back
+ * as the very jsonb it read: a number not in canonical text, a set not in
+ * stored order, a binary value (its base64 is re-encoded), or any string in
+ * a database whose encoding is not UTF-8 (strings are converted).  Read by
+ * AttrItemFromJsonbStored().
+ */
+static bool parsed_as_stored;
+
 static void
 parse_number(const char *s, int len, DynNumber *num)
 {
@@ -496,6 +505,8 @@ parse_scalar(AttrType type, JsonbValue *v)
 				int			len;
 
 				expect_string(v, "S");
+				if (GetDatabaseEncoding() != PG_UTF8)
+					parsed_as_stored = false;
 				string_to_utf8(v, &data, &len);
 				return AttrNewString(ATTR_S, data, len);
 			}
@@ -505,6 +516,15 @@ parse_scalar(AttrType type, JsonbValue *v)
 						 "NUMBER_VALUE cannot be converted to String");
 			r = attr_new(ATTR_N);
 			parse_number(v->val.string.val, v->val.string.len, &r->u.num);
+			if (parsed_as_stored)
+			{
+				char		canon[DYNNUM_MAX_TEXT];
+				int			clen = DynNumberFormat(&r->u.num, canon);
+
+				if (clen != v->val.string.len ||
+					memcmp(canon, v->val.string.val, clen) != 0)
+					parsed_as_stored = false;
+			}
 			return r;
 		case ATTR_B:
 			{
@@ -512,6 +532,7 @@ parse_scalar(AttrType type, JsonbValue *v)
 				int			n;
 
 				expect_string(v, "B");
+				parsed_as_stored = false;
 				if (!ItemBase64Decode(v->val.string.val, v->val.string.len, &bytes, &n))
 					DynRaise(DYN_SERIALIZATION,
 							 "Base64 encoded value is invalid: expected padded standard base64 with a length that is a multiple of 4, found %d characters",
@@ -600,6 +621,19 @@ parse_set(AttrType type, JsonbValue *jv)
 		if (type == ATTR_NS)
 			DynValidation("One or more parameter values were invalid: An number set  may not be empty");
 		DynValidation("One or more parameter values were invalid: Binary sets should not be empty");
+	}
+	if (parsed_as_stored)
+	{
+		int			i;
+
+		for (i = 1; i < set->u.list.count; i++)
+		{
+			if (AttrValueCompare(set->u.list.elems[i - 1], set->u.list.elems[i]) >= 0)
+			{
+				parsed_as_stored = false;
+				break;
+			}
+		}
 	}
 	if (type == ATTR_SS)
 	{
@@ -727,6 +761,17 @@ AttrItemFromJsonb(Jsonb *item)
 		DynRaise(DYN_SERIALIZATION,
 				 "Unexpected token; an item is a JSON object mapping attribute names to attribute values");
 	return parse_map_members(&item->root, 1, true);
+}
+
+AttrValue *
+AttrItemFromJsonbStored(Jsonb *item, bool *as_stored)
+{
+	AttrValue  *result;
+
+	parsed_as_stored = true;
+	result = AttrItemFromJsonb(item);
+	*as_stored = parsed_as_stored;
+	return result;
 }
 
 /* ----------------------------------------------------------------

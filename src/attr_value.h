@@ -102,6 +102,12 @@ extern AttrValue *AttrValueFromJsonb(JsonbValue *jv, int depth);
  *		Checks names, values and nesting, not the item size.
  */
 extern AttrValue *AttrItemFromJsonb(Jsonb *item);
+/*
+ * The same, also telling whether AttrItemToJsonb() of the result would be
+ * the input itself (numbers canonical, sets in order, no conversion), so
+ * that a caller may store the input as it is.
+ */
+extern AttrValue *AttrItemFromJsonbStored(Jsonb *item, bool *as_stored);
 
 /* ---- output ---- */
 extern Jsonb *AttrValueToJsonb(const AttrValue *v);	/* {"S":"x"} */
