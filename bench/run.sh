@@ -26,6 +26,7 @@ BENCH_SCALE=${BENCH_SCALE:-1000000}
 BENCH_WARMUP=${BENCH_WARMUP:-2}
 BENCH_DB=item_table_bench
 WL_DIR=bench/workloads
+WL_PGOPTIONS=""
 RESULTS_DIR=bench/results
 BLOG="$IT_LOG_DIR/bench"
 
@@ -113,9 +114,10 @@ mkdir -p "$BLOG" "$RESULTS_DIR"
 "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$BENCH_DB" -c 'CREATE EXTENSION item_table' </dev/null
 
 # run_pgbench SCRIPT SECONDS LOG -> prints tps, non-zero on failure
+# (server settings of the workload, if any, are in $WL_PGOPTIONS)
 run_pgbench() {
     local rc=0
-    "$PGBIN/pgbench" -n -M prepared -c "$BENCH_CLIENTS" -j "$BENCH_CLIENTS" -T "$2" \
+    PGOPTIONS="$WL_PGOPTIONS" "$PGBIN/pgbench" -n -M prepared -c "$BENCH_CLIENTS" -j "$BENCH_CLIENTS" -T "$2" \
         -D scale="$BENCH_SCALE" -f "$1" "$BENCH_DB" </dev/null >"$3" 2>&1 || rc=$?
     local tps
     tps=$(awk '/^tps = .*(without initial connection time|excluding connections establishing)/ { printf "%.1f\n", $3; exit }' "$3")
@@ -168,6 +170,17 @@ for w in "${workloads[@]}"; do
 
     ext="$WL_DIR/$w/ext.sql"
     base="$WL_DIR/$w/base.sql"
+    # optional 'settings': one "name = value" per line, for both variants
+    WL_PGOPTIONS=""
+    if [ -f "$WL_DIR/$w/settings" ]; then
+        while IFS='=' read -r sname svalue; do
+            sname=$(tr -d '[:space:]' <<<"$sname")
+            svalue=$(tr -d '[:space:]' <<<"$svalue")
+            [ -n "$sname" ] && [ "${sname#\#}" = "$sname" ] || continue
+            WL_PGOPTIONS+="${WL_PGOPTIONS:+ }-c $sname=$svalue"
+        done <"$WL_DIR/$w/settings"
+        it_say "workload '$w' runs both variants with: $WL_PGOPTIONS"
+    fi
     ok=1
     if [ "$BENCH_WARMUP" -gt 0 ]; then
         run_pgbench "$ext" "$BENCH_WARMUP" "$BLOG/$w.ext.warmup.log" >/dev/null &&
