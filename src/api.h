@@ -81,6 +81,10 @@ typedef struct ItemTableDef
 	SPIPlanPtr	plan_update;
 	SPIPlanPtr	plan_delete;
 	SPIPlanPtr	plan_upsert;
+	SPIPlanPtr	plan_update_tid;
+	/* row version locked by the last ApiFetchItem(lock) of key, if direct */
+	ItemKey    *locked_key;
+	ItemPointerData locked_tid;
 	/* Query and Scan (api_query.c): read forward, backward, one segment */
 	SPIPlanPtr	plan_read_forward;
 	SPIPlanPtr	plan_read_backward;

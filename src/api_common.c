@@ -314,7 +314,7 @@ static void
 free_plans(ItemTableDef *def)
 {
 	SPIPlanPtr *plans[] = {&def->plan_get, &def->plan_get_lock, &def->plan_insert,
-	&def->plan_update, &def->plan_delete, &def->plan_upsert,
+	&def->plan_update, &def->plan_delete, &def->plan_upsert, &def->plan_update_tid,
 	&def->plan_read_forward, &def->plan_read_backward, &def->plan_read_segment};
 	int			i;
 
@@ -682,7 +682,8 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 	bool		found;
 	bool		ok = false;
 
-	if (pg_class_aclcheck(def->relid, GetUserId(),
+	if ((!lock && !ActiveSnapshotSet()) ||
+		pg_class_aclcheck(def->relid, GetUserId(),
 						  lock ? ACL_SELECT | ACL_UPDATE : ACL_SELECT) != ACLCHECK_OK ||
 		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
 		return false;
@@ -742,6 +743,11 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 			!tmfd.traversed;
 	}
 	*item = NULL;
+	if (found && ok && lock)
+	{
+		def->locked_key = key;
+		def->locked_tid = slot->tts_tid;
+	}
 	if (found && ok)
 	{
 		bool		isnull;
@@ -773,6 +779,7 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 	Datum		d;
 	Jsonb	   *item;
 
+	def->locked_key = NULL;
 	if (fetch_item_direct(def, key, lock, &item))
 		return item;
 	if (lock)
@@ -811,14 +818,40 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	return SPI_processed == 1;
 }
 
+/*
+ * ApiUpdateItem
+ *		Replace the stored item of key.
+ *
+ * When the item's row was just locked by the direct path of ApiFetchItem,
+ * the update finds it by its tuple id instead of a second index probe.  The
+ * statement still checks the key, and a version it cannot see (there is
+ * none while the lock is held, but the tuple id is only a hint) updates
+ * nothing, in which case the update by key runs: either way the row
+ * updated is the current row of key.
+ */
 void
 ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 {
-	Oid			argtypes[2] = {ItemKeyTypeOid(), JSONBOID};
-	Datum		args[2] = {PointerGetDatum(key), JsonbPGetDatum(item)};
+	Oid			argtypes[3] = {ItemKeyTypeOid(), JSONBOID, TIDOID};
+	Datum		args[3] = {PointerGetDatum(key), JsonbPGetDatum(item), (Datum) 0};
 	SPIPlanPtr	plan;
 	int			rc;
 
+	if (def->locked_key == key)
+	{
+		ItemPointerData tid = def->locked_tid;
+
+		def->locked_key = NULL;
+		args[2] = PointerGetDatum(&tid);
+		plan = ApiTablePlan(def, &def->plan_update_tid,
+							"UPDATE %s SET item = $2 WHERE ctid = $3 AND key OPERATOR(item_table.=) $1",
+							3, argtypes);
+		rc = SPI_execute_plan(plan, args, NULL, false, 0);
+		if (rc != SPI_OK_UPDATE)
+			elog(ERROR, "item update failed: %s", SPI_result_code_string(rc));
+		if (SPI_processed == 1)
+			return;
+	}
 	plan = ApiTablePlan(def, &def->plan_update,
 						"UPDATE %s SET item = $2 WHERE key OPERATOR(item_table.=) $1",
 						2, argtypes);
