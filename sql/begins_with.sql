@@ -141,3 +141,35 @@ EXECUTE bw_q('S"P1"|N1');
 RESET plan_cache_mode;
 DEALLOCATE bw_q;
 DROP TABLE bw_gist;
+
+-- ANALYZE records the number of partitions of an item_key column, and a
+-- whole-partition prefix (constant or parameter) is estimated as one
+-- partition: 200 partitions of 10 items, read whole by ANALYZE
+CREATE TABLE bw_parts (key item_key PRIMARY KEY);
+INSERT INTO bw_parts SELECT item_key(jsonb_build_object('S', 'P' || p), jsonb_build_object('N', i::text))
+FROM generate_series(1, 200) p, generate_series(1, 10) i;
+ANALYZE bw_parts;
+SELECT stanumbers1[1] AS partitions FROM pg_statistic s
+WHERE starelid = 'bw_parts'::regclass AND stakind1 = 10741
+UNION ALL SELECT stanumbers2[1] FROM pg_statistic WHERE starelid = 'bw_parts'::regclass AND stakind2 = 10741
+UNION ALL SELECT stanumbers3[1] FROM pg_statistic WHERE starelid = 'bw_parts'::regclass AND stakind3 = 10741
+UNION ALL SELECT stanumbers4[1] FROM pg_statistic WHERE starelid = 'bw_parts'::regclass AND stakind4 = 10741;
+CREATE FUNCTION pg_temp.plan_rows(q text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE j json;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+	RETURN (j -> 0 -> 'Plan' ->> 'Plan Rows')::int;
+END $$;
+SELECT pg_temp.plan_rows($$SELECT * FROM bw_parts WHERE key ^@ 'S"P7"'$$) AS whole_partition,
+	pg_temp.plan_rows($$SELECT * FROM bw_parts WHERE begins_with(key, 'S"P7"')$$) AS function_form;
+PREPARE bw_param(item_key) AS SELECT * FROM bw_parts WHERE key ^@ $1;
+SET plan_cache_mode = force_generic_plan;
+SELECT pg_temp.plan_rows('EXECUTE bw_param(''S"P7"'')') AS parameter;
+RESET plan_cache_mode;
+DEALLOCATE bw_param;
+-- a key with one partition per row gives -1 (as many partitions as rows)
+CREATE TABLE bw_unique (key item_key PRIMARY KEY);
+INSERT INTO bw_unique SELECT item_key(jsonb_build_object('S', 'U' || p)) FROM generate_series(1, 500) p;
+ANALYZE bw_unique;
+SELECT pg_temp.plan_rows($$SELECT * FROM bw_unique WHERE key ^@ 'S"U7"'$$) AS unique_partition;
+DROP TABLE bw_parts, bw_unique;

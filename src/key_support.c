@@ -17,16 +17,28 @@
  * operator of their own; for them the function form is turned into that
  * operator.
  *
- * The same range gives the selectivity estimate: item_key_prefix_sel (the
- * operator's RESTRICT function) and SupportRequestSelectivity (for the
- * function form) both ask clauselist_selectivity() about the two range
- * clauses, so histograms on the key column are used.
+ * Selectivity.  item_key_prefix_sel (the operator's RESTRICT function) and
+ * SupportRequestSelectivity (for the function form) share one estimate.
+ * A prefix of a whole partition (the usual Query) selects one partition:
+ * ANALYZE stores the number of distinct partitions of an item_key column
+ * (item_key_analyze, below) and the estimate is one over it.  A prefix with
+ * a sort part asks clauselist_selectivity() about the two range clauses,
+ * so the column's histogram is used.  A prefix unknown at plan time is
+ * estimated as one partition too, or with DEFAULT_PREFIX_SEL without
+ * statistics.
+ *
+ * The partition count is kept in a pg_statistic slot of a private kind
+ * (STATISTIC_KIND_ITEMKEY_PARTITIONS): stanumbers[0] is the count, or
+ * minus its ratio to the row count when it grows with the table, as
+ * stadistinct is.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/stratnum.h"
+#include "catalog/pg_statistic.h"
+#include "commands/vacuum.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
@@ -42,6 +54,10 @@
 
 PG_FUNCTION_INFO_V1(item_key_begins_with_support);
 PG_FUNCTION_INFO_V1(item_key_prefix_sel);
+PG_FUNCTION_INFO_V1(item_key_analyze);
+
+/* pg_statistic kind in the range left to extensions (10000-30767) */
+#define STATISTIC_KIND_ITEMKEY_PARTITIONS 10741
 
 /*
  * Used when the prefix is not known at plan time (generic plans).  Item
@@ -204,6 +220,44 @@ index_condition(SupportRequestIndexCondition *req, Oid caller)
 }
 
 /*
+ * partition_selectivity
+ *		Fraction of the rows in one partition, from the partition count
+ *		ANALYZE stored; false when there is none.
+ */
+static bool
+partition_selectivity(VariableStatData *vardata, Selectivity *sel)
+{
+	AttStatsSlot sslot;
+	double		partitions;
+	double		nullfrac;
+
+	if (!HeapTupleIsValid(vardata->statsTuple) ||
+		!get_attstatsslot(&sslot, vardata->statsTuple,
+						  STATISTIC_KIND_ITEMKEY_PARTITIONS, InvalidOid,
+						  ATTSTATSSLOT_NUMBERS))
+		return false;
+	partitions = sslot.nnumbers > 0 ? sslot.numbers[0] : 0;
+	free_attstatsslot(&sslot);
+	if (partitions < 0 && vardata->rel != NULL)
+		partitions = -partitions * vardata->rel->tuples;
+	if (partitions < 1)
+		return false;
+	nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata->statsTuple))->stanullfrac;
+	*sel = (1.0 - nullfrac) / partitions;
+	return true;
+}
+
+/* does this item_key constant name a whole partition (no sort part)? */
+static bool
+is_partition_prefix(Const *c)
+{
+	ItemKey    *k = DatumGetItemKeyPP(c->constvalue);
+
+	return KeyCodecSortPayloadOffset(ITEMKEY_DATA(k), ITEMKEY_LEN(k)) < 0 &&
+		KeyCodecPartitionLength(ITEMKEY_DATA(k), ITEMKEY_LEN(k)) == ITEMKEY_LEN(k);
+}
+
+/*
  * prefix_selectivity
  *		Selectivity of `expr ^@ prefix` for a restriction clause.
  */
@@ -224,7 +278,18 @@ prefix_selectivity(PlannerInfo *root, List *args, int varRelid)
 		return DEFAULT_PREFIX_SEL;
 	keytype = exprType((Node *) vardata.var);
 	opfamily = default_btree_family(keytype);
-	if (varonleft && IsA(other, Const) && !((Const *) other)->constisnull &&
+	if (varonleft && !IsA(other, Const))
+	{
+		/* unknown prefix: take it for a partition */
+		(void) partition_selectivity(&vardata, &sel);
+	}
+	else if (varonleft && !((Const *) other)->constisnull &&
+			 is_partition_prefix((Const *) other) &&
+			 partition_selectivity(&vardata, &sel))
+	{
+		/* a whole partition */
+	}
+	else if (varonleft && IsA(other, Const) && !((Const *) other)->constisnull &&
 		OidIsValid(opfamily) &&
 		range_ops(opfamily, keytype, &geop, &ltop))
 	{
@@ -279,4 +344,136 @@ item_key_prefix_sel(PG_FUNCTION_ARGS)
 	int			varRelid = PG_GETARG_INT32(3);
 
 	PG_RETURN_FLOAT8((float8) prefix_selectivity(root, args, varRelid));
+}
+
+/* ----------------------------------------------------------------
+ * ANALYZE: the number of partitions
+ * ----------------------------------------------------------------
+ */
+typedef struct ItemKeyAnalyze
+{
+	AnalyzeAttrComputeStatsFunc std_compute;	/* from std_typanalyze */
+	void	   *std_extra;
+} ItemKeyAnalyze;
+
+typedef struct PartitionRef
+{
+	const uint8 *data;
+	int			len;
+} PartitionRef;
+
+static int
+partition_ref_cmp(const void *a, const void *b)
+{
+	const PartitionRef *x = a;
+	const PartitionRef *y = b;
+	int			c = memcmp(x->data, y->data, Min(x->len, y->len));
+
+	if (c != 0)
+		return c;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+/*
+ * compute_partition_stats
+ *		The standard statistics, then the number of distinct partitions in
+ *		the sample, scaled to the table with the Haas-Stokes estimator that
+ *		ANALYZE uses for n_distinct.
+ */
+static void
+compute_partition_stats(VacAttrStatsP stats, AnalyzeAttrFetchFunc fetchfunc,
+						int samplerows, double totalrows)
+{
+	ItemKeyAnalyze *mine = (ItemKeyAnalyze *) stats->extra_data;
+	PartitionRef *refs;
+	int			n = 0;
+	int			d = 0;
+	int			f1 = 0;
+	int			i;
+	int			slot;
+	double		partitions;
+
+	stats->extra_data = mine->std_extra;
+	mine->std_compute(stats, fetchfunc, samplerows, totalrows);
+	stats->extra_data = mine;
+
+	refs = palloc(sizeof(PartitionRef) * Max(samplerows, 1));
+	for (i = 0; i < samplerows; i++)
+	{
+		bool		isnull;
+		Datum		v = fetchfunc(stats, i, &isnull);
+		ItemKey    *k;
+
+		vacuum_delay_point();
+		if (isnull)
+			continue;
+		k = DatumGetItemKeyPP(v);
+		refs[n].data = ITEMKEY_DATA(k);
+		refs[n].len = KeyCodecPartitionLength(ITEMKEY_DATA(k), ITEMKEY_LEN(k));
+		n++;
+	}
+	if (n == 0 || !stats->stats_valid)
+		return;
+	qsort(refs, n, sizeof(PartitionRef), partition_ref_cmp);
+	for (i = 0; i < n;)
+	{
+		int			j = i + 1;
+
+		while (j < n && partition_ref_cmp(&refs[i], &refs[j]) == 0)
+			j++;
+		d++;
+		if (j - i == 1)
+			f1++;
+		i = j;
+	}
+
+	if (f1 == n)
+		partitions = -1.0;		/* every partition seen once: one per row */
+	else
+	{
+		double		rows = totalrows * ((double) n / samplerows);
+
+		if (f1 == 0 || n >= rows)
+			partitions = d;
+		else
+			partitions = (n * (double) d) / ((n - f1) + f1 * (n / rows));
+		partitions = Max(partitions, d);
+		partitions = Min(partitions, rows);
+		if (partitions > 0.1 * rows)
+			partitions = -(partitions / rows);
+	}
+
+	for (slot = 0; slot < STATISTIC_NUM_SLOTS; slot++)
+	{
+		if (stats->stakind[slot] == 0)
+			break;
+	}
+	if (slot == STATISTIC_NUM_SLOTS)
+		return;
+	stats->stakind[slot] = STATISTIC_KIND_ITEMKEY_PARTITIONS;
+	stats->staop[slot] = InvalidOid;
+	stats->stanumbers[slot] = MemoryContextAlloc(stats->anl_context, sizeof(float4));
+	stats->stanumbers[slot][0] = (float4) partitions;
+	stats->numnumbers[slot] = 1;
+}
+
+/*
+ * item_key_analyze(internal)
+ *		typanalyze of item_key: the standard statistics plus the partition
+ *		count.
+ */
+Datum
+item_key_analyze(PG_FUNCTION_ARGS)
+{
+	VacAttrStats *stats = (VacAttrStats *) PG_GETARG_POINTER(0);
+	ItemKeyAnalyze *mine;
+
+	if (!std_typanalyze(stats))
+		PG_RETURN_BOOL(false);
+	mine = palloc(sizeof(ItemKeyAnalyze));
+	mine->std_compute = stats->compute_stats;
+	mine->std_extra = stats->extra_data;
+	stats->extra_data = mine;
+	stats->compute_stats = compute_partition_stats;
+	PG_RETURN_BOOL(true);
 }

@@ -15,8 +15,12 @@ CREATE FUNCTION item_key_recv(internal) RETURNS item_key
 CREATE FUNCTION item_key_send(item_key) RETURNS bytea
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+CREATE FUNCTION item_key_analyze(internal) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
 CREATE TYPE item_key (
 	INPUT = item_key_in,
+	ANALYZE = item_key_analyze,
 	OUTPUT = item_key_out,
 	RECEIVE = item_key_recv,
 	SEND = item_key_send,
