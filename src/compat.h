@@ -70,4 +70,14 @@
 	index_beginscan((heap), (index), (snapshot), (nkeys), 0)
 #endif
 
+/*
+ * vacuum_delay_point() says whether it is called from ANALYZE from
+ * PostgreSQL 18 (item_key_analyze calls it per sampled row).
+ */
+#if PG_VERSION_NUM >= 180000
+#define ItemAnalyzeDelayPoint() vacuum_delay_point(true)
+#else
+#define ItemAnalyzeDelayPoint() vacuum_delay_point()
+#endif
+
 #endif							/* ITEM_TABLE_COMPAT_H */

@@ -404,7 +404,7 @@ compute_partition_stats(VacAttrStatsP stats, AnalyzeAttrFetchFunc fetchfunc,
 		Datum		v = fetchfunc(stats, i, &isnull);
 		ItemKey    *k;
 
-		vacuum_delay_point();
+		ItemAnalyzeDelayPoint();
 		if (isnull)
 			continue;
 		k = DatumGetItemKeyPP(v);
