@@ -89,10 +89,20 @@ wl_setup() {
     fi
 }
 
+# Directory holding a workload's ext.sql/base.sql: its own, or that of the
+# workload named in its 'scripts' file (same scripts, other settings).
+wl_scripts() {
+    if [ -f "$WL_DIR/$1/scripts" ]; then
+        printf '%s\n' "$WL_DIR/$(tr -d '[:space:]' <"$WL_DIR/$1/scripts")"
+    else
+        printf '%s\n' "$WL_DIR/$1"
+    fi
+}
+
 for w in "${workloads[@]}"; do
     [ -d "$WL_DIR/$w" ] || it_die "unknown workload '$w' (no directory $WL_DIR/$w)"
     for f in ext.sql base.sql; do
-        [ -f "$WL_DIR/$w/$f" ] || it_die "workload '$w' has no $f"
+        [ -f "$(wl_scripts "$w")/$f" ] || it_die "workload '$w' has no $f"
     done
     [ -n "$(wl_setup "$w")" ] ||
         it_die "workload '$w': no setup.sql (neither $WL_DIR/$w/setup.sql nor $WL_DIR/$(wl_group "$w")/setup.sql)"
@@ -168,8 +178,8 @@ for w in "${workloads[@]}"; do
         continue
     fi
 
-    ext="$WL_DIR/$w/ext.sql"
-    base="$WL_DIR/$w/base.sql"
+    ext="$(wl_scripts "$w")/ext.sql"
+    base="$(wl_scripts "$w")/base.sql"
     # optional 'settings': one "name = value" per line, for both variants
     WL_PGOPTIONS=""
     if [ -f "$WL_DIR/$w/settings" ]; then

@@ -149,11 +149,10 @@ CREATE TABLE bw_parts (key item_key PRIMARY KEY);
 INSERT INTO bw_parts SELECT item_key(jsonb_build_object('S', 'P' || p), jsonb_build_object('N', i::text))
 FROM generate_series(1, 200) p, generate_series(1, 10) i;
 ANALYZE bw_parts;
-SELECT stanumbers1[1] AS partitions FROM pg_statistic s
-WHERE starelid = 'bw_parts'::regclass AND stakind1 = 10741
-UNION ALL SELECT stanumbers2[1] FROM pg_statistic WHERE starelid = 'bw_parts'::regclass AND stakind2 = 10741
-UNION ALL SELECT stanumbers3[1] FROM pg_statistic WHERE starelid = 'bw_parts'::regclass AND stakind3 = 10741
-UNION ALL SELECT stanumbers4[1] FROM pg_statistic WHERE starelid = 'bw_parts'::regclass AND stakind4 = 10741;
+SELECT n[1] AS partitions
+FROM pg_statistic s, LATERAL (VALUES (stakind1, stanumbers1), (stakind2, stanumbers2),
+	(stakind3, stanumbers3), (stakind4, stanumbers4), (stakind5, stanumbers5)) v(kind, n)
+WHERE starelid = 'bw_parts'::regclass AND kind = 10741;
 CREATE FUNCTION pg_temp.plan_rows(q text) RETURNS int LANGUAGE plpgsql AS $$
 DECLARE j json;
 BEGIN

@@ -678,6 +678,7 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 	TupleTableSlot *slot;
 	Snapshot	snapshot;
 	Oid			eqop;
+	Oid			eqproc;
 	Oid			keytype = ItemKeyTypeOid();
 	bool		found;
 	bool		ok = false;
@@ -707,10 +708,11 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 							   BTEqualStrategyNumber);
 	if (!OidIsValid(eqop))
 		goto done;
-	if (get_opcode(eqop) != eq_proc)
+	eqproc = get_opcode(eqop);
+	if (eqproc != eq_proc)
 	{
-		fmgr_info_cxt(get_opcode(eqop), &eq_finfo, TopMemoryContext);
-		eq_proc = eq_finfo.fn_oid;
+		fmgr_info_cxt(eqproc, &eq_finfo, TopMemoryContext);
+		eq_proc = eqproc;
 	}
 	ScanKeyEntryInitializeWithInfo(&skey, 0, 1, BTEqualStrategyNumber,
 								   InvalidOid, idx->rd_indcollation[0],

@@ -268,38 +268,31 @@ prefix_selectivity(PlannerInfo *root, List *args, int varRelid)
 	Node	   *other;
 	bool		varonleft;
 	Selectivity sel = DEFAULT_PREFIX_SEL;
-	Oid			opfamily;
-	Oid			geop,
-				ltop;
-	Oid			keytype;
 
 	if (!get_restriction_variable(root, args, varRelid,
 								  &vardata, &other, &varonleft))
 		return DEFAULT_PREFIX_SEL;
-	keytype = exprType((Node *) vardata.var);
-	opfamily = default_btree_family(keytype);
-	if (varonleft && !IsA(other, Const))
-	{
-		/* unknown prefix: take it for a partition */
-		(void) partition_selectivity(&vardata, &sel);
-	}
-	else if (varonleft && !((Const *) other)->constisnull &&
-			 is_partition_prefix((Const *) other) &&
-			 partition_selectivity(&vardata, &sel))
-	{
-		/* a whole partition */
-	}
-	else if (varonleft && IsA(other, Const) && !((Const *) other)->constisnull &&
-		OidIsValid(opfamily) &&
-		range_ops(opfamily, keytype, &geop, &ltop))
-	{
-		List	   *range = make_const_range((Node *) vardata.var,
-											 (Const *) other, geop, ltop);
-
-		sel = clauselist_selectivity(root, range, varRelid, JOIN_INNER, NULL);
-	}
-	else if (varonleft && IsA(other, Const))
+	if (!varonleft)
+		;						/* prefix ^@ key: keep the default */
+	else if (!IsA(other, Const))
+		(void) partition_selectivity(&vardata, &sel);	/* unknown: a partition */
+	else if (((Const *) other)->constisnull)
 		sel = 0.0;				/* NULL prefix: never true */
+	else if (!(is_partition_prefix((Const *) other) &&
+			   partition_selectivity(&vardata, &sel)))
+	{
+		/* a sort-key prefix (or no partition count): the histogram */
+		Oid			keytype = exprType((Node *) vardata.var);
+		Oid			opfamily = default_btree_family(keytype);
+		Oid			geop,
+					ltop;
+
+		if (OidIsValid(opfamily) && range_ops(opfamily, keytype, &geop, &ltop))
+			sel = clauselist_selectivity(root,
+										 make_const_range((Node *) vardata.var,
+														  (Const *) other, geop, ltop),
+										 varRelid, JOIN_INNER, NULL);
+	}
 	ReleaseVariableStats(vardata);
 	CLAMP_PROBABILITY(sel);
 	return sel;
