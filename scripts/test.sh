@@ -7,7 +7,8 @@
 #   1. pg_regress            REGRESS tests from the Makefile   (counted per test)
 #   2. pg_isolation_regress  ISOLATION specs from the Makefile (counted per spec)
 #   3. pgTAP                 test/pgtap/*.sql via pg_prove     (counted per assertion)
-#   4. stress                test/stress/*.sh (pgbench soaks)  (counted per script)
+#   4. security              test/security/*.sql via pg_prove  (counted per assertion)
+#   5. stress                test/stress/*.sh (pgbench soaks)  (counted per script)
 # and ends with one line "N passed, N failed".  Exit status 0 only if every
 # suite ran and nothing failed.  Logs go to log/ (regress.out, isolation.out,
 # pgtap/*.out, build.log, server.log).
@@ -152,39 +153,48 @@ count_tap() {
         END { print p + 0, f + 0, plan + 0 }' "$1"
 }
 
-suite_pgtap() {
+# run_pgtap SUITE DIR DB FRESH: every DIR/*.sql through pg_prove against
+# database DB (created with pgtap and item_table); FRESH=1 makes the
+# database anew before each file (for tests that commit, create roles or
+# install event triggers).  Counted per assertion.
+run_pgtap() {
+    local suite=$1 tdir=$2 db=$3 fresh=$4
     local files=() f
-    for f in test/pgtap/*.sql; do
+    for f in "$tdir"/*.sql; do
         [ -e "$f" ] && files+=("$f")
     done
     if [ "${#files[@]}" -eq 0 ]; then
-        record_skip pgtap "no test/pgtap/*.sql files"
+        record_skip "$suite" "no $tdir/*.sql files"
         return
     fi
-    local db=item_table_tap dir="$IT_LOG_DIR/pgtap"
+    local dir="$IT_LOG_DIR/$suite"
     rm -rf "$dir"
     mkdir -p "$dir"
-    it_say "pgtap: ${#files[@]} file(s), database $db"
+    it_say "$suite: ${#files[@]} file(s), database $db"
     if ! it_ensure_server; then
-        record pgtap assertions 0 "${#files[@]}" "server not running (1 failure per file)"
-        return
-    fi
-    if ! {
-        "$PGBIN/dropdb" --if-exists "$db" &&
-        "$PGBIN/createdb" "$db" &&
-        "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" \
-            -c 'CREATE EXTENSION IF NOT EXISTS pgtap' \
-            -c 'CREATE EXTENSION IF NOT EXISTS item_table'
-    } </dev/null >"$dir/setup.out" 2>&1; then
-        cat "$dir/setup.out"
-        record pgtap assertions 0 "${#files[@]}" "database setup failed (1 failure per file)"
+        record "$suite" assertions 0 "${#files[@]}" "server not running (1 failure per file)"
         return
     fi
 
-    local tp=0 tf=0 out rc p x plan name fails
+    local tp=0 tf=0 out rc p x plan name fails made=0
     for f in "${files[@]}"; do
         name=$(basename "$f" .sql)
         out="$dir/$name.out"
+        if [ "$fresh" = 1 ] || [ "$made" = 0 ]; then
+            if ! {
+                "$PGBIN/dropdb" --if-exists "$db" &&
+                "$PGBIN/createdb" "$db" &&
+                "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" \
+                    -c 'CREATE EXTENSION IF NOT EXISTS pgtap' \
+                    -c 'CREATE EXTENSION IF NOT EXISTS item_table'
+            } </dev/null >"$dir/setup.out" 2>&1; then
+                cat "$dir/setup.out"
+                tf=$((tf + 1))
+                printf '  %-40s FAILED  database setup failed\n' "$f"
+                continue
+            fi
+            made=1
+        fi
         pg_prove -v -b "$PGBIN/psql" -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" -d "$db" "$f" \
             </dev/null >"$out" 2>&1
         rc=$?
@@ -209,7 +219,17 @@ suite_pgtap() {
         fi
     done
     it_server_running || it_server_log_tail 40
-    record pgtap assertions "$tp" "$tf" "${#files[@]} file(s)"
+    record "$suite" assertions "$tp" "$tf" "${#files[@]} file(s)"
+}
+
+suite_pgtap() {
+    run_pgtap pgtap test/pgtap item_table_tap 0
+}
+
+# Hostile-user tests: roles without grants, operators and functions planted
+# on search_path, cross-role attempts.  A fresh database per file.
+suite_security() {
+    run_pgtap security test/security item_table_sec 1
 }
 
 # Concurrency and soak tests: each test/stress/*.sh runs against the test
@@ -262,6 +282,7 @@ main() {
     suite_regress
     suite_isolation
     suite_pgtap
+    suite_security
     suite_stress
 
     it_say "tests finished in $(it_elapsed "$t0") s (logs in ${IT_LOG_DIR#"$IT_ROOT"/}/)"
