@@ -10,6 +10,7 @@ OBJS = \
 	src/key_support.o \
 	src/key_gist.o \
 	src/errors.o \
+	src/catalog.o \
 	src/attr_value.o \
 	src/api_common.o \
 	src/api_table.o \

@@ -98,7 +98,7 @@ END $$;
 CALL pg_temp.load_trades(100000);
 \timing off
 ANALYZE item_data."TradingRegister";
-ANALYZE item_data."TradingRegister.GSI1";
+ANALYZE item_data."TradingRegister#GSI1";
 SELECT count(*) AS items, count(*) FILTER (WHERE key ^@ 'S"ACCOUNT#1"') AS items_of_account_1 FROM item_data."TradingRegister";
 
 \echo

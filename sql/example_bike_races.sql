@@ -6,8 +6,8 @@ SET search_path = item_table, public;
 
 SELECT count(*) AS items, sum(item_size(item)) AS bytes FROM item_data."BikeRaces";
 -- only results are indexed (LSI and GSI sort on total_kj, which only they have)
-SELECT ikey, key, item FROM item_data."BikeRaces.Leaderboard" ORDER BY ikey, key;
-SELECT ikey, key, item FROM item_data."BikeRaces.ByOutput" ORDER BY ikey, key;
+SELECT ikey, key, item FROM item_data."BikeRaces#Leaderboard" ORDER BY ikey, key;
+SELECT ikey, key, item FROM item_data."BikeRaces#ByOutput" ORDER BY ikey, key;
 
 -- 1. a class and its races (adjacency list)
 SELECT query('{"TableName": "BikeRaces",

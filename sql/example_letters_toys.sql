@@ -17,7 +17,7 @@ END $$;
 
 \i examples/letters_toys.data.sql
 
-SELECT ikey, key, item FROM item_data."LettersToys.GSI1" ORDER BY ikey, key;
+SELECT ikey, key, item FROM item_data."LettersToys#GSI1" ORDER BY ikey, key;
 
 -- 1. all toys
 SELECT query('{"TableName": "LettersToys",

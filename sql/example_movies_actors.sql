@@ -9,8 +9,8 @@ SELECT count(*) AS items,
 	   count(*) FILTER (WHERE starts_with(sort_value(key)->>'S', 'agg#')) AS aggregates
 FROM item_data."MoviesActors";
 -- GSI2 holds the aggregates only, GSI3 the winners only
-SELECT ikey, key FROM item_data."MoviesActors.GSI2" ORDER BY ikey, key;
-SELECT ikey, key FROM item_data."MoviesActors.GSI3" ORDER BY ikey, key;
+SELECT ikey, key FROM item_data."MoviesActors#GSI2" ORDER BY ikey, key;
+SELECT ikey, key FROM item_data."MoviesActors#GSI3" ORDER BY ikey, key;
 
 -- 1. a movie by id
 SELECT get_item('{"TableName": "MoviesActors", "Key": {"pk": {"S": "mov#03"}, "sk": {"S": "mov#03"}}}');
@@ -118,7 +118,7 @@ SELECT update_item('{"TableName": "MoviesActors", "Key": {"pk": {"S": "act#04"},
 SELECT query('{"TableName": "MoviesActors", "IndexName": "GSI3",
 	"KeyConditionExpression": "award = :a",
 	"ExpressionAttributeValues": {":a": {"S": "Best Newcomer"}}}');
-SELECT ikey, key FROM item_data."MoviesActors.GSI3" ORDER BY ikey, key;
+SELECT ikey, key FROM item_data."MoviesActors#GSI3" ORDER BY ikey, key;
 
 -- the same data with SQL: streams per genre in March
 SELECT m.item->'genre'->>'S' AS genre, sum((a.item->'stream_total'->>'N')::int) AS streams

@@ -51,15 +51,15 @@ SELECT batch_write_item('{"RequestItems": {"social": [
 	{"PutRequest": {"Item": {"PK": {"S": "USER#2"}, "SK": {"S": "GROUP#2"}, "joined": {"N": "1959"}}}}]}}');
 -- groups of a user: the base table; users of a group: the inverted index
 SELECT key FROM item_data.social WHERE key ^@ 'S"USER#2"|S"GROUP#"' ORDER BY key;
-SELECT ikey, key, item->'role' AS role FROM pg_temp.idx('social.inverted') WHERE ikey ^@ 'S"GROUP#1"';
+SELECT ikey, key, item->'role' AS role FROM pg_temp.idx('social#inverted') WHERE ikey ^@ 'S"GROUP#1"';
 -- index overloading: one GSI holds user names and group names
-SELECT * FROM pg_temp.idx('social.gsi1');
+SELECT * FROM pg_temp.idx('social#gsi1');
 -- element index: one row per tag; "who is tagged math" is one range
-SELECT * FROM pg_temp.idx('social.by_tag');
+SELECT * FROM pg_temp.idx('social#by_tag');
 -- sparse: only the flagged item
-SELECT * FROM pg_temp.idx('social.flagged_items');
+SELECT * FROM pg_temp.idx('social#flagged_items');
 -- LSI: memberships by join year, within each partition
-SELECT ikey, key FROM pg_temp.idx('social.by_joined');
+SELECT ikey, key FROM pg_temp.idx('social#by_joined');
 
 -- §8.56 an invalid index key rejects the write; the table is unchanged
 SELECT pg_temp.try('PutItem', '{"TableName": "social", "Item": {"PK": {"S": "USER#3"}, "SK": {"S": "PROFILE"}, "GSI1PK": {"N": "5"}, "GSI1SK": {"S": "x"}}}');
@@ -70,14 +70,14 @@ SELECT pg_temp.try('UpdateItem', '{"TableName": "social", "Key": {"PK": {"S": "U
 SELECT count(*) AS items_still FROM item_data.social;
 -- an absent key attribute: stored, not indexed
 SELECT put_item('{"TableName": "social", "Item": {"PK": {"S": "USER#3"}, "SK": {"S": "PROFILE"}, "GSI1PK": {"S": "NAME"}}}');
-SELECT count(*) AS gsi1_rows_for_user3 FROM item_data."social.gsi1" WHERE key = 'S"USER#3"|S"PROFILE"';
+SELECT count(*) AS gsi1_rows_for_user3 FROM item_data."social#gsi1" WHERE key = 'S"USER#3"|S"PROFILE"';
 
 -- moving and removing index keys
 SELECT update_item('{"TableName": "social", "Key": {"PK": {"S": "USER#2"}, "SK": {"S": "GROUP#1"}}, "UpdateExpression": "REMOVE flagged"}');
 SELECT update_item('{"TableName": "social", "Key": {"PK": {"S": "USER#1"}, "SK": {"S": "PROFILE"}}, "UpdateExpression": "SET GSI1SK = :n, #n = :n DELETE tags :t", "ExpressionAttributeNames": {"#n": "name"}, "ExpressionAttributeValues": {":n": {"S": "Ada L."}, ":t": {"SS": ["engines"]}}}');
-SELECT * FROM pg_temp.idx('social.gsi1');
-SELECT * FROM pg_temp.idx('social.by_tag');
-SELECT count(*) AS flagged_rows FROM item_data."social.flagged_items";
+SELECT * FROM pg_temp.idx('social#gsi1');
+SELECT * FROM pg_temp.idx('social#by_tag');
+SELECT count(*) AS flagged_rows FROM item_data."social#flagged_items";
 SELECT count(*) AS problems FROM verify('social');
 
 -- plain SQL writes keep the indexes right too: INSERT, UPDATE, DELETE, COPY, TRUNCATE
@@ -87,20 +87,20 @@ DELETE FROM item_data.social WHERE key = 'S"USER#2"|S"GROUP#2"';
 COPY item_data.social FROM stdin;
 S"USER#8"|S"GROUP#1"	{"PK": {"S": "USER#8"}, "SK": {"S": "GROUP#1"}, "joined": {"N": "1999"}, "tags": {"SS": ["copy"]}}
 \.
-SELECT ikey, key FROM pg_temp.idx('social.inverted');
-SELECT * FROM pg_temp.idx('social.flagged_items');
+SELECT ikey, key FROM pg_temp.idx('social#inverted');
+SELECT * FROM pg_temp.idx('social#flagged_items');
 SELECT count(*) AS problems FROM verify('social');
 -- a plain SQL write with an invalid index key is refused like an API write
 INSERT INTO item_data.social VALUES ('S"USER#7"|S"PROFILE"', '{"PK": {"S": "USER#7"}, "SK": {"S": "PROFILE"}, "GSI1PK": {"N": "1"}, "GSI1SK": {"S": "x"}}');
 BEGIN;
 TRUNCATE item_data.social;
-SELECT (SELECT count(*) FROM item_data."social.inverted") + (SELECT count(*) FROM item_data."social.by_tag") AS index_rows_after_truncate;
+SELECT (SELECT count(*) FROM item_data."social#inverted") + (SELECT count(*) FROM item_data."social#by_tag") AS index_rows_after_truncate;
 ROLLBACK;
 
 -- verify() reports damage it did not cause
-UPDATE item_data."social.inverted" SET item = '{}' WHERE key = 'S"USER#1"|S"GROUP#1"';
-DELETE FROM item_data."social.by_tag" WHERE ikey = 'S"math"' AND key = 'S"USER#2"|S"PROFILE"';
-INSERT INTO item_data."social.gsi1" VALUES ('S"NAME"|S"Ghost"', 'S"USER#0"|S"PROFILE"', '{}');
+UPDATE item_data."social#inverted" SET item = '{}' WHERE key = 'S"USER#1"|S"GROUP#1"';
+DELETE FROM item_data."social#by_tag" WHERE ikey = 'S"math"' AND key = 'S"USER#2"|S"PROFILE"';
+INSERT INTO item_data."social#gsi1" VALUES ('S"NAME"|S"Ghost"', 'S"USER#0"|S"PROFILE"', '{}');
 SELECT index_name, problem, index_key, base_key FROM verify('social') ORDER BY 1, 2, 3;
 
 -- §8.58 UpdateTable adds a GSI over existing items: wrong-typed values are
@@ -113,7 +113,7 @@ SELECT update_table('{"TableName": "social",
 	->'TableDescription'->'GlobalSecondaryIndexes' @> '[{"IndexName": "by_city", "IndexStatus": "CREATING", "Backfilling": true}]' AS creating;
 CALL backfill_indexes('social');
 SELECT describe_table('{"TableName": "social"}')->'Table'->'GlobalSecondaryIndexes' @> '[{"IndexName": "by_city", "IndexStatus": "ACTIVE"}]' AS active;
-SELECT * FROM pg_temp.idx('social.by_city');
+SELECT * FROM pg_temp.idx('social#by_city');
 SELECT pg_temp.try('PutItem', '{"TableName": "social", "Item": {"PK": {"S": "USER#6"}, "SK": {"S": "PROFILE"}, "city": {"N": "7"}}}');
 -- the old wrong-typed item can still have other attributes updated
 SELECT update_item('{"TableName": "social", "Key": {"PK": {"S": "USER#5"}, "SK": {"S": "PROFILE"}}, "UpdateExpression": "SET note = :n", "ExpressionAttributeValues": {":n": {"S": "kept"}}}');
@@ -125,7 +125,7 @@ SELECT pg_temp.try('UpdateTable', '{"TableName": "social", "GlobalSecondaryIndex
 SELECT pg_temp.try('UpdateTable', '{"TableName": "social", "AttributeDefinitions": [{"AttributeName": "city", "AttributeType": "N"}], "GlobalSecondaryIndexUpdates": [{"Create": {"IndexName": "city2", "KeySchema": [{"AttributeName": "city", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}}}]}');
 -- delete a GSI
 SELECT update_table('{"TableName": "social", "GlobalSecondaryIndexUpdates": [{"Delete": {"IndexName": "by_city"}}]}')->'TableDescription'->'GlobalSecondaryIndexes' @> '[{"IndexName": "by_city"}]' AS still_there;
-SELECT count(*) AS by_city_tables FROM pg_class WHERE relname = 'social.by_city';
+SELECT count(*) AS by_city_tables FROM pg_class WHERE relname = 'social#by_city';
 
 SELECT delete_table('{"TableName": "social"}')->'TableDescription'->>'TableStatus' AS deleted;
 SELECT count(*) AS leftover_tables FROM pg_class WHERE relname LIKE 'social%';

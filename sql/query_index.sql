@@ -110,7 +110,7 @@ GROUP BY r.action, r.req, full_items ORDER BY 1, 2;
 SELECT count(*) AS entries, count(DISTINCT e) AS distinct_items FROM (
 	SELECT jsonb_array_elements(item_table.dynamodb('Scan', jsonb_build_object('TableName', 'social',
 		'IndexName', 'by_tag', 'TotalSegments', 4, 'Segment', s))->'Items') e FROM generate_series(0, 3) s) x;
-SELECT count(*) FROM item_data."social.by_tag";
+SELECT count(*) FROM item_data."social#by_tag";
 -- an index entry written in this transaction is read by the next Query
 BEGIN;
 SELECT update_item('{"TableName":"social","Key":{"PK":{"S":"USER#1"},"SK":{"S":"PROFILE"}},

@@ -16,12 +16,11 @@
 #include "utils/jsonb.h"
 
 #include "attr_value.h"
+#include "catalog.h"
 #include "errors.h"
 #include "expr.h"
 #include "item_table.h"
 
-#define ITEM_TABLE_SCHEMA	"item_table"
-#define ITEM_DATA_SCHEMA	"item_data"
 
 /* ---- reading a request ---- */
 
@@ -140,16 +139,6 @@ extern void ApiPushJsonb(JsonbParseState **state, Jsonb *value);
 extern void ApiPushString(JsonbParseState **state, const char *s);
 extern void ApiPushNumeric(JsonbParseState **state, double d, int scale);
 extern void ApiPushItem(JsonbParseState **state, const AttrValue *item);
-
-/* ---- acting as the extension owner for catalog writes (api_table.c) ---- */
-typedef struct ApiOwnerSwitch
-{
-	Oid			save_userid;
-	int			save_sec_context;
-} ApiOwnerSwitch;
-
-extern void ApiAsCatalogOwnerBegin(ApiOwnerSwitch *sw);
-extern void ApiAsCatalogOwnerEnd(ApiOwnerSwitch *sw);
 
 /* ---- shared by the item, batch and transaction operations (api_item.c) ---- */
 extern ExprPlaceholders *ApiReadPlaceholders(ApiRequest *req, bool any_expression,

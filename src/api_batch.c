@@ -43,10 +43,13 @@
 
 #include "access/xact.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "common/md5.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
@@ -870,25 +873,41 @@ check_action(TxAction *a)
 }
 
 /*
+ * ClientRequestTokens are remembered per role, as DynamoDB remembers them
+ * per account: a role can neither replay nor block another role's token.
+ * The advisory lock that keeps two uses of one token apart is keyed by the
+ * role and the token.
+ */
+static int32
+token_lock_key(const char *token)
+{
+	uint32		h = DatumGetUInt32(hash_any((const unsigned char *) token, strlen(token)));
+
+	return (int32) hash_combine(h, (uint32) GetUserId());
+}
+
+/*
  * token_check
  *		ClientRequestToken handling before the transaction; true when this
- *		exact request already succeeded (nothing to do).
+ *		role's exact request already succeeded (nothing to do).
  */
 static bool
 token_check(const char *token, const char *hash)
 {
-	Oid			argtypes[2] = {TEXTOID, INT4OID};
+	Oid			argtypes[2] = {TEXTOID, OIDOID};
 	Datum		values[2];
+	Oid			locktypes[2] = {INT4OID, INT4OID};
+	Datum		lockargs[2];
 	int			rc;
-	ApiOwnerSwitch sw;
+	ItemRoleSwitch sw;
 	bool		isnull;
 	bool		locked;
 	bool		result = false;
 
-	values[0] = CStringGetTextDatum(token);
-	values[1] = Int32GetDatum(TOKEN_LOCK_CLASS);
-	rc = SPI_execute_with_args("SELECT pg_catalog.pg_try_advisory_xact_lock($2, pg_catalog.hashtext($1))",
-							   2, argtypes, values, NULL, false, 1);
+	lockargs[0] = Int32GetDatum(TOKEN_LOCK_CLASS);
+	lockargs[1] = Int32GetDatum(token_lock_key(token));
+	rc = SPI_execute_with_args("SELECT pg_catalog.pg_try_advisory_xact_lock($1, $2)",
+							   2, locktypes, lockargs, NULL, false, 1);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "token lock failed: %s", SPI_result_code_string(rc));
 	locked = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -896,14 +915,19 @@ token_check(const char *token, const char *hash)
 		DynRaise(DYN_TRANSACTION_IN_PROGRESS,
 				 "Another transaction with the same ClientRequestToken is still in progress");
 
-	ApiAsCatalogOwnerBegin(&sw);
+	values[0] = CStringGetTextDatum(token);
+	values[1] = ObjectIdGetDatum(GetUserId());
+	ItemAsCatalogOwnerBegin(&sw);
 	rc = SPI_execute_with_args("DELETE FROM item_table.transaction_tokens"
-							   " WHERE created_at < pg_catalog.now() - interval '" TOKEN_LIFETIME "'",
+							   " WHERE created_at OPERATOR(pg_catalog.<)"
+							   " (pg_catalog.now() OPERATOR(pg_catalog.-) '" TOKEN_LIFETIME "'::pg_catalog.interval)",
 							   0, NULL, NULL, NULL, false, 0);
 	if (rc == SPI_OK_DELETE)
-		rc = SPI_execute_with_args("SELECT request_hash FROM item_table.transaction_tokens WHERE token = $1",
-								   1, argtypes, values, NULL, false, 1);
-	ApiAsCatalogOwnerEnd(&sw);
+		rc = SPI_execute_with_args("SELECT request_hash FROM item_table.transaction_tokens"
+								   " WHERE role_id OPERATOR(pg_catalog.=) $2"
+								   " AND token OPERATOR(pg_catalog.=) $1",
+								   2, argtypes, values, NULL, false, 1);
+	ItemAsRoleEnd(&sw);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "token lookup failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed > 0)
@@ -921,17 +945,45 @@ token_check(const char *token, const char *hash)
 static void
 token_record(const char *token, const char *hash)
 {
-	Oid			argtypes[2] = {TEXTOID, TEXTOID};
-	Datum		values[2] = {CStringGetTextDatum(token), CStringGetTextDatum(hash)};
-	ApiOwnerSwitch sw;
+	Oid			argtypes[3] = {TEXTOID, TEXTOID, OIDOID};
+	Datum		values[3] = {CStringGetTextDatum(token), CStringGetTextDatum(hash),
+	ObjectIdGetDatum(GetUserId())};
+	ItemRoleSwitch sw;
 	int			rc;
 
-	ApiAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args("INSERT INTO item_table.transaction_tokens (token, request_hash) VALUES ($1, $2)",
-							   2, argtypes, values, NULL, false, 0);
-	ApiAsCatalogOwnerEnd(&sw);
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("INSERT INTO item_table.transaction_tokens (role_id, token, request_hash)"
+							   " VALUES ($3, $1, $2)",
+							   3, argtypes, values, NULL, false, 0);
+	ItemAsRoleEnd(&sw);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "token insert failed: %s", SPI_result_code_string(rc));
+}
+
+/*
+ * replay_check_privileges
+ *		A replayed request writes nothing, but answers success only if the
+ *		caller could make it now: the rights each action needs on its table
+ *		(every action locks its row, which takes SELECT and UPDATE; a Put may
+ *		insert, a Delete deletes).
+ */
+static void
+replay_check_privileges(List *actions)
+{
+	ListCell   *lc;
+
+	foreach(lc, actions)
+	{
+		TxAction   *a = (TxAction *) lfirst(lc);
+		AclMode		need = ACL_SELECT | ACL_UPDATE;
+
+		if (a->kind == TX_PUT)
+			need |= ACL_INSERT;
+		else if (a->kind == TX_DELETE)
+			need |= ACL_DELETE;
+		if (pg_class_aclcheck(a->def->relid, GetUserId(), need) != ACLCHECK_OK)
+			aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(a->def->relid));
+	}
 }
 
 Datum
@@ -1033,6 +1085,8 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 		if (!pg_md5_hash(text, strlen(text), hash, &errstr))
 			elog(ERROR, "could not compute MD5: %s", errstr ? errstr : "unknown error");
 		replay = token_check(token, hash);
+		if (replay)
+			replay_check_privileges(actions);
 	}
 
 	if (!replay)

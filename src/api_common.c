@@ -446,7 +446,7 @@ ApiLookupTable(const char *name)
 		SPIPlanPtr	plan;
 
 		plan = SPI_prepare("SELECT relid::pg_catalog.oid, hash_key, hash_type, range_key, range_type"
-						   " FROM item_table.tables WHERE table_name = $1",
+						   " FROM item_table.tables WHERE table_name OPERATOR(pg_catalog.=) $1",
 						   1, argtypes);
 		if (plan == NULL)
 			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
@@ -462,6 +462,9 @@ ApiLookupTable(const char *name)
 
 	tup = SPI_tuptable->vals[0];
 	tupdesc = SPI_tuptable->tupdesc;
+	/* a physical table dropped behind the API's back: no table */
+	if (!SearchSysCacheExists1(RELOID, SPI_getbinval(tup, tupdesc, 1, &isnull)))
+		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
 	e = hash_search(table_cache, name, HASH_ENTER, &found);
 	memset(&e->def, 0, sizeof(e->def));
 	old = MemoryContextSwitchTo(CacheMemoryContext);

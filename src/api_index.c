@@ -5,7 +5,7 @@
  *		and UpdateTable, their physical tables and trigger, their part of
  *		DescribeTable, and UpdateTable itself.
  *
- * An index table is item_data."<table>.<index>" (shortened with an MD5
+ * An index table is item_data."<table>#<index>" (shortened with an MD5
  * suffix past 63 bytes, like tables), created from a parse tree as the
  * calling user, with PRIMARY KEY (ikey, key); see gsi.c for its contents.
  * The base table gets the maintenance triggers when its first index is
@@ -24,11 +24,13 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
+#include "commands/tablecmds.h"
 #include "commands/trigger.h"
 #include "common/md5.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "storage/lmgr.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
@@ -186,35 +188,6 @@ ApiCheckIndex(ApiIndexSpec *s, const char *table_hash, const char *table_range)
  * ----------------------------------------------------------------
  */
 
-static char *
-index_physical_name(const char *table, const char *index)
-{
-	char	   *full = psprintf("%s.%s", table, index);
-	char		hex[33];
-	const char *errstr = NULL;
-
-	if (strlen(full) < NAMEDATALEN)
-		return full;
-	if (!pg_md5_hash(full, strlen(full), hex, &errstr))
-		elog(ERROR, "could not compute MD5: %s", errstr ? errstr : "unknown error");
-	return psprintf("%.54s_%.8s", full, hex);
-}
-
-static void
-run_utility(Node *stmt)
-{
-	PlannedStmt *wrapper = makeNode(PlannedStmt);
-
-	wrapper->commandType = CMD_UTILITY;
-	wrapper->canSetTag = false;
-	wrapper->utilityStmt = stmt;
-	wrapper->stmt_location = -1;
-	wrapper->stmt_len = 0;
-	ProcessUtility(wrapper, "item_table index maintenance", false,
-				   PROCESS_UTILITY_SUBCOMMAND, NULL, NULL, None_Receiver, NULL);
-	CommandCounterIncrement();
-}
-
 static Oid
 create_index_table(const char *physname)
 {
@@ -237,7 +210,7 @@ create_index_table(const char *physname)
 	stmt->relation = makeRangeVar(ITEM_DATA_SCHEMA, pstrdup(physname), -1);
 	stmt->tableElts = list_make4(ikey, key, item, pk);
 	stmt->oncommit = ONCOMMIT_NOOP;
-	run_utility((Node *) stmt);
+	ItemRunUtility((Node *) stmt, "item_table index table");
 	return get_relname_relid(physname, nsp);
 }
 
@@ -262,7 +235,7 @@ ensure_triggers(Oid base_relid)
 	row->row = true;
 	row->timing = TRIGGER_TYPE_AFTER;
 	row->events = TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE;
-	run_utility((Node *) row);
+	ItemRunUtility((Node *) row, "item_table index trigger");
 
 	trunc = makeNode(CreateTrigStmt);
 	trunc->trigname = "item_table_indexes_truncate";
@@ -271,7 +244,7 @@ ensure_triggers(Oid base_relid)
 	trunc->row = false;
 	trunc->timing = TRIGGER_TYPE_AFTER;
 	trunc->events = TRIGGER_TYPE_TRUNCATE;
-	run_utility((Node *) trunc);
+	ItemRunUtility((Node *) trunc, "item_table index trigger");
 }
 
 static const char *
@@ -298,14 +271,34 @@ void
 ApiCreateIndex(const char *table, Oid base_relid, ApiIndexSpec *s, List *attrdefs,
 			   bool creating, int64 rcu, int64 wcu)
 {
-	Oid			relid = create_index_table(index_physical_name(table, s->name));
+	Oid			relid;
 	Oid			argtypes[14] = {TEXTOID, TEXTOID, TEXTOID, OIDOID, TEXTOID, TEXTOID,
 	TEXTOID, TEXTOID, TEXTOID, TEXTARRAYOID, BOOLOID, TEXTOID, INT8OID, INT8OID};
 	Datum		values[14];
 	char		nulls[14];
-	ApiOwnerSwitch sw;
+	ItemRoleSwitch sw;
 	int			rc;
 
+	/*
+	 * The index table is made by the catalog owner (who owns item_data) and
+	 * given to the base table's owner, whoever asked for it: index rows are
+	 * written with that owner's rights (gsi.c).  It depends on the base
+	 * table, so a plain DROP TABLE of the base drops it too.
+	 */
+	{
+		ItemRoleSwitch csw;
+		ObjectAddress base;
+		ObjectAddress index;
+
+		ItemAsCatalogOwnerBegin(&csw);
+		relid = create_index_table(ItemPhysicalIndexName(table, s->name));
+		ItemAsRoleEnd(&csw);
+		ATExecChangeOwner(relid, ItemRelationOwner(base_relid), true, AccessExclusiveLock);
+		ObjectAddressSet(base, RelationRelationId, base_relid);
+		ObjectAddressSet(index, RelationRelationId, relid);
+		recordDependencyOn(&index, &base, DEPENDENCY_AUTO);
+		CommandCounterIncrement();
+	}
 	memset(nulls, ' ', sizeof(nulls));
 	values[0] = CStringGetTextDatum(table);
 	values[1] = CStringGetTextDatum(s->name);
@@ -337,13 +330,13 @@ ApiCreateIndex(const char *table, Oid base_relid, ApiIndexSpec *s, List *attrdef
 	values[11] = CStringGetTextDatum(creating ? "CREATING" : "ACTIVE");
 	values[12] = Int64GetDatum(rcu);
 	values[13] = Int64GetDatum(wcu);
-	ApiAsCatalogOwnerBegin(&sw);
+	ItemAsCatalogOwnerBegin(&sw);
 	rc = SPI_execute_with_args("INSERT INTO item_table.indexes (table_name, index_name, kind, relid,"
 							   " hash_key, hash_type, range_key, range_type, projection_type,"
 							   " non_key_attributes, element_index, status, read_capacity, write_capacity)"
 							   " VALUES ($1, $2, $3, $4::pg_catalog.oid::pg_catalog.regclass, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
 							   14, argtypes, values, nulls, false, 0);
-	ApiAsCatalogOwnerEnd(&sw);
+	ItemAsRoleEnd(&sw);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "index catalog insert failed: %s", SPI_result_code_string(rc));
 	ensure_triggers(base_relid);
@@ -371,7 +364,7 @@ ApiDropIndexTables(const char *table, const char *index)
 		nulls[1] = ' ';
 	}
 	rc = SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.indexes"
-							   " WHERE table_name = $1 AND ($2 IS NULL OR index_name = $2)",
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND ($2 IS NULL OR index_name OPERATOR(pg_catalog.=) $2)",
 							   2, argtypes, values, nulls, false, 0);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "index catalog read failed: %s", SPI_result_code_string(rc));
@@ -399,12 +392,12 @@ ApiDropIndexTables(const char *table, const char *index)
 	CommandCounterIncrement();
 	if (index != NULL)
 	{
-		ApiOwnerSwitch sw;
+		ItemRoleSwitch sw;
 
-		ApiAsCatalogOwnerBegin(&sw);
-		rc = SPI_execute_with_args("DELETE FROM item_table.indexes WHERE table_name = $1 AND index_name = $2",
+		ItemAsCatalogOwnerBegin(&sw);
+		rc = SPI_execute_with_args("DELETE FROM item_table.indexes WHERE table_name OPERATOR(pg_catalog.=) $1 AND index_name OPERATOR(pg_catalog.=) $2",
 								   2, argtypes, values, NULL, false, 0);
-		ApiAsCatalogOwnerEnd(&sw);
+		ItemAsRoleEnd(&sw);
 		if (rc != SPI_OK_DELETE)
 			elog(ERROR, "index catalog delete failed: %s", SPI_result_code_string(rc));
 	}
@@ -448,10 +441,10 @@ ApiIndexAttributeDefinitions(const char *table, const char *hash, const char *ra
 	uint64		i;
 	int			rc;
 
-	rc = SPI_execute_with_args("SELECT a, t FROM (SELECT hash_key, hash_type, index_name FROM item_table.indexes WHERE table_name = $1"
+	rc = SPI_execute_with_args("SELECT a, t FROM (SELECT hash_key, hash_type, index_name FROM item_table.indexes WHERE table_name OPERATOR(pg_catalog.=) $1"
 							   " UNION ALL SELECT range_key, range_type, index_name FROM item_table.indexes"
-							   " WHERE table_name = $1 AND range_key IS NOT NULL) s(a, t, i)"
-							   " GROUP BY a, t ORDER BY min(i), a",
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND range_key IS NOT NULL) s(a, t, i)"
+							   " GROUP BY a, t ORDER BY pg_catalog.min(i), a",
 							   1, argtypes, values, NULL, false, 0);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "index catalog read failed: %s", SPI_result_code_string(rc));
@@ -484,7 +477,7 @@ ApiPushIndexDescriptions(JsonbParseState **state, const char *table, bool on_dem
 							   " (c.relpages::int8 * pg_catalog.current_setting('block_size')::int8),"
 							   " i.read_capacity, i.write_capacity, i.backfilled"
 							   " FROM item_table.indexes i LEFT JOIN pg_catalog.pg_class c ON c.oid = i.relid"
-							   " WHERE i.table_name = $1 ORDER BY i.index_name",
+							   " WHERE i.table_name OPERATOR(pg_catalog.=) $1 ORDER BY i.index_name",
 							   1, argtypes, values, NULL, false, 0);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "index catalog read failed: %s", SPI_result_code_string(rc));
@@ -653,6 +646,8 @@ item_table_update_table(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	def = ApiLookupTable(name);
+	/* changing a table is its owner's right, as ALTER TABLE is */
+	ItemCheckOwner(def->relid);
 	foreach(lc, ApiArrayOfObjects(updates_j, "GlobalSecondaryIndexUpdates"))
 	{
 		ApiRequest	sub;
@@ -675,6 +670,16 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	if (creates + deletes > 1)
 		DynRaise(DYN_LIMIT_EXCEEDED,
 				 "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table");
+	if (creates + deletes > 0)
+	{
+		/*
+		 * Writers of the table wait for this change to commit and then see
+		 * it: a write never meets an index table that is half created or
+		 * already dropped.  Reads are not blocked.
+		 */
+		LockRelationOid(def->relid, ShareRowExclusiveLock);
+		def = ApiLookupTable(name);
+	}
 
 	foreach(lc, updates)
 	{
@@ -776,7 +781,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		Oid			argtypes[4] = {TEXTOID, TEXTOID, INT8OID, INT8OID};
 		Datum		values[4];
 		char		nulls[4] = {' ', ' ', ' ', ' '};
-		ApiOwnerSwitch sw;
+		ItemRoleSwitch sw;
 
 		values[0] = CStringGetTextDatum(name);
 		if (billing >= 0)
@@ -787,11 +792,11 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		values[3] = Int64GetDatum(wcu);
 		if (throughput_j == NULL)
 			nulls[2] = nulls[3] = 'n';
-		ApiAsCatalogOwnerBegin(&sw);
+		ItemAsCatalogOwnerBegin(&sw);
 		SPI_execute_with_args("UPDATE item_table.tables SET billing_mode = coalesce($2, billing_mode),"
 							  " read_capacity = coalesce($3, read_capacity), write_capacity = coalesce($4, write_capacity)"
-							  " WHERE table_name = $1", 4, argtypes, values, nulls, false, 0);
-		ApiAsCatalogOwnerEnd(&sw);
+							  " WHERE table_name OPERATOR(pg_catalog.=) $1", 4, argtypes, values, nulls, false, 0);
+		ItemAsRoleEnd(&sw);
 		changed = true;
 	}
 	(void) changed;

@@ -29,6 +29,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/parsenodes.h"
+#include "storage/lmgr.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
@@ -62,45 +63,13 @@ typedef struct TableRow
 	double		created_epoch;
 	int64		item_count;
 	int64		size_bytes;
+	bool		stale;			/* catalog row of a dropped physical table */
 } TableRow;
 
 /* ----------------------------------------------------------------
  * helpers
  * ----------------------------------------------------------------
  */
-
-/* the physical name for a table name (see file header) */
-static char *
-physical_name(const char *name)
-{
-	char		hex[33];
-	const char *errstr = NULL;
-
-	if (strlen(name) < NAMEDATALEN)
-		return pstrdup(name);
-	if (!pg_md5_hash(name, strlen(name), hex, &errstr))
-		elog(ERROR, "could not compute MD5: %s", errstr ? errstr : "unknown error");
-	return psprintf("%.54s_%.8s", name, hex);
-}
-
-/*
- * run_utility
- *		Execute a utility statement parse tree as the current user.
- */
-static void
-run_utility(Node *stmt, const char *description)
-{
-	PlannedStmt *wrapper = makeNode(PlannedStmt);
-
-	wrapper->commandType = CMD_UTILITY;
-	wrapper->canSetTag = false;
-	wrapper->utilityStmt = stmt;
-	wrapper->stmt_location = -1;
-	wrapper->stmt_len = 0;
-	ProcessUtility(wrapper, description, false, PROCESS_UTILITY_SUBCOMMAND,
-				   NULL, NULL, None_Receiver, NULL);
-	CommandCounterIncrement();
-}
 
 static Oid
 create_physical_table(const char *physname)
@@ -126,56 +95,30 @@ create_physical_table(const char *physname)
 	stmt->tableElts = list_make2(keycol, itemcol);
 	stmt->oncommit = ONCOMMIT_NOOP;
 	stmt->if_not_exists = false;
-	run_utility((Node *) stmt, "item_table.create_table");
+	ItemRunUtility((Node *) stmt, "item_table.create_table");
 	return get_relname_relid(physname, nsp);
-}
-
-/*
- * as_catalog_owner_begin / _end
- *		Run catalog writes as the owner of item_table.tables.
- */
-void
-ApiAsCatalogOwnerBegin(ApiOwnerSwitch *sw)
-{
-	Oid			catalog = get_relname_relid("tables",
-											get_namespace_oid(ITEM_TABLE_SCHEMA, false));
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(catalog));
-	Oid			owner;
-
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "item_table catalog is missing");
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	GetUserIdAndSecContext(&sw->save_userid, &sw->save_sec_context);
-	SetUserIdAndSecContext(owner, sw->save_sec_context | SECURITY_LOCAL_USERID_CHANGE);
-}
-
-void
-ApiAsCatalogOwnerEnd(ApiOwnerSwitch *sw)
-{
-	SetUserIdAndSecContext(sw->save_userid, sw->save_sec_context);
 }
 
 static void
 exec_catalog(const char *sql, int nargs, Oid *argtypes, Datum *values,
 			 const char *nulls, int expected)
 {
-	ApiOwnerSwitch sw;
+	ItemRoleSwitch sw;
 	int			rc;
 
-	ApiAsCatalogOwnerBegin(&sw);
+	ItemAsCatalogOwnerBegin(&sw);
 	rc = SPI_execute_with_args(sql, nargs, argtypes, values, nulls, false, 0);
-	ApiAsCatalogOwnerEnd(&sw);
+	ItemAsRoleEnd(&sw);
 	if (rc != expected)
 		elog(ERROR, "catalog update failed: %s", SPI_result_code_string(rc));
 }
 
 static const char *const catalog_columns =
-"t.table_name, t.table_id::text, t.relid::pg_catalog.oid, t.hash_key, t.hash_type,"
+"t.table_name, t.table_id::pg_catalog.text, t.relid::pg_catalog.oid, t.hash_key, t.hash_type,"
 " t.range_key, t.range_type, t.billing_mode, t.read_capacity, t.write_capacity,"
-" pg_catalog.date_part('epoch', t.created_at)::float8,"
-" GREATEST(c.reltuples, 0)::int8,"
-" (c.relpages::int8 * pg_catalog.current_setting('block_size')::int8)";
+" pg_catalog.date_part('epoch', t.created_at)::pg_catalog.float8,"
+" GREATEST(c.reltuples, 0)::pg_catalog.int8,"
+" (c.relpages::pg_catalog.int8 OPERATOR(pg_catalog.*) pg_catalog.current_setting('block_size')::pg_catalog.int8)";
 
 static void
 read_row(HeapTuple tup, TupleDesc desc, TableRow *row)
@@ -204,17 +147,38 @@ fetch_row(const char *name, TableRow *row)
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		values[1] = {CStringGetTextDatum(name)};
 	char	   *sql = psprintf("SELECT %s FROM item_table.tables t"
-							   " LEFT JOIN pg_catalog.pg_class c ON c.oid = t.relid"
-							   " WHERE t.table_name = $1", catalog_columns);
-	/* not read-only: CreateTable reads back the row it just wrote */
-	int			rc = SPI_execute_with_args(sql, 1, argtypes, values, NULL, false, 1);
+							   " LEFT JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) t.relid::pg_catalog.oid"
+							   " WHERE t.table_name OPERATOR(pg_catalog.=) $1", catalog_columns);
+	int			rc;
 
+	row->stale = false;
+	/* not read-only: CreateTable reads back the row it just wrote */
+	rc = SPI_execute_with_args(sql, 1, argtypes, values, NULL, false, 1);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "catalog read failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed == 0)
 		return false;
 	read_row(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, row);
-	return true;
+	/* a catalog row whose table was dropped behind the API's back */
+	row->stale = !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(row->relid));
+	return !row->stale;
+}
+
+/*
+ * forget_stale_table
+ *		Remove the catalog rows of a table whose physical table is gone.
+ *		The sql_drop event trigger (catalog.c) does this as the DROP
+ *		happens; this covers drops it did not see.
+ */
+static void
+forget_stale_table(const char *name)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(name)};
+
+	exec_catalog("DELETE FROM item_table.tables WHERE table_name OPERATOR(pg_catalog.=) $1",
+				 1, argtypes, values, NULL, SPI_OK_DELETE);
+	ApiForgetTable(name);
 }
 
 static void
@@ -595,8 +559,10 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	SPI_connect();
 	if (fetch_row(name, &row))
 		DynRaise(DYN_RESOURCE_IN_USE, "Table already exists: %s", name);
+	if (row.stale)
+		forget_stale_table(name);
 
-	physname = physical_name(name);
+	physname = ItemPhysicalTableName(name);
 	relid = create_physical_table(physname);
 
 	{
@@ -690,11 +656,16 @@ item_table_delete_table(PG_FUNCTION_ARGS)
 		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
 	result = finish_description("TableDescription", &row, "DELETING", false, callercxt);
 
+	/*
+	 * Only the owner deletes a table.  The base table is locked first, so
+	 * a writer that already holds it finishes before any index table goes
+	 * (writers lock the base table before its index tables, too).
+	 */
+	ItemCheckOwner(row.relid);
+	LockRelationOid(row.relid, AccessExclusiveLock);
 	ApiDropIndexTables(name, NULL);
 	if (OidIsValid(row.relid) && get_rel_name(row.relid) != NULL)
 	{
-		if (!ItemRelOwnerCheck(row.relid, GetUserId()))
-			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(row.relid));
 		addr.classId = RelationRelationId;
 		addr.objectId = row.relid;
 		addr.objectSubId = 0;
@@ -705,7 +676,7 @@ item_table_delete_table(PG_FUNCTION_ARGS)
 		Oid			argtypes[1] = {TEXTOID};
 		Datum		values[1] = {CStringGetTextDatum(name)};
 
-		exec_catalog("DELETE FROM item_table.tables WHERE table_name = $1",
+		exec_catalog("DELETE FROM item_table.tables WHERE table_name OPERATOR(pg_catalog.=) $1",
 					 1, argtypes, values, NULL, SPI_OK_DELETE);
 	}
 	ApiForgetTable(name);
@@ -752,7 +723,9 @@ item_table_list_tables(PG_FUNCTION_ARGS)
 		nulls[0] = 'n';
 	values[1] = Int64GetDatum(limit + 1);
 	rc = SPI_execute_with_args("SELECT table_name FROM item_table.tables"
-							   " WHERE $1 IS NULL OR table_name > $1"
+							   " WHERE ($1 IS NULL OR table_name OPERATOR(pg_catalog.>) $1)"
+							   " AND EXISTS (SELECT FROM pg_catalog.pg_class c"
+							   "             WHERE c.oid OPERATOR(pg_catalog.=) relid::pg_catalog.oid)"
 							   " ORDER BY table_name LIMIT $2",
 							   2, argtypes, values, nulls, true, 0);
 	if (rc != SPI_OK_SELECT)

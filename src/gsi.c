@@ -4,7 +4,7 @@
  *		Secondary indexes kept by a row trigger, in the base write's
  *		transaction.
  *
- * Each index is an ordinary table item_data."<table>.<index>" with columns
+ * Each index is an ordinary table item_data."<table>#<index>" with columns
  * (ikey item_key, key item_key, item jsonb) and PRIMARY KEY (ikey, key):
  * ikey holds the index partition and sort values, key the base item's key,
  * item the projected attributes.  Ordering by (ikey, key) is DynamoDB's
@@ -184,8 +184,8 @@ GsiLoad(Oid base_relid)
 						   " i.range_key, i.range_type, i.projection_type, i.non_key_attributes,"
 						   " i.element_index, i.status, t.table_name, t.hash_key, t.hash_type,"
 						   " t.range_key, t.range_type"
-						   " FROM item_table.indexes i JOIN item_table.tables t USING (table_name)"
-						   " WHERE t.relid = $1::pg_catalog.regclass ORDER BY i.index_name",
+						   " FROM item_table.indexes i JOIN item_table.tables t ON t.table_name OPERATOR(pg_catalog.=) i.table_name"
+						   " WHERE t.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass ORDER BY i.index_name",
 						   1, argtypes);
 		if (plan == NULL)
 			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
@@ -557,20 +557,16 @@ sync_index(TableIndexes *t, IndexDef *idx, Datum oldkey, const AttrValue *oldite
 	}
 }
 
-/* run as the owner of rel: index tables belong to the table's creator */
+/*
+ * as_index_owner
+ *		Index rows are written with the rights of the index tables' owner
+ *		(the base table's owner), search_path pinned and security-restricted
+ *		(catalog.c), so a writer needs no grant on them.
+ */
 static void
-as_owner_begin(Oid relid, Oid *save_user, int *save_sec)
+as_index_owner(Oid index_relid, ItemRoleSwitch *sw)
 {
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	Oid			owner;
-
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	GetUserIdAndSecContext(save_user, save_sec);
-	SetUserIdAndSecContext(owner, *save_sec | SECURITY_LOCAL_USERID_CHANGE |
-						   SECURITY_NOFORCE_RLS);
+	ItemAsRoleBegin(sw, ItemRelationOwner(index_relid), SECURITY_NOFORCE_RLS);
 }
 
 /*
@@ -586,8 +582,7 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 	TableIndexes *t;
 	int			keycol;
 	int			itemcol;
-	Oid			save_user;
-	int			save_sec;
+	ItemRoleSwitch sw;
 	int			i;
 	bool		isnull;
 	Datum		oldkey = (Datum) 0;
@@ -610,7 +605,7 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 		SPI_finish();
 		return PointerGetDatum(NULL);
 	}
-	as_owner_begin(t->indexes[0].relid, &save_user, &save_sec);
+	as_index_owner(t->indexes[0].relid, &sw);
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
 	{
@@ -623,7 +618,7 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 			if (rc != SPI_OK_UTILITY)
 				elog(ERROR, "index truncate failed: %s", SPI_result_code_string(rc));
 		}
-		SetUserIdAndSecContext(save_user, save_sec);
+		ItemAsRoleEnd(&sw);
 		SPI_finish();
 		return PointerGetDatum(NULL);
 	}
@@ -666,7 +661,7 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(rowcxt);
-	SetUserIdAndSecContext(save_user, save_sec);
+	ItemAsRoleEnd(&sw);
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }
@@ -810,6 +805,8 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 	SPI_connect_ext(SPI_OPT_NONATOMIC);
 	def = ApiLookupTable(table);
 	base_relid = def->relid;
+	/* filling an index is part of changing the table: the owner's right */
+	ItemCheckOwner(base_relid);
 	t = GsiLoad(base_relid);
 	for (i = 0; t != NULL && i < t->nindexes; i++)
 	{
@@ -823,7 +820,7 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 		PG_RETURN_VOID();
 	}
 	base = GsiQualifiedName(base_relid);
-	SPI_execute(psprintf("SELECT count(*) FROM %s", base), true, 0);
+	SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM %s", base), true, 0);
 	{
 		bool		isnull;
 
@@ -868,10 +865,9 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 				break;
 			{
 				SPITupleTable *tt = SPI_tuptable;
-				Oid			save_user;
-				int			save_sec;
+				ItemRoleSwitch isw;
 
-				as_owner_begin(idx->relid, &save_user, &save_sec);
+				as_index_owner(idx->relid, &isw);
 				for (r = 0; r < n; r++)
 				{
 					bool		isnull;
@@ -896,19 +892,19 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 						MemoryContextSwitchTo(old);
 					}
 				}
-				SetUserIdAndSecContext(save_user, save_sec);
+				ItemAsRoleEnd(&isw);
 			}
 			done += n;
 			{
 				Oid			ct[3] = {TEXTOID, TEXTOID, INT8OID};
 				Datum		cv[3] = {CStringGetTextDatum(table), CStringGetTextDatum(index), Int64GetDatum(done)};
-				ApiOwnerSwitch sw;
+				ItemRoleSwitch sw;
 
-				ApiAsCatalogOwnerBegin(&sw);
+				ItemAsCatalogOwnerBegin(&sw);
 				SPI_execute_with_args("UPDATE item_table.indexes SET backfilled = $3"
-									  " WHERE table_name = $1 AND index_name = $2",
+									  " WHERE table_name OPERATOR(pg_catalog.=) $1 AND index_name OPERATOR(pg_catalog.=) $2",
 									  3, ct, cv, NULL, false, 0);
-				ApiAsCatalogOwnerEnd(&sw);
+				ItemAsRoleEnd(&sw);
 			}
 			{
 				int			pct = total > 0 ? (int) Min(100, done * 100 / total) : 100;
@@ -924,13 +920,13 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 		{
 			Oid			ct[2] = {TEXTOID, TEXTOID};
 			Datum		cv[2] = {CStringGetTextDatum(table), CStringGetTextDatum(index)};
-			ApiOwnerSwitch sw;
+			ItemRoleSwitch sw;
 
-			ApiAsCatalogOwnerBegin(&sw);
+			ItemAsCatalogOwnerBegin(&sw);
 			SPI_execute_with_args("UPDATE item_table.indexes SET status = 'ACTIVE'"
-								  " WHERE table_name = $1 AND index_name = $2",
+								  " WHERE table_name OPERATOR(pg_catalog.=) $1 AND index_name OPERATOR(pg_catalog.=) $2",
 								  2, ct, cv, NULL, false, 0);
-			ApiAsCatalogOwnerEnd(&sw);
+			ItemAsRoleEnd(&sw);
 			CacheInvalidateRelcacheByRelid(base_relid);
 			ereport(NOTICE,
 					(errmsg("index \"%s\" of table \"%s\" is ACTIVE (" INT64_FORMAT " items scanned)",

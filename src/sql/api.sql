@@ -5,7 +5,9 @@
 -- Physical tables live here, one per DynamoDB table, named after it.
 CREATE SCHEMA item_data;
 COMMENT ON SCHEMA item_data IS 'item_table: one physical table per DynamoDB table (key item_key, item jsonb)';
-GRANT USAGE, CREATE ON SCHEMA item_data TO PUBLIC;
+-- USAGE only: a role that is to create tables through the API is granted
+-- CREATE on item_data by an administrator (see README, Security).
+GRANT USAGE ON SCHEMA item_data TO PUBLIC;
 
 -- The catalog.  Written only by the API functions (as the extension owner,
 -- after checking the caller's rights on the physical table); readable by
@@ -47,3 +49,10 @@ COMMENT ON FUNCTION list_tables(jsonb) IS 'DynamoDB ListTables';
 -- Every role may call the API; what it may do is decided by its rights on
 -- the physical tables (the functions run as the caller).
 GRANT USAGE ON SCHEMA item_table TO PUBLIC;
+
+-- A plain DROP TABLE of an item table (or index table) removes its catalog
+-- rows in the same transaction.
+CREATE FUNCTION on_sql_drop() RETURNS event_trigger
+	AS 'MODULE_PATHNAME', 'item_table_on_sql_drop' LANGUAGE C;
+COMMENT ON FUNCTION on_sql_drop() IS 'event trigger: forget item tables and index tables dropped by plain DDL';
+CREATE EVENT TRIGGER item_table_sql_drop ON sql_drop EXECUTE FUNCTION on_sql_drop();

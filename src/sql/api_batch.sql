@@ -15,9 +15,11 @@ COMMENT ON FUNCTION transact_write_items(jsonb) IS 'DynamoDB TransactWriteItems 
 
 -- ClientRequestToken memory for TransactWriteItems (10 minutes)
 CREATE TABLE transaction_tokens (
-	token text COLLATE "C" PRIMARY KEY,
+	role_id oid NOT NULL,		-- the role that used the token (tokens are per role)
+	token text COLLATE "C" NOT NULL,
 	request_hash text NOT NULL,
-	created_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	PRIMARY KEY (role_id, token)
 );
 COMMENT ON TABLE transaction_tokens IS 'item_table: recent TransactWriteItems ClientRequestTokens and a hash of their requests';
 REVOKE ALL ON transaction_tokens FROM PUBLIC;

@@ -67,7 +67,7 @@ if grep -q "aborted\|ERROR" "${TMPDIR:-/tmp}/online_$$.log"; then
 fi
 rm -f "${TMPDIR:-/tmp}/online_$$."*
 psql -At -c "SELECT 'items: ' || count(*) FROM item_data.orders"
-psql -At -c "SELECT 'index rows: ' || count(*) FROM item_data.\"orders.by_state\""
+psql -At -c "SELECT 'index rows: ' || count(*) FROM item_data.\"orders#by_state\""
 problems=$(psql -At -c "SELECT count(*) FROM item_table.verify('orders')")
 echo "verify: $problems problem(s)"
 "$PGBIN/dropdb" "$DB"

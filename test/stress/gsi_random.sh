@@ -65,7 +65,7 @@ rm -f "${TMPDIR:-/tmp}/gsi_$$."*
 echo "$((OPS * 4)) operations in $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s"
 psql -At -c "SELECT 'items: ' || count(*) FROM item_data.things"
 for ix in sparse_status inverted by_tag by_n; do
-	psql -At -c "SELECT 'index $ix rows: ' || count(*) FROM item_data.\"things.$ix\""
+	psql -At -c "SELECT 'index $ix rows: ' || count(*) FROM item_data.\"things#$ix\""
 done
 problems=$(psql -At -c "SELECT count(*) FROM item_table.verify('things')")
 psql -At -c "SELECT index_name, problem, index_key, base_key FROM item_table.verify('things') LIMIT 10"

@@ -44,8 +44,8 @@ INSERT INTO gsib_expr SELECT item_table.item_key(jsonb_build_object('S', pk)), i
 CREATE INDEX ON gsib_expr ((item->'city'->>'S'), (item->'csk'->>'S'));
 CREATE INDEX ON gsib_expr ((item->'email'->>'S'));
 VACUUM ANALYZE item_data.gsib;
-VACUUM ANALYZE item_data."gsib.by_city";
-VACUUM ANALYZE item_data."gsib.by_email";
+VACUUM ANALYZE item_data."gsib#by_city";
+VACUUM ANALYZE item_data."gsib#by_email";
 VACUUM ANALYZE gsib_plain;
 VACUUM ANALYZE gsib_plain_city;
 VACUUM ANALYZE gsib_plain_email;

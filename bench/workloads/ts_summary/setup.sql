@@ -47,4 +47,4 @@ SELECT item_table.item_key(jsonb_build_object('S', 'ACCOUNT#' || account_id), js
 		   'Quantity', jsonb_build_object('N', quantity::text), 'Cost', jsonb_build_object('N', cost::text),
 		   'Timestamp', jsonb_build_object('S', ts), 'TxnId', jsonb_build_object('S', txn_id))
 FROM rel_postings;
-VACUUM ANALYZE rel_accounts, rel_assets, rel_balances, rel_postings, item_data."Register", item_data."Register.GSI1";
+VACUUM ANALYZE rel_accounts, rel_assets, rel_balances, rel_postings, item_data."Register", item_data."Register#GSI1";
