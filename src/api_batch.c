@@ -981,8 +981,13 @@ replay_check_privileges(List *actions)
 			need |= ACL_INSERT;
 		else if (a->kind == TX_DELETE)
 			need |= ACL_DELETE;
-		if (pg_class_aclcheck(a->def->relid, GetUserId(), need) != ACLCHECK_OK)
-			aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(a->def->relid));
+		/* pg_class_aclcheck() accepts any one of the bits: test each */
+		for (AclMode bit = ACL_INSERT; bit <= ACL_DELETE; bit <<= 1)
+		{
+			if ((need & bit) &&
+				pg_class_aclcheck(a->def->relid, GetUserId(), bit) != ACLCHECK_OK)
+				aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(a->def->relid));
+		}
 	}
 }
 

@@ -685,10 +685,11 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 	Oid			keytype = ItemKeyTypeOid();
 	bool		found;
 	bool		ok = false;
+	/* every one of these rights, as the statement would need them */
+	AclMode		need = lock ? ACL_SELECT | ACL_UPDATE : ACL_SELECT;
 
 	if ((!lock && !ActiveSnapshotSet()) ||
-		pg_class_aclcheck(def->relid, GetUserId(),
-						  lock ? ACL_SELECT | ACL_UPDATE : ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclmask(def->relid, GetUserId(), need, ACLMASK_ALL) != need ||
 		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
 		return false;
 

@@ -227,8 +227,8 @@ table_target(ItemTableDef *def, const char *index_name, ReadTarget *t)
 	t->def = def;
 	if (index_name != NULL)
 	{
-		TableIndexes *indexes = GsiLoad(def->relid);
-		IndexDef   *idx = indexes ? GsiFind(indexes, index_name) : NULL;
+		/* locked: an UpdateTable dropping it is waited for, not failed on */
+		IndexDef   *idx = GsiFindLocked(def->relid, index_name, AccessShareLock);
 
 		if (idx == NULL)
 			DynValidation("The table does not have the specified index: %s", index_name);

@@ -50,6 +50,7 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/array.h"
@@ -276,6 +277,43 @@ GsiFind(TableIndexes *t, const char *index_name)
 			return &t->indexes[i];
 	}
 	return NULL;
+}
+
+/*
+ * GsiFindLocked
+ *		An index of a table, found and locked in mode so that it cannot be
+ *		dropped while the caller uses it; NULL when there is no such index,
+ *		also when it was dropped while this waited for the lock.
+ *
+ * A reader that found the index in the catalog may wait for the lock
+ * behind an UpdateTable that is dropping it; the lock taken, the
+ * invalidations it brought in are seen by GsiLoad, and the index is looked
+ * up again.
+ */
+IndexDef *
+GsiFindLocked(Oid base_relid, const char *index_name, LOCKMODE mode)
+{
+	for (;;)
+	{
+		TableIndexes *t = GsiLoad(base_relid);
+		IndexDef   *idx = GsiFind(t, index_name);
+		Oid			relid;
+
+		if (idx == NULL)
+			return NULL;
+		relid = idx->relid;
+		LockRelationOid(relid, mode);
+		t = GsiLoad(base_relid);
+		idx = GsiFind(t, index_name);
+		if (idx != NULL && idx->relid == relid &&
+			SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+			return idx;
+		UnlockRelationOid(relid, mode);
+		/* gone; or, seen through an older snapshot, not there any more */
+		if (idx == NULL || idx->relid == relid)
+			return NULL;
+		/* dropped and made again under the same name: once more */
+	}
 }
 
 char *

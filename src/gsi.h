@@ -12,6 +12,7 @@
 #include "postgres.h"
 
 #include "executor/spi.h"
+#include "storage/lockdefs.h"
 
 #include "attr_value.h"
 #include "item_table.h"
@@ -68,6 +69,8 @@ typedef struct IndexEntry
 /* the index definitions of a base table (NULL when it has none); cached */
 extern TableIndexes *GsiLoad(Oid base_relid);
 extern IndexDef *GsiFind(TableIndexes *t, const char *index_name);
+/* the same, with the index table locked in mode (NULL: no such index) */
+extern IndexDef *GsiFindLocked(Oid base_relid, const char *index_name, LOCKMODE mode);
 
 /*
  * GsiEntries

@@ -1,0 +1,214 @@
+-- Defect: statements run with the extension owner's (or a table owner's)
+-- rights resolved operators and functions through the caller's
+-- search_path, so a role with no grants could plant `=(text,text)` and have
+-- it run as a superuser.  Here a hostile role plants traps for every
+-- operator and function such statements could use, puts them first on its
+-- search_path, and drives every API call; a trap that ever runs as anyone
+-- but the hostile role is recorded.
+\set ON_ERROR_STOP 1
+SET client_min_messages = warning;
+
+-- roles left by an interrupted run (their objects went with its database)
+DROP ROLE IF EXISTS sec_sp_victim;
+DROP ROLE IF EXISTS sec_sp_attacker;
+CREATE ROLE sec_sp_victim;
+CREATE ROLE sec_sp_attacker;
+GRANT CREATE ON SCHEMA item_data TO sec_sp_attacker;
+CREATE SCHEMA evil AUTHORIZATION sec_sp_attacker;
+CREATE TABLE public.trap_log (who name, what text);
+GRANT INSERT, SELECT ON public.trap_log TO PUBLIC;
+
+-- the victim's table, with a GSI, writable by the attacker
+GRANT CREATE ON SCHEMA item_data TO sec_sp_victim;
+SET ROLE sec_sp_victim;
+\o /dev/null
+SELECT item_table.create_table('{"TableName": "victim_t", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "S"},
+		{"AttributeName": "g", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+	"GlobalSecondaryIndexes": [{"IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+		"Projection": {"ProjectionType": "ALL"}}]}');
+\o
+GRANT SELECT, INSERT, UPDATE, DELETE ON item_data.victim_t TO sec_sp_attacker;
+RESET ROLE;
+
+-- the traps: for each operator and type, a function that records who runs
+-- it (unless it is the attacker) and then does the real work
+SET ROLE sec_sp_attacker;
+DO $do$
+DECLARE
+	op record;
+	n int := 0;
+BEGIN
+	FOR op IN
+		SELECT o.oprname, o.oprleft::regtype AS l, o.oprright::regtype AS r, o.oprresult::regtype AS res
+		FROM pg_catalog.pg_operator o
+		WHERE o.oprnamespace = 'pg_catalog'::regnamespace
+		  AND o.oprname IN ('=', '<>', '<', '>', '<=', '>=', '-', '+', '*', '||', '~~')
+		  AND o.oprleft <> 0 AND o.oprright <> 0
+		  AND o.oprleft::regtype::text IN ('text', 'name', 'oid', 'regclass', 'integer', 'bigint',
+			'timestamp with time zone', 'interval', 'jsonb', 'uuid', 'boolean', '"char"', 'double precision')
+		  AND o.oprright::regtype::text IN ('text', 'name', 'oid', 'regclass', 'integer', 'bigint',
+			'timestamp with time zone', 'interval', 'jsonb', 'uuid', 'boolean', '"char"', 'double precision')
+	LOOP
+		n := n + 1;
+		EXECUTE format($f$CREATE FUNCTION evil.trap_%s(a %s, b %s) RETURNS %s LANGUAGE plpgsql SET search_path = pg_catalog, public AS $b$
+			BEGIN
+				IF current_user <> 'sec_sp_attacker' THEN
+					INSERT INTO public.trap_log VALUES (current_user, %L);
+				END IF;
+				RETURN a OPERATOR(pg_catalog.%s) b;
+			END $b$$f$, n, op.l, op.r, op.res, op.l || ' ' || op.oprname || ' ' || op.r, op.oprname);
+		EXECUTE format('CREATE OPERATOR evil.%s (LEFTARG = %s, RIGHTARG = %s, FUNCTION = evil.trap_%s)',
+			op.oprname, op.l, op.r, n);
+	END LOOP;
+END
+$do$;
+-- item_key comparison operators too
+DO $do$
+DECLARE
+	o text;
+	n int := 1000;
+BEGIN
+	FOREACH o IN ARRAY ARRAY['=', '<>', '<', '>', '<=', '>=', '^@'] LOOP
+		n := n + 1;
+		EXECUTE format($f$CREATE FUNCTION evil.trap_%s(a item_table.item_key, b item_table.item_key) RETURNS boolean
+			LANGUAGE plpgsql SET search_path = pg_catalog, public AS $b$
+			BEGIN
+				IF current_user <> 'sec_sp_attacker' THEN
+					INSERT INTO public.trap_log VALUES (current_user, %L);
+				END IF;
+				RETURN a OPERATOR(item_table.%s) b;
+			END $b$$f$, n, 'item_key ' || o, o);
+		EXECUTE format('CREATE OPERATOR evil.%s (LEFTARG = item_table.item_key, RIGHTARG = item_table.item_key, FUNCTION = evil.trap_%s)', o, n);
+	END LOOP;
+END
+$do$;
+-- functions the C code calls by name
+CREATE FUNCTION evil.now() RETURNS timestamptz LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+BEGIN
+	IF current_user <> 'sec_sp_attacker' THEN INSERT INTO public.trap_log VALUES (current_user, 'now()'); END IF;
+	RETURN pg_catalog.now();
+END $$;
+CREATE FUNCTION evil.hashtext(text) RETURNS integer LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+BEGIN
+	IF current_user <> 'sec_sp_attacker' THEN INSERT INTO public.trap_log VALUES (current_user, 'hashtext'); END IF;
+	RETURN pg_catalog.hashtext($1);
+END $$;
+CREATE FUNCTION evil.pg_try_advisory_xact_lock(integer, integer) RETURNS boolean LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+BEGIN
+	IF current_user <> 'sec_sp_attacker' THEN INSERT INTO public.trap_log VALUES (current_user, 'advisory lock'); END IF;
+	RETURN pg_catalog.pg_try_advisory_xact_lock($1, $2);
+END $$;
+CREATE FUNCTION evil.set_config(text, text, boolean) RETURNS text LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+BEGIN
+	IF current_user <> 'sec_sp_attacker' THEN INSERT INTO public.trap_log VALUES (current_user, 'set_config'); END IF;
+	RETURN pg_catalog.set_config($1, $2, $3);
+END $$;
+CREATE FUNCTION evil.current_setting(text) RETURNS text LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+BEGIN
+	IF current_user <> 'sec_sp_attacker' THEN INSERT INTO public.trap_log VALUES (current_user, 'current_setting'); END IF;
+	RETURN pg_catalog.current_setting($1);
+END $$;
+CREATE FUNCTION evil.gen_random_uuid() RETURNS uuid LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+BEGIN
+	IF current_user <> 'sec_sp_attacker' THEN INSERT INTO public.trap_log VALUES (current_user, 'gen_random_uuid'); END IF;
+	RETURN pg_catalog.gen_random_uuid();
+END $$;
+CREATE FUNCTION evil.date_part(text, timestamptz) RETURNS double precision LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+BEGIN
+	IF current_user <> 'sec_sp_attacker' THEN INSERT INTO public.trap_log VALUES (current_user, 'date_part'); END IF;
+	RETURN pg_catalog.date_part($1, $2);
+END $$;
+CREATE FUNCTION evil.jsonb_build_object(text, jsonb, text, jsonb) RETURNS jsonb LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+BEGIN
+	IF current_user <> 'sec_sp_attacker' THEN INSERT INTO public.trap_log VALUES (current_user, 'jsonb_build_object'); END IF;
+	RETURN '{}'::jsonb;
+END $$;
+
+SET search_path = public, item_table;
+BEGIN;
+SELECT plan(7);
+
+SELECT ok((SELECT count(*) FROM pg_catalog.pg_operator WHERE oprnamespace = 'evil'::regnamespace) >= 60,
+	'at least 60 hostile operators are planted ahead of pg_catalog');
+SELECT ok(NOT has_schema_privilege('public', 'item_data', 'CREATE'), 'PUBLIC may not create objects in item_data');
+
+-- every call, under the hostile search_path; errors (the victim's table is
+-- not the attacker's to change) are expected for some.  (The path is set
+-- only inside this block: pgTAP's own PL/pgSQL must not run under it.)
+CREATE TEMP TABLE calls (action text, request jsonb);
+INSERT INTO calls VALUES
+	-- the attacker's own table: catalog writes run as the extension owner
+	('CreateTable', '{"TableName": "own_t", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}],
+		"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+		"GlobalSecondaryIndexes": [{"IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+			"Projection": {"ProjectionType": "KEYS_ONLY"}}]}'),
+	('PutItem', '{"TableName": "own_t", "Item": {"pk": {"S": "a"}, "g": {"S": "x"}}}'),
+	('PutItem', '{"TableName": "victim_t", "Item": {"pk": {"S": "a"}, "sk": {"S": "1"}, "g": {"S": "x"}}}'),
+	('UpdateItem', '{"TableName": "victim_t", "Key": {"pk": {"S": "a"}, "sk": {"S": "1"}}, "UpdateExpression": "SET g = :g", "ExpressionAttributeValues": {":g": {"S": "y"}}}'),
+	('GetItem', '{"TableName": "victim_t", "Key": {"pk": {"S": "a"}, "sk": {"S": "1"}}}'),
+	('Query', '{"TableName": "victim_t", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "a"}}}'),
+	('Query', '{"TableName": "own_t", "IndexName": "by_g", "KeyConditionExpression": "g = :g", "ExpressionAttributeValues": {":g": {"S": "x"}}}'),
+	('Scan', '{"TableName": "victim_t"}'),
+	('BatchWriteItem', '{"RequestItems": {"victim_t": [{"PutRequest": {"Item": {"pk": {"S": "b"}, "sk": {"S": "1"}, "g": {"S": "z"}}}}]}}'),
+	('BatchGetItem', '{"RequestItems": {"victim_t": {"Keys": [{"pk": {"S": "b"}, "sk": {"S": "1"}}]}}}'),
+	('TransactWriteItems', '{"ClientRequestToken": "tok-1", "TransactItems": [{"Put": {"TableName": "victim_t", "Item": {"pk": {"S": "c"}, "sk": {"S": "1"}, "g": {"S": "w"}}}}]}'),
+	('TransactWriteItems', '{"ClientRequestToken": "tok-1", "TransactItems": [{"Put": {"TableName": "victim_t", "Item": {"pk": {"S": "c"}, "sk": {"S": "1"}, "g": {"S": "w"}}}}]}'),
+	('TransactWriteItems', '{"ClientRequestToken": "tok-1", "TransactItems": [{"Put": {"TableName": "victim_t", "Item": {"pk": {"S": "d"}, "sk": {"S": "1"}}}}]}'),
+	('TransactGetItems', '{"TransactItems": [{"Get": {"TableName": "victim_t", "Key": {"pk": {"S": "c"}, "sk": {"S": "1"}}}}]}'),
+	('DeleteItem', '{"TableName": "victim_t", "Key": {"pk": {"S": "b"}, "sk": {"S": "1"}}}'),
+	('DescribeTable', '{"TableName": "victim_t"}'),
+	('ListTables', '{}'),
+	('UpdateTable', '{"TableName": "victim_t", "BillingMode": "PROVISIONED", "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}}'),
+	('UpdateTable', '{"TableName": "own_t", "AttributeDefinitions": [{"AttributeName": "h", "AttributeType": "S"}],
+		"GlobalSecondaryIndexUpdates": [{"Create": {"IndexName": "by_h", "KeySchema": [{"AttributeName": "h", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}}}]}'),
+	('UpdateTable', '{"TableName": "own_t", "GlobalSecondaryIndexUpdates": [{"Delete": {"IndexName": "by_h"}}]}'),
+	('DeleteTable', '{"TableName": "victim_t"}'),
+	('DeleteTable', '{"TableName": "own_t"}');
+
+CREATE TEMP TABLE outcomes (action text, outcome text);
+DO $do$
+DECLARE
+	c record;
+BEGIN
+	SET LOCAL search_path = evil, pg_catalog, item_table, public;
+	FOR c IN SELECT * FROM calls LOOP
+		BEGIN
+			PERFORM item_table.dynamodb(c.action, c.request);
+			INSERT INTO outcomes VALUES (c.action, 'ok');
+		EXCEPTION WHEN OTHERS THEN
+			INSERT INTO outcomes VALUES (c.action, SQLSTATE);
+		END;
+	END LOOP;
+	SET LOCAL search_path = public, item_table;	-- (set_config itself is trapped)
+END
+$do$;
+SELECT is((SELECT count(*) FROM outcomes WHERE outcome = 'ok'), 19::bigint,
+	'every call the attacker may make succeeded under the hostile search_path (CreateTable with a GSI included)');
+SELECT is((SELECT array_agg(action || ' ' || outcome ORDER BY action) FROM outcomes WHERE outcome <> 'ok'),
+	ARRAY['DeleteTable 42501', 'TransactWriteItems XD010', 'UpdateTable 42501'],
+	'only changes to the victim''s table and a reused token were refused');
+
+-- plain SQL writes to the victim's table fire its index trigger, which runs as the victim
+SET LOCAL search_path = evil, pg_catalog, item_table, public;
+INSERT INTO item_data.victim_t VALUES ('S"e"|S"1"', '{"pk": {"S": "e"}, "sk": {"S": "1"}, "g": {"S": "v"}}');
+UPDATE item_data.victim_t SET item = '{"pk": {"S": "e"}, "sk": {"S": "1"}, "g": {"S": "u"}}' WHERE key OPERATOR(item_table.=) 'S"e"|S"1"';
+SET LOCAL search_path = public, item_table;
+RESET ROLE;
+SELECT is((SELECT count(*) FROM verify('victim_t')), 0::bigint, 'index consistent after the attacker''s writes');
+
+SELECT is((SELECT array_agg(DISTINCT who::text || ': ' || what) FROM public.trap_log), NULL,
+	'no planted operator or function ever ran with anyone''s rights but the attacker''s');
+SELECT ok(NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = 'sec_sp_attacker'), 'the attacker is not a superuser');
+
+SELECT * FROM finish();
+ROLLBACK;
+
+RESET search_path;
+RESET ROLE;
+DROP OWNED BY sec_sp_attacker, sec_sp_victim CASCADE;
+DROP TABLE public.trap_log;
+DROP ROLE sec_sp_attacker;
+DROP ROLE sec_sp_victim;
