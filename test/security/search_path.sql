@@ -128,11 +128,16 @@ END $$;
 
 SET search_path = public, item_table;
 BEGIN;
-SELECT plan(7);
+SELECT plan(8);
 
 SELECT ok((SELECT count(*) FROM pg_catalog.pg_operator WHERE oprnamespace = 'evil'::regnamespace) >= 60,
 	'at least 60 hostile operators are planted ahead of pg_catalog');
 SELECT ok(NOT has_schema_privilege('public', 'item_data', 'CREATE'), 'PUBLIC may not create objects in item_data');
+SELECT is((SELECT array_agg(p.oid::regprocedure::text) FROM pg_catalog.pg_proc p
+		   JOIN pg_catalog.pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+		   JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid AND e.extname = 'item_table'
+		   WHERE p.prosecdef AND NOT coalesce(p.proconfig::text[] @> ARRAY['search_path=pg_catalog, pg_temp'], false)),
+	NULL, 'no function of the extension is SECURITY DEFINER without a pinned search_path');
 
 -- every call, under the hostile search_path; errors (the victim's table is
 -- not the attacker's to change) are expected for some.  (The path is set
