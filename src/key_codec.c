@@ -8,11 +8,13 @@
  * the extension relies on:
  *
  * 1. Order.  memcmp() of two encodings gives DynamoDB's key order.  S and B
- *	  payloads map each byte to a code word (00 -> 00 FF, FE -> FE 01,
- *	  FF -> FE 02, other bytes to themselves); the code words are prefix-free
- *	  and ordered like the bytes they stand for, and the separator that ends
- *	  a non-final part (00 followed by a tag, or by the partition-top marker
- *	  FE) is below every code word.  Numbers are written as sign tag,
+ *	  payloads map each byte to a code word (bytes 00..07 -> 07 (b + 08),
+ *	  FE -> FE 01, FF -> FE 02, every other byte to itself); the code words
+ *	  are prefix-free and ordered like the bytes they stand for, and every
+ *	  one begins at 07 or above.  A part therefore needs no terminator: the
+ *	  tag of the next part (01..06, below every code word) or the end of
+ *	  the key ends it, and a partition with no sort part sorts before every
+ *	  key of that partition that has one.  Numbers are written as sign tag,
  *	  exponent byte and base-100 digit pairs (each + 1) closed by 00, all
  *	  complemented for negative numbers; with canonical digits (no leading
  *	  or trailing zeros) equal values have equal bytes.
@@ -24,8 +26,9 @@
  *	  because no code word starts with FF.
  *
  * 3. One partition hashes alike.  The partition part (with the version
- *	  byte) is a self-delimiting prefix of the key, found without decoding,
- *	  so the hash opclass can hash just those bytes.
+ *	  byte) is a prefix of the key found without decoding (a number ends at
+ *	  its terminator, a string or binary at the next tag byte or the end of
+ *	  the key), so the hash opclass can hash just those bytes.
  *
  * All functions take and return raw bytes; the few that allocate say so.
  *
@@ -477,8 +480,8 @@ KeyCodecDecode(const uint8 *data, int len, ItemKeyParsed *out,
 
 /*
  * KeyCodecPartitionLength
- *		Number of leading bytes (version byte and partition payload, without
- *		separator) that identify the key's partition.  No allocation, no
+ *		Number of leading bytes (version byte, partition tag and payload)
+ *		that identify the key's partition.  No allocation, no
  *		validation: garbage in gives a length within [0, len].
  */
 int
