@@ -149,6 +149,28 @@ INSERT INTO corpus (action, request, expected) VALUES
 	('PutItem', jsonb_build_object('TableName', 'inv', 'Item', jsonb_build_object('pk', jsonb_build_object('S', repeat('k', 2049)), 'sk', '{"N": "1"}'::jsonb)), 'ValidationException'),
 	('UpdateItem', jsonb_build_object('TableName', 'inv', 'Key', '{"pk": {"S": "a"}, "sk": {"N": "1"}}'::jsonb, 'UpdateExpression', 'SET d = :d', 'ExpressionAttributeValues', jsonb_build_object(':d', jsonb_build_object('S', repeat('x', 409600)))), 'ValidationException'),
 	('PutItem', jsonb_build_object('TableName', 'inv', 'Item', '{"pk": {"S": "a"}, "sk": {"N": "1"}}'::jsonb, 'ConditionExpression', repeat('a = :v OR ', 400) || 'a = :v', 'ExpressionAttributeValues', '{":v": {"N": "1"}}'::jsonb), 'ValidationException');
+-- key attribute names over 255 bytes; Limit over 2^31 - 1
+INSERT INTO corpus (action, request, expected) VALUES
+	('CreateTable', jsonb_build_object('TableName', 'inv_long', 'BillingMode', 'PAY_PER_REQUEST',
+		'AttributeDefinitions', jsonb_build_array(jsonb_build_object('AttributeName', 'pk', 'AttributeType', 'S')),
+		'KeySchema', jsonb_build_array(jsonb_build_object('AttributeName', repeat('k', 256), 'KeyType', 'HASH'))), 'ValidationException'),
+	('CreateTable', jsonb_build_object('TableName', 'inv_long', 'BillingMode', 'PAY_PER_REQUEST',
+		'AttributeDefinitions', jsonb_build_array(jsonb_build_object('AttributeName', repeat('k', 256), 'AttributeType', 'S')),
+		'KeySchema', '[{"AttributeName": "pk", "KeyType": "HASH"}]'::jsonb), 'ValidationException'),
+	('CreateTable', jsonb_build_object('TableName', 'inv_long', 'BillingMode', 'PAY_PER_REQUEST',
+		'AttributeDefinitions', jsonb_build_array('{"AttributeName": "pk", "AttributeType": "S"}'::jsonb,
+			jsonb_build_object('AttributeName', repeat('g', 256), 'AttributeType', 'S')),
+		'KeySchema', '[{"AttributeName": "pk", "KeyType": "HASH"}]'::jsonb,
+		'GlobalSecondaryIndexes', jsonb_build_array(jsonb_build_object('IndexName', 'g', 'Projection', '{"ProjectionType": "ALL"}'::jsonb,
+			'KeySchema', jsonb_build_array(jsonb_build_object('AttributeName', repeat('g', 256), 'KeyType', 'HASH'))))), 'ValidationException'),
+	('UpdateTable', jsonb_build_object('TableName', 'inv',
+		'AttributeDefinitions', jsonb_build_array(jsonb_build_object('AttributeName', repeat('g', 256), 'AttributeType', 'S')),
+		'GlobalSecondaryIndexUpdates', jsonb_build_array(jsonb_build_object('Create', jsonb_build_object('IndexName', 'g',
+			'Projection', '{"ProjectionType": "ALL"}'::jsonb,
+			'KeySchema', jsonb_build_array(jsonb_build_object('AttributeName', repeat('g', 256), 'KeyType', 'HASH')))))), 'ValidationException'),
+	('Query', '{"TableName": "inv", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "a"}}, "Limit": 2147483648}', 'ValidationException'),
+	('Scan', '{"TableName": "inv", "Limit": 2147483648}', 'ValidationException'),
+	('Scan', '{"TableName": "inv", "Limit": 9223372036854775807}', 'ValidationException');
 
 -- run everything
 CREATE FUNCTION pg_temp.fingerprint() RETURNS text LANGUAGE sql AS

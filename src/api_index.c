@@ -57,6 +57,25 @@ static const char *const projection_types[] = {"ALL", "KEYS_ONLY", "INCLUDE"};
  */
 
 /*
+ * ApiCheckKeyAttributeName
+ *		The length of a key attribute name (KeySchema, AttributeDefinitions):
+ *		1 to 255 bytes, a shape problem for req otherwise; field is the
+ *		member's path in the request.
+ */
+void
+ApiCheckKeyAttributeName(ApiRequest *req, const char *name, const char *field)
+{
+	if (name == NULL)
+		return;
+	if (name[0] == '\0')
+		ApiProblem(req, "Value '' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1",
+				   field);
+	else if (strlen(name) > ATTR_MAX_KEY_NAME_BYTES)
+		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d",
+				   name, field, ATTR_MAX_KEY_NAME_BYTES);
+}
+
+/*
  * ApiParseIndex
  *		One element of GlobalSecondaryIndexes / LocalSecondaryIndexes (or a
  *		GlobalSecondaryIndexUpdates Create).  Shape problems go to req.
@@ -104,6 +123,9 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
 			break;
 		ApiRequestInit(&ke, (Jsonb *) lfirst(lc));
 		an = ApiGetString(&ke, "AttributeName", "attributeName", true);
+		ApiCheckKeyAttributeName(&ke, an,
+								 psprintf("%s.%d.member.keySchema.%d.member.attributeName",
+										  what, position, i + 1));
 		kt = ApiGetEnum(&ke, "KeyType", "keyType", key_types, lengthof(key_types));
 		sub.problems = list_concat(sub.problems, ke.problems);
 		if (i == 0)

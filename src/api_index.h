@@ -35,6 +35,9 @@ typedef struct ApiIndexSpec
 	Jsonb	   *throughput;		/* GSI ProvisionedThroughput, or NULL */
 } ApiIndexSpec;
 
+/* shape check of a key attribute name (1..255 bytes) at field */
+extern void ApiCheckKeyAttributeName(ApiRequest *req, const char *name,
+									 const char *field);
 extern ApiIndexSpec *ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local,
 								   int position);
 extern void ApiCheckIndex(ApiIndexSpec *s, const char *table_hash,

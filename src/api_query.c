@@ -74,7 +74,10 @@
  * ExclusiveStartKey of an index read carry the index keys plus the table
  * keys.  check_index_read() applies the projection rules: a GSI answers
  * only with what it projects; an LSI fetches the table's item when asked
- * for more, as DynamoDB does.
+ * for more, as DynamoDB does.  An index read needs SELECT on the table,
+ * and is refused where the table's row-level security applies to the
+ * caller (GsiCheckIndexRead): index rows are copies the policies cannot
+ * filter.
  *
  * Memory: the request is parsed in the caller's context; after SPI_connect
  * everything lives in SPI's procedure context, the items of the page
@@ -232,6 +235,8 @@ table_target(ItemTableDef *def, const char *index_name, ReadTarget *t)
 
 		if (idx == NULL)
 			DynValidation("The table does not have the specified index: %s", index_name);
+		/* SELECT on the table; and where policies apply, no index reads */
+		GsiCheckIndexRead(def->relid, def->name);
 		t->index_name = idx->name;
 		t->idx = idx;
 		t->hash_key = idx->hash_key;
@@ -1909,6 +1914,10 @@ read_common_params(ApiRequest *req, ReadParams *p)
 	p->has_limit = ApiGetInt(req, "Limit", "limit", &p->limit);
 	if (p->has_limit && p->limit < 1)
 		ApiProblem(req, "Value '" INT64_FORMAT "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1",
+				   p->limit);
+	/* Limit is a 32-bit integer in DynamoDB's model */
+	if (p->has_limit && p->limit > PG_INT32_MAX)
+		ApiProblem(req, "Value '" INT64_FORMAT "' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 2147483647",
 				   p->limit);
 	p->esk = ApiGetObject(req, "ExclusiveStartKey");
 	(void) ApiGetBool(req, "ConsistentRead", &p->consistent);

@@ -399,6 +399,8 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		{
 			keys[nkeys].name = ApiGetString(&sub, "AttributeName",
 											psprintf("keySchema.%d.member.attributeName", i + 1), true);
+			ApiCheckKeyAttributeName(&sub, keys[nkeys].name,
+									 psprintf("keySchema.%d.member.attributeName", i + 1));
 			keys[nkeys].keytype = ApiGetEnum(&sub, "KeyType",
 											 psprintf("keySchema.%d.member.keyType", i + 1),
 											 key_types, lengthof(key_types));
@@ -415,8 +417,10 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		ApiRequest	sub;
 
 		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
-		(void) ApiGetString(&sub, "AttributeName",
-							psprintf("attributeDefinitions.%d.member.attributeName", i + 1), true);
+		ApiCheckKeyAttributeName(&sub,
+								 ApiGetString(&sub, "AttributeName",
+											  psprintf("attributeDefinitions.%d.member.attributeName", i + 1), true),
+								 psprintf("attributeDefinitions.%d.member.attributeName", i + 1));
 		(void) ApiGetEnum(&sub, "AttributeType",
 						  psprintf("attributeDefinitions.%d.member.attributeType", i + 1),
 						  attr_key_types, lengthof(attr_key_types));

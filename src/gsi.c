@@ -30,6 +30,12 @@
  * PostgreSQL's foreign-key triggers: a role allowed to write the base table
  * need not be granted the index tables.
  *
+ * Index reads (Query and Scan with IndexName, their explain_* forms,
+ * verify()) run as the caller and first pass GsiCheckIndexRead: SELECT on
+ * the base table, and no row-level security applying to the caller there.
+ * An index row is a copy of an item that the base table's policies cannot
+ * filter, so where they apply, only the base table is readable.
+ *
  * Sparse and invalid keys follow DynamoDB: an absent key attribute means
  * no entry; a present but wrong-typed, empty or too-long one rejects the
  * write, unless the write did not touch that value (an item indexed before
@@ -51,14 +57,17 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/array.h"
 #include "utils/hsearch.h"
+#include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/syscache.h"
 
 #include "api.h"
@@ -324,6 +333,34 @@ GsiQualifiedName(Oid relid)
 	if (rel == NULL)
 		elog(ERROR, "relation %u does not exist", relid);
 	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), rel);
+}
+
+/*
+ * GsiCheckIndexRead
+ *		Raise an error unless the current user may read the indexes of the
+ *		base table base_relid (table_name is its DynamoDB name, for the
+ *		message): the user needs SELECT on the base table (on the table or
+ *		on every column), and row-level security must not apply to the user
+ *		there.  An index table holds copies of items written by the owner,
+ *		which the base table's policies cannot filter, so reading one would
+ *		show items the policies hide.  The owner without FORCE ROW LEVEL
+ *		SECURITY, superusers and BYPASSRLS roles pass.
+ */
+void
+GsiCheckIndexRead(Oid base_relid, const char *table_name)
+{
+	Oid			user = GetUserId();
+
+	if (pg_class_aclcheck(base_relid, user, ACL_SELECT) != ACLCHECK_OK &&
+		pg_attribute_aclcheck_all(base_relid, user, ACL_SELECT, ACLMASK_ALL) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(base_relid));
+	if (check_enable_rls(base_relid, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("index reads are not available on table \"%s\": row-level security applies to it",
+						table_name),
+				 errdetail("Index tables hold copies of the items, which the table's row-level security policies cannot filter."),
+				 errhint("Query or scan the table itself, where the policies apply.")));
 }
 
 /* ----------------------------------------------------------------
@@ -764,17 +801,25 @@ item_table_verify(PG_FUNCTION_ARGS)
 	ItemTableDef *def;
 	TableIndexes *t;
 	int			i;
+	int			nestlevel;
 	MemoryContext callercxt = CurrentMemoryContext;
 
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
 	def = ApiLookupTable(table);
+	/* a mismatch shows the stored index row: an index read */
+	GsiCheckIndexRead(def->relid, def->name);
 	t = GsiLoad(def->relid);
+
 	/*
 	 * item_key hashes only partitions, which makes hash joins over index
-	 * keys degenerate when partitions are few: compare by merge join.
+	 * keys degenerate when partitions are few: compare by merge join.  The
+	 * setting is verify's own, in a GUC nest level undone on return (and by
+	 * the abort on error), as a function's SET clause is.
 	 */
-	SPI_execute("SELECT pg_catalog.set_config('enable_hashjoin', 'off', true)", false, 0);
+	nestlevel = NewGUCNestLevel();
+	(void) set_config_option("enable_hashjoin", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
 	for (i = 0; t != NULL && i < t->nindexes; i++)
 	{
 		IndexDef   *idx = &t->indexes[i];
@@ -814,14 +859,96 @@ item_table_verify(PG_FUNCTION_ARGS)
 			MemoryContextSwitchTo(old);
 		}
 	}
+	AtEOXact_GUC(true, nestlevel);
 	SPI_finish();
 	return (Datum) 0;
 }
 
 /* ----------------------------------------------------------------
  * CALL backfill_indexes(table [, batch_size])
+ *
+ * The procedure commits after every batch, so anything that has to last
+ * from one batch to the next lives in SPI's procedure context (or, for the
+ * read plans, is kept with SPI_keepplan), and nothing a row needs outlives
+ * the row: each row is indexed in a context reset after it, each batch's
+ * tuple table is freed, and the batch read is one prepared statement, not
+ * SQL text parsed again for every batch.  Memory therefore stays flat
+ * whatever the size of the table.
+ *
+ * The base table is read, like the index tables are written, with the
+ * rights of its owner and without the owner's forced row-level security
+ * (as_index_owner): an index holds every item, whoever may read which.
  * ----------------------------------------------------------------
  */
+
+/*
+ * The batch reads, prepared for the table last backfilled in this backend
+ * and kept across calls (the physical name is kept too: the statements
+ * were parsed with it).
+ */
+static Oid	backfill_relid = InvalidOid;
+static char *backfill_relname = NULL;
+static SPIPlanPtr backfill_plan_first = NULL;	/* LIMIT $1 */
+static SPIPlanPtr backfill_plan_next = NULL;	/* after key $1, LIMIT $2 */
+
+static SPIPlanPtr
+backfill_prepare(const char *sql, int nargs, Oid *argtypes)
+{
+	SPIPlanPtr	plan = SPI_prepare(sql, nargs, argtypes);
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "SPI_keepplan failed");
+	return plan;
+}
+
+/* make the backfill_plan_* statements read base (SPI connected) */
+static void
+backfill_plans(Oid base_relid, const char *base)
+{
+	Oid			first_types[1] = {INT4OID};
+	Oid			next_types[2] = {ItemKeyTypeOid(), INT4OID};
+
+	if (backfill_relid == base_relid && strcmp(backfill_relname, base) == 0)
+		return;
+	if (OidIsValid(backfill_relid))
+	{
+		SPI_freeplan(backfill_plan_first);
+		SPI_freeplan(backfill_plan_next);
+		pfree(backfill_relname);
+		backfill_relid = InvalidOid;
+	}
+	/* FOR SHARE: a concurrent write of these items waits for our commit */
+	backfill_plan_first =
+		backfill_prepare(psprintf("SELECT key, item FROM %s ORDER BY key LIMIT $1 FOR SHARE",
+								  base), 1, first_types);
+	backfill_plan_next =
+		backfill_prepare(psprintf("SELECT key, item FROM %s WHERE key OPERATOR(item_table.>) $1"
+								  " ORDER BY key LIMIT $2 FOR SHARE", base), 2, next_types);
+	backfill_relname = MemoryContextStrdup(TopMemoryContext, base);
+	backfill_relid = base_relid;
+}
+
+/*
+ * Run a catalog UPDATE of one index ($1 table, $2 index, and $3 value when
+ * nargs is 3) as the catalog owner.
+ */
+static void
+backfill_catalog_update(const char *sql, int nargs, Datum table, Datum index, Datum value)
+{
+	Oid			argtypes[3] = {TEXTOID, TEXTOID, INT8OID};
+	Datum		args[3] = {table, index, value};
+	ItemRoleSwitch sw;
+	int			rc;
+
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args(sql, nargs, argtypes, args, NULL, false, 0);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_UPDATE)
+		elog(ERROR, "index catalog update failed: %s", SPI_result_code_string(rc));
+}
+
 Datum
 item_table_backfill_indexes(PG_FUNCTION_ARGS)
 {
@@ -833,8 +960,12 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 	Oid			base_relid;
 	int64		total;
 	int			i;
+	int			rc;
 	List	   *creating = NIL;
 	ListCell   *lc;
+	MemoryContext rowcxt;
+	MemoryContext keycxt;
+	Datum		table_d;
 
 	if (batch < 1)
 		ereport(ERROR,
@@ -858,29 +989,43 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 		PG_RETURN_VOID();
 	}
 	base = GsiQualifiedName(base_relid);
-	SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM %s", base), true, 0);
 	{
+		ItemRoleSwitch sw;
 		bool		isnull;
 
+		as_index_owner(base_relid, &sw);
+		rc = SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM %s", base), true, 0);
+		if (rc != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "backfill count failed: %s", SPI_result_code_string(rc));
 		total = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		SPI_freetuptable(SPI_tuptable);
+		backfill_plans(base_relid, base);
+		ItemAsRoleEnd(&sw);
 	}
 
+	/* both in SPI's procedure context, which outlives the commits */
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table backfill row",
+								   ALLOCSET_DEFAULT_SIZES);
+	keycxt = AllocSetContextCreate(CurrentMemoryContext, "item_table backfill position",
+								   ALLOCSET_SMALL_SIZES);
+	table_d = CStringGetTextDatum(table);
 	foreach(lc, creating)
 	{
 		char	   *index = (char *) lfirst(lc);
+		Datum		index_d = CStringGetTextDatum(index);
 		ItemKey    *last = NULL;
 		int64		done = 0;
 		int			lastpct = -1;
 
+		MemoryContextReset(keycxt);
 		for (;;)
 		{
-			Oid			argtypes[2] = {ItemKeyTypeOid(), INT4OID};
 			Datum		args[2];
-			char		nulls[2] = {' ', ' '};
-			int			rc;
 			uint64		n;
 			uint64		r;
 			IndexDef   *idx;
+			SPITupleTable *tt;
+			ItemRoleSwitch isw;
 
 			CHECK_FOR_INTERRUPTS();
 			/* definitions may have been reloaded after the last commit */
@@ -888,62 +1033,58 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 			idx = GsiFind(t, index);
 			if (idx == NULL)
 				break;			/* deleted meanwhile */
-			args[0] = last ? PointerGetDatum(last) : (Datum) 0;
+
+			as_index_owner(idx->relid, &isw);
 			if (last == NULL)
-				nulls[0] = 'n';
-			args[1] = Int32GetDatum(batch);
-			/* FOR SHARE: a concurrent write of these items waits for our commit */
-			rc = SPI_execute_with_args(psprintf("SELECT key, item FROM %s WHERE $1 IS NULL OR key OPERATOR(item_table.>) $1"
-												" ORDER BY key LIMIT $2 FOR SHARE", base),
-									   2, argtypes, args, nulls, false, 0);
+			{
+				args[0] = Int32GetDatum(batch);
+				rc = SPI_execute_plan(backfill_plan_first, args, NULL, false, 0);
+			}
+			else
+			{
+				args[0] = PointerGetDatum(last);
+				args[1] = Int32GetDatum(batch);
+				rc = SPI_execute_plan(backfill_plan_next, args, NULL, false, 0);
+			}
 			if (rc != SPI_OK_SELECT)
 				elog(ERROR, "backfill read failed: %s", SPI_result_code_string(rc));
+			tt = SPI_tuptable;
 			n = SPI_processed;
+			for (r = 0; r < n; r++)
+			{
+				MemoryContext old = MemoryContextSwitchTo(rowcxt);
+				bool		isnull;
+				Datum		key = SPI_getbinval(tt->vals[r], tt->tupdesc, 1, &isnull);
+				AttrValue  *item = AttrItemFromJsonb(DatumGetJsonbP(SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &isnull)));
+				List	   *entries = GsiEntries(t, idx, item, NULL, false);
+				ListCell   *ec;
+
+				CHECK_FOR_INTERRUPTS();
+				foreach(ec, entries)
+				{
+					IndexEntry *e = (IndexEntry *) lfirst(ec);
+
+					index_upsert(idx, e->ikey, key, AttrItemToJsonb(e->projected));
+				}
+				if (r == n - 1)
+				{
+					/* the next batch starts after this key */
+					MemoryContextReset(keycxt);
+					MemoryContextSwitchTo(keycxt);
+					last = (ItemKey *) PG_DETOAST_DATUM_COPY(key);
+				}
+				MemoryContextSwitchTo(old);
+				MemoryContextReset(rowcxt);
+			}
+			SPI_freetuptable(tt);
+			ItemAsRoleEnd(&isw);
 			if (n == 0)
 				break;
-			{
-				SPITupleTable *tt = SPI_tuptable;
-				ItemRoleSwitch isw;
-
-				as_index_owner(idx->relid, &isw);
-				for (r = 0; r < n; r++)
-				{
-					bool		isnull;
-					Datum		key = SPI_getbinval(tt->vals[r], tt->tupdesc, 1, &isnull);
-					AttrValue  *item = AttrItemFromJsonb(DatumGetJsonbP(SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &isnull)));
-					List	   *entries = GsiEntries(t, idx, item, NULL, false);
-					ListCell   *ec;
-
-					foreach(ec, entries)
-					{
-						IndexEntry *e = (IndexEntry *) lfirst(ec);
-
-						index_upsert(idx, e->ikey, key, AttrItemToJsonb(e->projected));
-					}
-					if (r == n - 1)
-					{
-						MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-						if (last)
-							pfree(last);
-						last = (ItemKey *) PG_DETOAST_DATUM_COPY(key);
-						MemoryContextSwitchTo(old);
-					}
-				}
-				ItemAsRoleEnd(&isw);
-			}
 			done += n;
-			{
-				Oid			ct[3] = {TEXTOID, TEXTOID, INT8OID};
-				Datum		cv[3] = {CStringGetTextDatum(table), CStringGetTextDatum(index), Int64GetDatum(done)};
-				ItemRoleSwitch sw;
-
-				ItemAsCatalogOwnerBegin(&sw);
-				SPI_execute_with_args("UPDATE item_table.indexes SET backfilled = $3"
-									  " WHERE table_name OPERATOR(pg_catalog.=) $1 AND index_name OPERATOR(pg_catalog.=) $2",
-									  3, ct, cv, NULL, false, 0);
-				ItemAsRoleEnd(&sw);
-			}
+			backfill_catalog_update("UPDATE item_table.indexes SET backfilled = $3"
+									" WHERE table_name OPERATOR(pg_catalog.=) $1"
+									" AND index_name OPERATOR(pg_catalog.=) $2",
+									3, table_d, index_d, Int64GetDatum(done));
 			{
 				int			pct = total > 0 ? (int) Min(100, done * 100 / total) : 100;
 
@@ -955,25 +1096,18 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 			}
 			SPI_commit();
 		}
-		{
-			Oid			ct[2] = {TEXTOID, TEXTOID};
-			Datum		cv[2] = {CStringGetTextDatum(table), CStringGetTextDatum(index)};
-			ItemRoleSwitch sw;
-
-			ItemAsCatalogOwnerBegin(&sw);
-			SPI_execute_with_args("UPDATE item_table.indexes SET status = 'ACTIVE'"
-								  " WHERE table_name OPERATOR(pg_catalog.=) $1 AND index_name OPERATOR(pg_catalog.=) $2",
-								  2, ct, cv, NULL, false, 0);
-			ItemAsRoleEnd(&sw);
-			CacheInvalidateRelcacheByRelid(base_relid);
-			ereport(NOTICE,
-					(errmsg("index \"%s\" of table \"%s\" is ACTIVE (" INT64_FORMAT " items scanned)",
-							index, table, done)));
-			SPI_commit();
-		}
-		if (last)
-			pfree(last);
+		backfill_catalog_update("UPDATE item_table.indexes SET status = 'ACTIVE'"
+								" WHERE table_name OPERATOR(pg_catalog.=) $1"
+								" AND index_name OPERATOR(pg_catalog.=) $2",
+								2, table_d, index_d, (Datum) 0);
+		CacheInvalidateRelcacheByRelid(base_relid);
+		ereport(NOTICE,
+				(errmsg("index \"%s\" of table \"%s\" is ACTIVE (" INT64_FORMAT " items scanned)",
+						index, table, done)));
+		SPI_commit();
 	}
+	MemoryContextDelete(rowcxt);
+	MemoryContextDelete(keycxt);
 	SPI_finish();
 	PG_RETURN_VOID();
 }

@@ -86,4 +86,11 @@ extern List *GsiEntries(TableIndexes *t, IndexDef *idx, const AttrValue *item,
 /* the qualified, quoted name of a relation, for plan text */
 extern char *GsiQualifiedName(Oid relid);
 
+/*
+ * ERROR unless the current user may read the indexes of a base table:
+ * SELECT on it, and no row-level security applying to it (index tables
+ * hold copies of items that policies cannot filter)
+ */
+extern void GsiCheckIndexRead(Oid base_relid, const char *table_name);
+
 #endif							/* ITEM_TABLE_GSI_H */

@@ -41,7 +41,7 @@ COMMENT ON FUNCTION index_entries(text, text, item_key, jsonb) IS
 
 CREATE FUNCTION verify(table_name text)
 	RETURNS TABLE (index_name text, problem text, index_key item_key, base_key item_key, detail jsonb)
-	AS 'MODULE_PATHNAME', 'item_table_verify' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'item_table_verify' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION verify(text) IS
 	'rebuild every index of a table in memory from the base items and list each mismatch (missing, extra, stale); no rows means consistent';
 
