@@ -42,7 +42,13 @@ SQL_PARTS = \
 	src/sql/gsi.sql \
 	src/sql/api_query.sql
 
-DATA_built = item_table--1.0.sql
+# Versions: item_table--1.0.sql is the released 1.0 script, kept as it was
+# released; the current version's script is built from src/sql/ (SQL_PARTS),
+# and each update script takes an installed version to the next.
+EXTVERSION = 1.1
+DATA_built = item_table--$(EXTVERSION).sql
+DATA = src/sql/released/item_table--1.0.sql \
+	src/sql/updates/item_table--1.0--1.1.sql
 
 REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index example_trading_register example_users_orders_groups example_letters_toys example_movies_actors example_bike_races
 REGRESS_OPTS = --inputdir=.
@@ -58,10 +64,10 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-item_table--1.0.sql: $(SQL_PARTS)
+item_table--$(EXTVERSION).sql: $(SQL_PARTS)
 	cat $(SQL_PARTS) > $@
 
-EXTRA_CLEAN = item_table--1.0.sql results regression.diffs regression.out \
+EXTRA_CLEAN = item_table--$(EXTVERSION).sql results regression.diffs regression.out \
 	test/isolation/results test/isolation/output_iso
 
 # every object depends on the project's headers (PGXS tracks none)

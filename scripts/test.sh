@@ -8,7 +8,8 @@
 #   2. pg_isolation_regress  ISOLATION specs from the Makefile (counted per spec)
 #   3. pgTAP                 test/pgtap/*.sql via pg_prove     (counted per assertion)
 #   4. security              test/security/*.sql via pg_prove  (counted per assertion)
-#   5. stress                test/stress/*.sh (pgbench soaks)  (counted per script)
+#   5. upgrade               test/upgrade/*.sql via pg_prove   (counted per assertion)
+#   6. stress                test/stress/*.sh (pgbench soaks)  (counted per script)
 # and ends with one line "N passed, N failed".  Exit status 0 only if every
 # suite ran and nothing failed.  Logs go to log/ (regress.out, isolation.out,
 # pgtap/*.out, build.log, server.log).
@@ -232,6 +233,12 @@ suite_security() {
     run_pgtap security test/security item_table_sec 1
 }
 
+# ALTER EXTENSION UPDATE from each released version: a fresh database per
+# file (the files drop and recreate the extension).
+suite_upgrade() {
+    run_pgtap upgrade test/upgrade item_table_upgrade 1
+}
+
 # Concurrency and soak tests: each test/stress/*.sh runs against the test
 # cluster (PGHOST/PGPORT/PGUSER/PGBIN are set), prints what it measured and
 # exits 0 on success.  One test per script.
@@ -283,6 +290,7 @@ main() {
     suite_isolation
     suite_pgtap
     suite_security
+    suite_upgrade
     suite_stress
 
     it_say "tests finished in $(it_elapsed "$t0") s (logs in ${IT_LOG_DIR#"$IT_ROOT"/}/)"
