@@ -125,7 +125,6 @@ typedef enum ReturnConsumedCapacity
 } ReturnConsumedCapacity;
 
 extern int	ApiGetReturnConsumedCapacity(ApiRequest *req);
-extern void ApiKeyPartFromAttr(const AttrValue *v, ItemKeyPart *part);
 extern List *ApiArrayOfObjects(Jsonb *arr, const char *member);
 /* push "ConsumedCapacity": {...} into an object under construction */
 extern void ApiPushConsumedCapacity(JsonbParseState **state, const char *table,

@@ -69,22 +69,11 @@ ApiRequestInit(ApiRequest *req, Jsonb *body)
 void
 ApiProblem(ApiRequest *req, const char *fmt,...)
 {
-	StringInfoData buf;
+	va_list		args;
 
-	initStringInfo(&buf);
-	for (;;)
-	{
-		va_list		args;
-		int			needed;
-
-		va_start(args, fmt);
-		needed = appendStringInfoVA(&buf, fmt, args);
-		va_end(args);
-		if (needed == 0)
-			break;
-		enlargeStringInfo(&buf, needed);
-	}
-	req->problems = lappend(req->problems, buf.data);
+	va_start(args, fmt);
+	req->problems = lappend(req->problems, DynFormatV(fmt, args));
+	va_end(args);
 }
 
 void
@@ -526,32 +515,6 @@ ApiTablePlanOpts(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
  * keys
  * ----------------------------------------------------------------
  */
-/* a key attribute value (S, N or B) as an item_key part; no copy */
-void
-ApiKeyPartFromAttr(const AttrValue *v, ItemKeyPart *part)
-{
-	memset(part, 0, sizeof(*part));
-	switch (v->type)
-	{
-		case ATTR_S:
-			part->type = ITEMKEY_S;
-			part->bytes = v->u.bytes.data;
-			part->len = v->u.bytes.len;
-			break;
-		case ATTR_B:
-			part->type = ITEMKEY_B;
-			part->bytes = v->u.bytes.data;
-			part->len = v->u.bytes.len;
-			break;
-		case ATTR_N:
-			part->type = ITEMKEY_N;
-			part->num = v->u.num;
-			break;
-		default:
-			elog(ERROR, "not a key type");
-	}
-}
-
 static void
 check_key_value(const char *name, const AttrValue *v, bool is_sort)
 {
@@ -572,10 +535,10 @@ build_key(ItemTableDef *def, const AttrValue *h, const AttrValue *r)
 	ItemKeyPart hp,
 				rp;
 
-	ApiKeyPartFromAttr(h, &hp);
+	AttrKeyPart(h, &hp);
 	if (r == NULL)
 		return KeyCodecBuild(&hp, NULL);
-	ApiKeyPartFromAttr(r, &rp);
+	AttrKeyPart(r, &rp);
 	return KeyCodecBuild(&hp, &rp);
 }
 

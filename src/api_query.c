@@ -384,10 +384,10 @@ build_key(const AttrValue *h, const AttrValue *r)
 	ItemKeyPart hp,
 				rp;
 
-	ApiKeyPartFromAttr(h, &hp);
+	AttrKeyPart(h, &hp);
 	if (r == NULL)
 		return KeyCodecBuild(&hp, NULL);
-	ApiKeyPartFromAttr(r, &rp);
+	AttrKeyPart(r, &rp);
 	return KeyCodecBuild(&hp, &rp);
 }
 
@@ -1022,7 +1022,7 @@ check_query_start_key(const ReadTarget *t, const AttrValue *esk, const ItemKey *
 	ItemKeyDecodeOrError(partition, &pp);
 	if (s != NULL)
 	{
-		ApiKeyPartFromAttr(s, &sp);
+		AttrKeyPart(s, &sp);
 		in_partition = KeyCodecBuild(&pp.partition, &sp);
 	}
 	else

@@ -55,6 +55,35 @@ AttrTypeName(AttrType type)
 	return attr_type_names[type];
 }
 
+const char *
+AttrTypeLongName(AttrType type)
+{
+	switch (type)
+	{
+		case ATTR_S:
+			return "STRING";
+		case ATTR_N:
+			return "NUMBER";
+		case ATTR_B:
+			return "BINARY";
+		case ATTR_BOOL:
+			return "BOOLEAN";
+		case ATTR_NULL:
+			return "NULL";
+		case ATTR_M:
+			return "MAP";
+		case ATTR_L:
+			return "LIST";
+		case ATTR_SS:
+			return "STRING_SET";
+		case ATTR_NS:
+			return "NUMBER_SET";
+		case ATTR_BS:
+			return "BINARY_SET";
+	}
+	return "UNKNOWN";
+}
+
 static bool
 type_from_name(const char *name, int len, AttrType *type)
 {
@@ -1124,4 +1153,30 @@ item_table_item_size(PG_FUNCTION_ARGS)
 	AttrValue  *item = AttrItemFromJsonb(PG_GETARG_JSONB_P(0));
 
 	PG_RETURN_INT64(AttrItemSize(item));
+}
+
+/* a key attribute value (S, N or B) as an item_key part; no copy */
+void
+AttrKeyPart(const AttrValue *v, ItemKeyPart *part)
+{
+	memset(part, 0, sizeof(*part));
+	switch (v->type)
+	{
+		case ATTR_S:
+			part->type = ITEMKEY_S;
+			part->bytes = v->u.bytes.data;
+			part->len = v->u.bytes.len;
+			break;
+		case ATTR_B:
+			part->type = ITEMKEY_B;
+			part->bytes = v->u.bytes.data;
+			part->len = v->u.bytes.len;
+			break;
+		case ATTR_N:
+			part->type = ITEMKEY_N;
+			part->num = v->u.num;
+			break;
+		default:
+			elog(ERROR, "not a key type");
+	}
 }

@@ -29,6 +29,7 @@
 #include "utils/jsonb.h"
 
 #include "dnumber.h"
+#include "item_table.h"
 
 #define ATTR_MAX_DEPTH			32		/* top-level attribute = level 1 */
 #define ATTR_MAX_ITEM_SIZE		409600	/* bytes, DynamoDB's formula */
@@ -118,6 +119,10 @@ extern JsonbValue *AttrValuePush(JsonbParseState **state, const AttrValue *v,
 /* DynamoDB's rendering in messages, e.g. "{N:3}" / "{S:abc}" */
 extern void AttrValueDescribe(StringInfo out, const AttrValue *v);
 extern const char *AttrTypeName(AttrType type);	/* "S", "N", ..., "BS" */
+/* a key attribute value (S, N or B) as an item_key part; no copy */
+extern void AttrKeyPart(const AttrValue *v, ItemKeyPart *part);
+/* the long form in DynamoDB's messages: "STRING", ..., "BINARY_SET" */
+extern const char *AttrTypeLongName(AttrType type);
 
 /* ---- sizes (DynamoDB's formula, reference §1.4) ---- */
 extern int64 AttrValueSize(const AttrValue *v);

@@ -112,20 +112,36 @@ DynRaiseBody(DynError err, Jsonb *extra, const char *message)
 void
 DynRaise(DynError err, const char *fmt,...)
 {
+	va_list		args;
+	char	   *message;
+
+	va_start(args, fmt);
+	message = DynFormatV(fmt, args);
+	va_end(args);
+	DynRaiseBody(err, NULL, message);
+}
+
+/*
+ * DynFormatV
+ *		printf-style formatting into a palloc'd string of any length.
+ */
+char *
+DynFormatV(const char *fmt, va_list args)
+{
 	StringInfoData buf;
 
 	initStringInfo(&buf);
 	for (;;)
 	{
-		va_list		args;
+		va_list		copy;
 		int			needed;
 
-		va_start(args, fmt);
-		needed = appendStringInfoVA(&buf, fmt, args);
-		va_end(args);
+		va_copy(copy, args);
+		needed = appendStringInfoVA(&buf, fmt, copy);
+		va_end(copy);
 		if (needed == 0)
 			break;
 		enlargeStringInfo(&buf, needed);
 	}
-	DynRaiseBody(err, NULL, buf.data);
+	return buf.data;
 }

@@ -78,6 +78,9 @@ extern void DynRaise(DynError err, const char *fmt,...) pg_attribute_printf(2, 3
  */
 extern void DynRaiseBody(DynError err, Jsonb *extra, const char *message) pg_attribute_noreturn();
 
+/* printf-style formatting into a palloc'd string (messages of any length) */
+extern char *DynFormatV(const char *fmt, va_list args) pg_attribute_printf(1, 0);
+
 /* Build the JSON error body (palloc'd text) */
 extern char *DynErrorBody(DynError err, const char *message, Jsonb *extra);
 

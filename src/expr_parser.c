@@ -1788,31 +1788,6 @@ check_update_values(ExprParser *p, const RawNode *n)
 		check_update_values(p, n->args[i]);
 }
 
-/* DynamoDB's long type names in ADD/DELETE messages */
-static const char *
-long_type_name(AttrType t)
-{
-	switch (t)
-	{
-		case ATTR_S:
-			return "STRING";
-		case ATTR_N:
-			return "NUMBER";
-		case ATTR_B:
-			return "BINARY";
-		case ATTR_BOOL:
-			return "BOOLEAN";
-		case ATTR_NULL:
-			return "NULL";
-		case ATTR_M:
-			return "MAP";
-		case ATTR_L:
-			return "LIST";
-		default:
-			return AttrTypeName(t);
-	}
-}
-
 /*
  * build_update_operand
  *		The Operand of a SET right-hand side (all names and values are
@@ -1965,7 +1940,7 @@ ExprParseUpdate(const char *text, int len, ExprPlaceholders *ph)
 			if ((a->kind == UPD_ADD && t != ATTR_N && !AttrTypeIsSet(t)) ||
 				(a->kind == UPD_DELETE && !AttrTypeIsSet(t)))
 				expr_error(&p, psprintf("Incorrect operand type for operator or function; operator: %s, operand type: %s",
-										clause_names[a->kind], long_type_name(t)));
+										clause_names[a->kind], AttrTypeLongName(t)));
 		}
 	}
 	err = NULL;

@@ -107,36 +107,6 @@ typedef struct ListEdit
 	ListAppend *appends;		/* room for one per action */
 } ListEdit;
 
-/* DynamoDB's type names in "Incorrect operand type" messages */
-static const char *
-operand_type_name(AttrType type)
-{
-	switch (type)
-	{
-		case ATTR_S:
-			return "STRING";
-		case ATTR_N:
-			return "NUMBER";
-		case ATTR_B:
-			return "BINARY";
-		case ATTR_BOOL:
-			return "BOOLEAN";
-		case ATTR_NULL:
-			return "NULL";
-		case ATTR_M:
-			return "MAP";
-		case ATTR_L:
-			return "LIST";
-		case ATTR_SS:
-			return "STRING_SET";
-		case ATTR_NS:
-			return "NUMBER_SET";
-		case ATTR_BS:
-			return "BINARY_SET";
-	}
-	return "UNKNOWN";
-}
-
 /* ----------------------------------------------------------------
  * phase 1: right-hand sides
  * ----------------------------------------------------------------
@@ -210,7 +180,7 @@ action_constant(const UpdateAction *a)
 		!AttrTypeIsSet(v->type))
 		DynValidation("Invalid UpdateExpression: Incorrect operand type for operator or function; operator: %s, operand type: %s",
 					  a->kind == UPD_ADD ? "ADD" : "DELETE",
-					  operand_type_name(v->type));
+					  AttrTypeLongName(v->type));
 	return v;
 }
 

@@ -405,23 +405,6 @@ key_value_ok(IndexDef *idx, const char *attr, AttrType expected, bool is_sort,
 }
 
 static void
-part_of(const AttrValue *v, ItemKeyPart *part)
-{
-	memset(part, 0, sizeof(*part));
-	if (v->type == ATTR_N)
-	{
-		part->type = ITEMKEY_N;
-		part->num = v->u.num;
-	}
-	else
-	{
-		part->type = v->type == ATTR_S ? ITEMKEY_S : ITEMKEY_B;
-		part->bytes = v->u.bytes.data;
-		part->len = v->u.bytes.len;
-	}
-}
-
-static void
 copy_attr(AttrValue *to, const AttrValue *from, const char *name)
 {
 	AttrValue  *v;
@@ -480,7 +463,7 @@ GsiEntries(TableIndexes *t, IndexDef *idx, const AttrValue *item,
 		}
 		if (!range_ok)
 			return NIL;
-		part_of(r, &rp);
+		AttrKeyPart(r, &rp);
 	}
 	if (h == NULL)
 		return NIL;				/* sparse */
@@ -526,7 +509,7 @@ GsiEntries(TableIndexes *t, IndexDef *idx, const AttrValue *item,
 		ListCell   *pc;
 		bool		dup = false;
 
-		part_of(hv, &hp);
+		AttrKeyPart(hv, &hp);
 		e->ikey = KeyCodecBuild(&hp, idx->range_key ? &rp : NULL);
 		/* a list may repeat a member: one entry each */
 		foreach(pc, entries)
