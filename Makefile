@@ -23,7 +23,8 @@ OBJS = \
 	src/api_batch.o \
 	src/api_index.o \
 	src/gsi.o \
-	src/api_query.o
+	src/api_query.o \
+	src/item_guard.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 
@@ -37,6 +38,7 @@ SQL_PARTS = \
 	src/sql/expr.sql \
 	src/sql/expr_eval.sql \
 	src/sql/api.sql \
+	src/sql/item_guard.sql \
 	src/sql/api_item.sql \
 	src/sql/api_batch.sql \
 	src/sql/gsi.sql \

@@ -116,6 +116,24 @@ extern bool ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiDeleteItem(ItemTableDef *def, ItemKey *key);
 
+/* ---- the write the API is about to make (see api_common.c) ---- */
+extern void ApiExpectWrite(Oid relid, const ItemKey *key, const Jsonb *item);
+extern void ApiExpectNoWrite(void);
+extern bool ApiIsExpectedWrite(Oid relid, Datum key, Datum item);
+
+/* ---- stored rows that are not items: XX001 (see api_common.c) ---- */
+extern void ApiRaiseBadStoredItem(const char *table, const char *index,
+								  const ItemKey *key, Jsonb *item) pg_attribute_noreturn();
+extern void ApiRaiseNullStoredKey(const char *table, const char *index) pg_attribute_noreturn();
+extern void ApiCheckReadColumns(const char *table, const char *index,
+								TupleDesc desc, int keycol, int itemcol);
+extern void ApiCheckStoredItem(const char *table, const char *index,
+							   const ItemKey *key, Jsonb *item);
+extern AttrValue *ApiParseStoredItem(const char *table, const char *index,
+									 const ItemKey *key, Datum d, bool isnull);
+/* why j is not a DynamoDB item (NULL: it is one); the parser's words in *detail */
+extern char *ApiNotItemSummary(Jsonb *j, char **detail);
+
 /* ---- responses ---- */
 typedef enum ReturnConsumedCapacity
 {

@@ -21,6 +21,13 @@
  * Every statement qualifies its operators (OPERATOR(item_table.=)) and
  * types, so the caller's search_path cannot redirect them.
  *
+ * Writes and reads and the item guard.  The write helpers register the row
+ * they are about to write, so that the item guard trigger (item_guard.c)
+ * lets exactly that row through without validating it again.  Every read
+ * of a stored item checks it cheaply (a NULL test, the column types, the
+ * layout walk or the parse) and raises XX001 naming the table for a row
+ * that only a superuser past the guards could have written.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -30,6 +37,7 @@
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "catalog/pg_am.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -648,6 +656,7 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 	Oid			keytype = ItemKeyTypeOid();
 	bool		found;
 	bool		ok = false;
+	bool		null_item = false;
 	/* every one of these rights, as the statement would need them */
 	AclMode		need = lock ? ACL_SELECT | ACL_UPDATE : ACL_SELECT;
 
@@ -719,10 +728,9 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 	}
 	if (found && ok)
 	{
-		bool		isnull;
-		Datum		d = slot_getattr(slot, 2, &isnull);
+		Datum		d = slot_getattr(slot, 2, &null_item);
 
-		if (!isnull)
+		if (!null_item)
 			*item = DatumGetJsonbPCopy(d);	/* detoasted, outlives the slot */
 	}
 	index_endscan(scan);
@@ -734,6 +742,8 @@ done:
 	if (idx != NULL)
 		index_close(idx, NoLock);
 	table_close(rel, NoLock);
+	if (null_item)
+		ApiRaiseBadStoredItem(def->name, NULL, key, NULL);
 	return ok;
 }
 
@@ -750,7 +760,11 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 
 	def->locked_key = NULL;
 	if (fetch_item_direct(def, key, lock, &item))
+	{
+		if (item != NULL)
+			ApiCheckStoredItem(def->name, NULL, key, item);
 		return item;
+	}
 	if (lock)
 		plan = ApiTablePlan(def, &def->plan_get_lock,
 							"SELECT item FROM %s WHERE key OPERATOR(item_table.=) $1 FOR UPDATE",
@@ -764,10 +778,13 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 		elog(ERROR, "item read failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed == 0)
 		return NULL;
+	ApiCheckReadColumns(def->name, NULL, SPI_tuptable->tupdesc, 0, 1);
 	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	if (isnull)
-		return NULL;
-	return DatumGetJsonbP(d);
+		ApiRaiseBadStoredItem(def->name, NULL, key, NULL);
+	item = DatumGetJsonbP(d);
+	ApiCheckStoredItem(def->name, NULL, key, item);
+	return item;
 }
 
 bool
@@ -781,7 +798,9 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	plan = ApiTablePlan(def, &def->plan_insert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
 						2, argtypes);
+	ApiExpectWrite(def->relid, key, item);
 	rc = SPI_execute_plan(plan, args, NULL, false, 0);
+	ApiExpectNoWrite();
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "item insert failed: %s", SPI_result_code_string(rc));
 	return SPI_processed == 1;
@@ -815,7 +834,9 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		plan = ApiTablePlan(def, &def->plan_update_tid,
 							"UPDATE %s SET item = $2 WHERE ctid = $3 AND key OPERATOR(item_table.=) $1",
 							3, argtypes);
+		ApiExpectWrite(def->relid, key, item);
 		rc = SPI_execute_plan(plan, args, NULL, false, 0);
+		ApiExpectNoWrite();
 		if (rc != SPI_OK_UPDATE)
 			elog(ERROR, "item update failed: %s", SPI_result_code_string(rc));
 		if (SPI_processed == 1)
@@ -824,7 +845,9 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	plan = ApiTablePlan(def, &def->plan_update,
 						"UPDATE %s SET item = $2 WHERE key OPERATOR(item_table.=) $1",
 						2, argtypes);
+	ApiExpectWrite(def->relid, key, item);
 	rc = SPI_execute_plan(plan, args, NULL, false, 0);
+	ApiExpectNoWrite();
 	if (rc != SPI_OK_UPDATE)
 		elog(ERROR, "item update failed: %s", SPI_result_code_string(rc));
 }
@@ -843,6 +866,300 @@ ApiDeleteItem(ItemTableDef *def, ItemKey *key)
 	rc = SPI_execute_plan(plan, &arg, NULL, false, 0);
 	if (rc != SPI_OK_DELETE)
 		elog(ERROR, "item delete failed: %s", SPI_result_code_string(rc));
+}
+
+/* ----------------------------------------------------------------
+ * the write the API is about to make
+ *
+ * The item guard (item_guard.c) validates every row written to an item
+ * table, except the one the API has just validated itself and is writing
+ * now: the write helpers register (table, key, item) here right before
+ * they run their statement and clear it right after, and the guard lets a
+ * row through unchecked only when its table matches and its key and item
+ * are byte for byte the registered ones.  Whatever else the statement
+ * writes (rows a user's trigger changed, nested writes) differs and is
+ * checked.  Matching bytes make a stale registration harmless, but one
+ * left behind by an error would point into freed memory: transaction and
+ * subtransaction ends clear it.
+ * ----------------------------------------------------------------
+ */
+static struct
+{
+	Oid			relid;			/* InvalidOid: none */
+	const ItemKey *key;
+	const Jsonb *item;
+}			expected_write;
+
+static void
+expected_write_xact_end(XactEvent event, void *arg)
+{
+	ApiExpectNoWrite();
+}
+
+static void
+expected_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
+						   SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		ApiExpectNoWrite();
+}
+
+/*
+ * ApiExpectWrite
+ *		Register the row the next statement writes to relid; key and item
+ *		must stay valid until ApiExpectNoWrite().
+ */
+void
+ApiExpectWrite(Oid relid, const ItemKey *key, const Jsonb *item)
+{
+	static bool callbacks = false;
+
+	if (!callbacks)
+	{
+		RegisterXactCallback(expected_write_xact_end, NULL);
+		RegisterSubXactCallback(expected_write_subxact_end, NULL);
+		callbacks = true;
+	}
+	expected_write.relid = relid;
+	expected_write.key = key;
+	expected_write.item = item;
+}
+
+void
+ApiExpectNoWrite(void)
+{
+	expected_write.relid = InvalidOid;
+	expected_write.key = NULL;
+	expected_write.item = NULL;
+}
+
+/* do the datum's bytes equal those of expected (any header, detoasted)? */
+static bool
+same_bytes(Datum d, const struct varlena *expected)
+{
+	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+	bool		same;
+
+	same = VARSIZE_ANY_EXHDR(v) == VARSIZE_ANY_EXHDR(expected) &&
+		memcmp(VARDATA_ANY(v), VARDATA_ANY(expected), VARSIZE_ANY_EXHDR(v)) == 0;
+	if ((Pointer) v != DatumGetPointer(d))
+		pfree(v);
+	return same;
+}
+
+/*
+ * ApiIsExpectedWrite
+ *		Is (key, item), a row about to be written to relid, the registered
+ *		write?
+ */
+bool
+ApiIsExpectedWrite(Oid relid, Datum key, Datum item)
+{
+	return OidIsValid(relid) && relid == expected_write.relid &&
+		same_bytes(key, expected_write.key) &&
+		same_bytes(item, (const struct varlena *) expected_write.item);
+}
+
+/* ----------------------------------------------------------------
+ * stored rows that are not what the API writes
+ *
+ * Every row of an item table was written by the API or passed the item
+ * guard, and DDL that would change a table's columns or key is refused
+ * (item_guard.c); only a superuser gets past both (for instance with
+ * session_replication_role = replica).  So readers do not trust the bytes
+ * blindly either: they test for NULL, check the column types of what a
+ * statement returned, and let AttrStoredItemSize or the parser check the
+ * item, raising XX001 (data_corrupted) that names the table instead of
+ * reading a NULL or a foreign layout as an item.
+ * ----------------------------------------------------------------
+ */
+
+/* "item table "t"" or "index "i" of item table "t"" */
+static char *
+stored_owner(const char *table, const char *index)
+{
+	if (index != NULL)
+		return psprintf("index \"%s\" of item table \"%s\"", index, table);
+	return psprintf("item table \"%s\"", table);
+}
+
+/*
+ * parse_problem
+ *		DynamoDB's message (without the exception name) when the parser
+ *		refuses the attribute value v (item NULL) or the item, else NULL.
+ */
+static char *
+parse_problem(JsonbValue *v, Jsonb *item)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	char	   *volatile msg = NULL;
+
+	PG_TRY();
+	{
+		if (item != NULL)
+			(void) AttrItemFromJsonb(item);
+		else
+			(void) AttrValueFromJsonb(v, 1);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+		const char *sep;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION &&
+			edata->sqlerrcode != ERRCODE_DYN_SERIALIZATION)
+			PG_RE_THROW();
+		FlushErrorState();
+		sep = strstr(edata->message, ": ");
+		msg = pstrdup(sep != NULL ? sep + 2 : edata->message);
+	}
+	PG_END_TRY();
+	return msg;
+}
+
+/*
+ * ApiNotItemSummary
+ *		Why j is not a DynamoDB item, for a message: "not a JSON object",
+ *		"attribute "a" is invalid" (with the parser's message in *detail),
+ *		...; NULL when the parser accepts it.  Parses attribute by
+ *		attribute: for error paths only.
+ */
+char *
+ApiNotItemSummary(Jsonb *j, char **detail)
+{
+	JsonbIterator *it;
+	JsonbValue	k;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	*detail = NULL;
+	if (!JB_ROOT_IS_OBJECT(j) || JB_ROOT_IS_SCALAR(j))
+		return pstrdup("not a JSON object");
+	it = JsonbIteratorInit(&j->root);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &v, true);
+		*detail = parse_problem(&v, NULL);
+		if (*detail != NULL)
+			return psprintf("attribute \"%s\" is invalid",
+							pnstrdup(k.val.string.val, k.val.string.len));
+	}
+	*detail = parse_problem(NULL, j);
+	if (*detail != NULL)
+		return pstrdup("an attribute name is invalid");
+	return NULL;
+}
+
+/*
+ * ApiRaiseBadStoredItem
+ *		XX001 for a stored row of table (or of its index) holding a NULL
+ *		item (item == NULL) or one that is not a DynamoDB item; key, if
+ *		known, goes into the detail.
+ */
+void
+ApiRaiseBadStoredItem(const char *table, const char *index, const ItemKey *key,
+					  Jsonb *item)
+{
+	char	   *owner = stored_owner(table, index);
+	char	   *summary = NULL;
+	char	   *why = NULL;
+	StringInfoData detail;
+
+	initStringInfo(&detail);
+	if (key != NULL)
+		appendStringInfo(&detail, "The row's key is %s.", ItemKeyToText(key));
+	if (item != NULL)
+	{
+		summary = ApiNotItemSummary(item, &why);
+		if (why != NULL)
+			appendStringInfo(&detail, "%s%s.", detail.len > 0 ? " " : "", why);
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 item == NULL ?
+			 errmsg("%s holds a NULL item", owner) :
+			 errmsg("%s holds an item that is not a DynamoDB item: %s", owner,
+					summary ? summary : "its layout is not that of an item"),
+			 detail.len > 0 ? errdetail_internal("%s", detail.data) : 0,
+			 errhint("Such a row can only be written past the item_table triggers; a superuser can repair it, then check the indexes with item_table.verify().")));
+	pg_unreachable();
+}
+
+/* XX001 for a stored row with a NULL key */
+void
+ApiRaiseNullStoredKey(const char *table, const char *index)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("%s holds a NULL key", stored_owner(table, index))));
+	pg_unreachable();
+}
+
+/*
+ * ApiCheckReadColumns
+ *		XX001 unless column keycol (0: none) of what a statement read is an
+ *		item_key and column itemcol a jsonb.
+ */
+void
+ApiCheckReadColumns(const char *table, const char *index, TupleDesc desc,
+					int keycol, int itemcol)
+{
+	if ((keycol > 0 && SPI_gettypeid(desc, keycol) != ItemKeyTypeOid()) ||
+		SPI_gettypeid(desc, itemcol) != JSONBOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("%s does not have its columns key item_key and item jsonb",
+						stored_owner(table, index))));
+}
+
+/* item, read from table, as it is; XX001 unless it is laid out as an item */
+void
+ApiCheckStoredItem(const char *table, const char *index, const ItemKey *key,
+				   Jsonb *item)
+{
+	if (AttrStoredItemSize(item) < 0)
+		ApiRaiseBadStoredItem(table, index, key, item);
+}
+
+/*
+ * ApiParseStoredItem
+ *		The item value d (isnull: NULL) read from table, parsed; XX001 when
+ *		it is NULL or the parser refuses it.
+ */
+AttrValue *
+ApiParseStoredItem(const char *table, const char *index, const ItemKey *key,
+				   Datum d, bool isnull)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Jsonb	   *j;
+	AttrValue  *volatile item = NULL;
+
+	if (isnull)
+		ApiRaiseBadStoredItem(table, index, key, NULL);
+	j = DatumGetJsonbP(d);
+	PG_TRY();
+	{
+		item = AttrItemFromJsonb(j);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION &&
+			edata->sqlerrcode != ERRCODE_DYN_SERIALIZATION)
+			PG_RE_THROW();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+	if (item == NULL)
+		ApiRaiseBadStoredItem(table, index, key, j);
+	return item;
 }
 
 /* ----------------------------------------------------------------

@@ -187,7 +187,9 @@ ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 						"INSERT INTO %s (key, item) VALUES ($1, $2)"
 						" ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item",
 						2, argtypes);
+	ApiExpectWrite(def->relid, key, item);
 	rc = SPI_execute_plan(plan, args, NULL, false, 0);
+	ApiExpectNoWrite();
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "item upsert failed: %s", SPI_result_code_string(rc));
 }

@@ -1069,200 +1069,21 @@ item_key_segment(PG_FUNCTION_ARGS)
  * ----------------------------------------------------------------
  */
 
-/* the i-th child of a container: JEntry type and unpadded data */
-typedef struct JbChild
-{
-	uint32		type;			/* JENTRY_IS* */
-	const char *data;
-	int			len;
-} JbChild;
-
-/*
- * jb_children
- *		All children of a container (for an object: the keys, then the
- *		values), read from the JEntry array as jsonb_util.c lays it out.
- *		Container and numeric data is int-aligned: the padding before it
- *		belongs to its length, and is stripped here.
- */
-static int
-jb_children(const JsonbContainer *c, JbChild *out, int max)
-{
-	int			count = c->header & JB_CMASK;
-	int			n = (c->header & JB_FOBJECT) ? count * 2 : count;
-	const char *base = (const char *) &c->children[n];
-	uint32		offset = 0;
-	int			i;
-
-	if (n > max)
-		elog(ERROR, "jsonb container has more children than expected");
-	for (i = 0; i < n; i++)
-	{
-		JEntry		e = c->children[i];
-		uint32		start = offset;
-
-		JBE_ADVANCE_OFFSET(offset, e);
-		out[i].type = e & JENTRY_TYPEMASK;
-		if (out[i].type == JENTRY_ISCONTAINER || out[i].type == JENTRY_ISNUMERIC)
-			start = INTALIGN(start);
-		out[i].data = base + start;
-		out[i].len = offset - start;
-	}
-	return n;
-}
-
-static int64 attribute_value_size(const JsonbContainer *av);
-
-/* significant digits of a canonical number's text, DynamoDB's N size */
-static int64
-number_text_size(const char *s, int len)
-{
-	int			first = -1;
-	int			last = -1;
-	int			digits = 0;
-	int			i;
-
-	for (i = 0; i < len; i++)
-	{
-		if (s[i] >= '1' && s[i] <= '9')
-		{
-			if (first < 0)
-				first = i;
-			last = i;
-		}
-	}
-	if (first < 0)
-		return 1;				/* zero */
-	for (i = first; i <= last; i++)
-		if (s[i] >= '0' && s[i] <= '9')
-			digits++;
-	return 1 + (digits + 1) / 2;
-}
-
-/* raw length of padded standard base64 */
-static int64
-base64_raw_size(const char *s, int len)
-{
-	int64		n = (int64) len / 4 * 3;
-
-	if (len > 0 && s[len - 1] == '=')
-		n--;
-	if (len > 1 && s[len - 2] == '=')
-		n--;
-	return n;
-}
-
-/* children arrays up to this many entries live on the stack */
-#define LOCAL_CHILDREN 32
-
-static int64
-set_size(const JsonbContainer *c, char type)
-{
-	int			count = c->header & JB_CMASK;
-	JbChild		local[LOCAL_CHILDREN];
-	JbChild    *ch = count <= LOCAL_CHILDREN ? local : palloc(sizeof(JbChild) * count);
-	int64		size = 0;
-	int			i;
-
-	jb_children(c, ch, count);
-	for (i = 0; i < count; i++)
-	{
-		if (type == 'S')
-			size += ch[i].len;
-		else if (type == 'N')
-			size += number_text_size(ch[i].data, ch[i].len);
-		else
-			size += base64_raw_size(ch[i].data, ch[i].len);
-	}
-	if (ch != local)
-		pfree(ch);
-	return size;
-}
-
-/* Σ (name length + value size) over a map's members, plus extra per member */
-static int64
-members_size(const JsonbContainer *c, int extra)
-{
-	int			count = c->header & JB_CMASK;
-	JbChild		local[LOCAL_CHILDREN];
-	JbChild    *ch = count * 2 <= LOCAL_CHILDREN ? local : palloc(sizeof(JbChild) * count * 2);
-	int64		size = 0;
-	int			i;
-
-	jb_children(c, ch, count * 2);
-	for (i = 0; i < count; i++)
-	{
-		if (ch[count + i].type != JENTRY_ISCONTAINER)
-			elog(ERROR, "stored item holds an attribute value that is not an object");
-		size += extra + ch[i].len +
-			attribute_value_size((const JsonbContainer *) ch[count + i].data);
-	}
-	if (ch != local)
-		pfree(ch);
-	return size;
-}
-
-/* size of one attribute value {"T": payload} (reference 1.4) */
-static int64
-attribute_value_size(const JsonbContainer *av)
-{
-	JbChild		ch[2];
-	const char *tag;
-	int			taglen;
-
-	check_stack_depth();
-	if (!(av->header & JB_FOBJECT) || (av->header & JB_CMASK) != 1)
-		elog(ERROR, "stored item holds an invalid attribute value");
-	jb_children(av, ch, 2);
-	tag = ch[0].data;
-	taglen = ch[0].len;
-	if (taglen == 1)
-	{
-		switch (tag[0])
-		{
-			case 'S':
-				return ch[1].len;
-			case 'N':
-				return number_text_size(ch[1].data, ch[1].len);
-			case 'B':
-				return base64_raw_size(ch[1].data, ch[1].len);
-			case 'M':
-				return 3 + members_size((const JsonbContainer *) ch[1].data, 1);
-			case 'L':
-				{
-					const JsonbContainer *l = (const JsonbContainer *) ch[1].data;
-					int			count = l->header & JB_CMASK;
-					JbChild		local[LOCAL_CHILDREN];
-					JbChild    *el = count <= LOCAL_CHILDREN ? local : palloc(sizeof(JbChild) * count);
-					int64		size = 3;
-					int			i;
-
-					jb_children(l, el, count);
-					for (i = 0; i < count; i++)
-						size += 1 + attribute_value_size((const JsonbContainer *) el[i].data);
-					if (el != local)
-						pfree(el);
-					return size;
-				}
-		}
-	}
-	else if (taglen == 2 && tag[1] == 'S')
-		return set_size((const JsonbContainer *) ch[1].data, tag[0]);
-	return 1;					/* BOOL, NULL */
-}
-
 /*
  * stored_item_size
- *		DynamoDB's size of a stored item, = AttrItemSize(AttrItemFromJsonb(j)),
- *		without building the item.  Names and strings are counted in UTF-8:
- *		in a database of another encoding the item is converted (and may
- *		allocate in the current memory context).
+ *		DynamoDB's size of a stored item (AttrStoredItemSize), or -1 when it
+ *		is not laid out as a DynamoDB item.  Names and strings are counted in
+ *		UTF-8: in a database of another encoding the item is converted (and
+ *		may allocate in the current memory context).
  */
 static int64
 stored_item_size(Jsonb *j)
 {
-	if (GetDatabaseEncoding() != PG_UTF8)
-		return AttrItemSize(AttrItemFromJsonb(j));
-	return members_size(&j->root, 0);
+	int64		size = AttrStoredItemSize(j);
+
+	if (size >= 0 && GetDatabaseEncoding() != PG_UTF8)
+		size = AttrItemSize(AttrItemFromJsonb(j));
+	return size;
 }
 
 /* ----------------------------------------------------------------
@@ -1336,7 +1157,7 @@ typedef struct OutMember
 {
 	const char *key;
 	int			keylen;
-	JbChild		value;
+	AttrJsonbChild value;
 	bool		is_items;
 } OutMember;
 
@@ -1361,7 +1182,7 @@ static Jsonb *
 response_with_items(const Jsonb *rest, Jsonb **items, int nitems)
 {
 	int			count = JB_ROOT_COUNT(rest);
-	JbChild    *ch = palloc(sizeof(JbChild) * (count * 2 + 1));
+	AttrJsonbChild *ch = palloc(sizeof(AttrJsonbChild) * (count * 2 + 1));
 	OutMember  *m = palloc(sizeof(OutMember) * (count + 1));
 	StringInfoData buf;
 	uint32		header;
@@ -1371,7 +1192,7 @@ response_with_items(const Jsonb *rest, Jsonb **items, int nitems)
 	int			n = count + 1;
 	int			i;
 
-	jb_children(&rest->root, ch, count * 2);
+	AttrJsonbChildren(&rest->root, ch, count * 2);
 	for (i = 0; i < count; i++)
 	{
 		m[i].key = ch[i].data;
@@ -1574,6 +1395,10 @@ read_row(ReadRequest *rr, ReadPage *pg, Datum kd, Datum jd,
 	ItemKey    *key;
 	bool		pass = true;
 
+	if (size < 0)
+		ApiRaiseBadStoredItem(rr->target.def->name, rr->target.index_name,
+							  DatumGetItemKeyPP(kd), item);
+
 	if (pg->scanned > 0 && pg->bytes + size > PAGE_MAX_BYTES)
 	{
 		/* does not fit: the next page starts with it */
@@ -1592,7 +1417,8 @@ read_row(ReadRequest *rr, ReadPage *pg, Datum kd, Datum jd,
 
 	if (rr->filter != NULL || (rr->projection != NULL && !rr->count_only))
 	{
-		AttrValue  *av = AttrItemFromJsonb(item);
+		AttrValue  *av = ApiParseStoredItem(rr->target.def->name, rr->target.index_name,
+											key, PointerGetDatum(item), false);
 
 		if (rr->filter != NULL)
 			pass = ExprEvalCondition(rr->filter, av);
@@ -1651,6 +1477,11 @@ read_page(ReadRequest *rr, ReadPage *pg)
 			elog(ERROR, "item_table read failed: %s", SPI_result_code_string(rc));
 		tt = SPI_tuptable;
 		n = SPI_processed;
+		ApiCheckReadColumns(rr->target.def->name, rr->target.index_name,
+							tt->tupdesc, 1, 2);
+		if (rr->target.idx != NULL)
+			ApiCheckReadColumns(rr->target.def->name, rr->target.index_name,
+								tt->tupdesc, 3, 2);
 		for (i = 0; i < n && !done; i++)
 		{
 			bool		knull;
@@ -1659,8 +1490,11 @@ read_page(ReadRequest *rr, ReadPage *pg)
 			Datum		jd = SPI_getbinval(tt->vals[i], tt->tupdesc, 2, &jnull);
 
 			CHECK_FOR_INTERRUPTS();
-			if (knull || jnull)
-				elog(ERROR, "stored item or key is null");
+			if (knull)
+				ApiRaiseNullStoredKey(rr->target.def->name, rr->target.index_name);
+			if (jnull)
+				ApiRaiseBadStoredItem(rr->target.def->name, rr->target.index_name,
+									  DatumGetItemKeyPP(kd), NULL);
 			if (rr->target.fetch_base)
 			{
 				/* LSI: the table's item carries the unprojected attributes */
@@ -1678,8 +1512,12 @@ read_page(ReadRequest *rr, ReadPage *pg)
 			if (rr->target.idx != NULL && !done)
 			{
 				bool		inull;
-				ItemKey    *ik = DatumGetItemKeyPP(SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &inull));
+				Datum		ikd = SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &inull);
+				ItemKey    *ik;
 
+				if (inull)
+					ApiRaiseNullStoredKey(rr->target.def->name, rr->target.index_name);
+				ik = DatumGetItemKeyPP(ikd);
 				pg->last_ikey = KeyCodecMakeVarlena(ITEMKEY_DATA(ik), ITEMKEY_LEN(ik));
 			}
 			if (done)

@@ -42,6 +42,7 @@
 #include "api.h"
 #include "api_index.h"
 #include "gsi.h"
+#include "item_guard.h"
 
 PG_FUNCTION_INFO_V1(item_table_create_table);
 PG_FUNCTION_INFO_V1(item_table_describe_table);
@@ -568,6 +569,7 @@ item_table_create_table(PG_FUNCTION_ARGS)
 
 	physname = ItemPhysicalTableName(name);
 	relid = create_physical_table(physname);
+	ItemGuardInstall(relid);
 
 	{
 		Oid			argtypes[9] = {TEXTOID, OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID,

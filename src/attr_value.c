@@ -22,6 +22,12 @@
  * they are converted on the way in and out.  U+0000 cannot occur: jsonb
  * rejects it before we see it (see README, "Differences from DynamoDB").
  *
+ * Stored items can also be read in place, without building AttrValues:
+ * AttrStoredItemSize walks the jsonb containers once for DynamoDB's size
+ * and tells whether the jsonb is laid out as an item at all, which readers
+ * of stored items check before trusting one (see "stored items read in
+ * place" below).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -1075,6 +1081,279 @@ AttrItemSize(const AttrValue *item)
 		size += item->u.map.members[i].namelen +
 			AttrValueSize(item->u.map.members[i].value);
 	return size;
+}
+
+/* ----------------------------------------------------------------
+ * stored items read in place
+ *
+ * A stored item is read straight from its jsonb containers, without
+ * building AttrValues: its size for Query and Scan (the page cap counts
+ * every item read), and whether it has the layout of a DynamoDB item at
+ * all, which every reader of stored items checks before trusting it.  Only
+ * the layout is checked (an object of single-member objects {"T": payload}
+ * with a known T, each payload of the JSON type T needs, sets non-empty,
+ * nesting within the limit); the text of numbers and binaries is taken as
+ * the parser left it, so a row forced past the item guard may still fail
+ * to parse later, with the parser's own error.
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * AttrJsonbChildren
+ *		All children of a container (for an object: the keys, then the
+ *		values), read from the JEntry array as jsonb_util.c lays it out.
+ *		Container and numeric data is int-aligned: the padding before it
+ *		belongs to its length, and is stripped here.  Returns the count.
+ */
+int
+AttrJsonbChildren(const JsonbContainer *c, AttrJsonbChild *out, int max)
+{
+	int			count = c->header & JB_CMASK;
+	int			n = (c->header & JB_FOBJECT) ? count * 2 : count;
+	const char *base = (const char *) &c->children[n];
+	uint32		offset = 0;
+	int			i;
+
+	if (n > max)
+		elog(ERROR, "jsonb container has more children than expected");
+	for (i = 0; i < n; i++)
+	{
+		JEntry		e = c->children[i];
+		uint32		start = offset;
+
+		JBE_ADVANCE_OFFSET(offset, e);
+		out[i].type = e & JENTRY_TYPEMASK;
+		if (out[i].type == JENTRY_ISCONTAINER || out[i].type == JENTRY_ISNUMERIC)
+			start = INTALIGN(start);
+		out[i].data = base + start;
+		out[i].len = offset - start;
+	}
+	return n;
+}
+
+/* significant digits of a canonical number's text, DynamoDB's N size */
+static int64
+number_text_size(const char *s, int len)
+{
+	int			first = -1;
+	int			last = -1;
+	int			digits = 0;
+	int			i;
+
+	for (i = 0; i < len; i++)
+	{
+		if (s[i] >= '1' && s[i] <= '9')
+		{
+			if (first < 0)
+				first = i;
+			last = i;
+		}
+	}
+	if (first < 0)
+		return 1;				/* zero */
+	for (i = first; i <= last; i++)
+		if (s[i] >= '0' && s[i] <= '9')
+			digits++;
+	return 1 + (digits + 1) / 2;
+}
+
+/* raw length of padded standard base64 */
+static int64
+base64_raw_size(const char *s, int len)
+{
+	int64		n = (int64) len / 4 * 3;
+
+	if (len > 0 && s[len - 1] == '=')
+		n--;
+	if (len > 1 && s[len - 2] == '=')
+		n--;
+	return n;
+}
+
+/* children arrays up to this many entries live on the stack */
+#define LOCAL_CHILDREN 32
+
+/* a child array for a container of n children */
+#define CHILDREN_FOR(local, n) \
+	((n) <= LOCAL_CHILDREN ? (local) : palloc(sizeof(AttrJsonbChild) * (n)))
+
+static int64 stored_value_size(const JsonbContainer *av, int depth);
+
+/* type_from_name for the walker: no loop over the names */
+static bool
+stored_type(const char *name, int len, AttrType *type)
+{
+	switch (len)
+	{
+		case 1:
+			*type = name[0] == 'S' ? ATTR_S : name[0] == 'N' ? ATTR_N :
+				name[0] == 'B' ? ATTR_B : name[0] == 'M' ? ATTR_M :
+				name[0] == 'L' ? ATTR_L : ATTR_NULL;
+			return *type != ATTR_NULL;
+		case 2:
+			if (name[1] != 'S')
+				return false;
+			*type = name[0] == 'S' ? ATTR_SS : name[0] == 'N' ? ATTR_NS :
+				name[0] == 'B' ? ATTR_BS : ATTR_NULL;
+			return *type != ATTR_NULL;
+		case 4:
+			*type = memcmp(name, "BOOL", 4) == 0 ? ATTR_BOOL :
+				memcmp(name, "NULL", 4) == 0 ? ATTR_NULL : ATTR_S;
+			return *type != ATTR_S;
+	}
+	return false;
+}
+
+/* SS / NS / BS payload: a non-empty array of strings */
+static int64
+stored_set_size(const AttrJsonbChild *payload, AttrType type)
+{
+	const JsonbContainer *c = (const JsonbContainer *) payload->data;
+	int			count;
+	AttrJsonbChild local[LOCAL_CHILDREN];
+	AttrJsonbChild *ch;
+	int64		size = 0;
+	int			i;
+
+	if (payload->type != JENTRY_ISCONTAINER || !JsonContainerIsArray(c) ||
+		JsonContainerIsScalar(c) || JsonContainerSize(c) == 0)
+		return -1;
+	count = JsonContainerSize(c);
+	ch = CHILDREN_FOR(local, count);
+	AttrJsonbChildren(c, ch, count);
+	for (i = 0; i < count && size >= 0; i++)
+	{
+		if (ch[i].type != JENTRY_ISSTRING)
+			size = -1;
+		else if (type == ATTR_SS)
+			size += ch[i].len;
+		else if (type == ATTR_NS)
+			size += number_text_size(ch[i].data, ch[i].len);
+		else
+			size += base64_raw_size(ch[i].data, ch[i].len);
+	}
+	if (ch != local)
+		pfree(ch);
+	return size;
+}
+
+/*
+ * Σ (extra + name length + value size) over the members of a map at
+ * nesting level depth; -1 when c is not an object of attribute values
+ */
+static int64
+stored_members_size(const JsonbContainer *c, int extra, int depth)
+{
+	int			count = JsonContainerSize(c);
+	AttrJsonbChild local[LOCAL_CHILDREN];
+	AttrJsonbChild *ch;
+	int64		size = 0;
+	int			i;
+
+	if (!JsonContainerIsObject(c))
+		return -1;
+	ch = CHILDREN_FOR(local, count * 2);
+	AttrJsonbChildren(c, ch, count * 2);
+	for (i = 0; i < count && size >= 0; i++)
+	{
+		int64		vsize = -1;
+
+		if (ch[count + i].type == JENTRY_ISCONTAINER)
+			vsize = stored_value_size((const JsonbContainer *) ch[count + i].data,
+									  depth);
+		size = vsize < 0 ? -1 : size + extra + ch[i].len + vsize;
+	}
+	if (ch != local)
+		pfree(ch);
+	return size;
+}
+
+/* L payload: an array of attribute values */
+static int64
+stored_list_size(const AttrJsonbChild *payload, int depth)
+{
+	const JsonbContainer *c = (const JsonbContainer *) payload->data;
+	int			count;
+	AttrJsonbChild local[LOCAL_CHILDREN];
+	AttrJsonbChild *ch;
+	int64		size = 3;
+	int			i;
+
+	if (payload->type != JENTRY_ISCONTAINER || !JsonContainerIsArray(c) ||
+		JsonContainerIsScalar(c))
+		return -1;
+	count = JsonContainerSize(c);
+	ch = CHILDREN_FOR(local, count);
+	AttrJsonbChildren(c, ch, count);
+	for (i = 0; i < count && size >= 0; i++)
+	{
+		int64		vsize = -1;
+
+		if (ch[i].type == JENTRY_ISCONTAINER)
+			vsize = stored_value_size((const JsonbContainer *) ch[i].data, depth + 1);
+		size = vsize < 0 ? -1 : size + 1 + vsize;
+	}
+	if (ch != local)
+		pfree(ch);
+	return size;
+}
+
+/* size of one attribute value {"T": payload} at nesting level depth */
+static int64
+stored_value_size(const JsonbContainer *av, int depth)
+{
+	AttrJsonbChild ch[2];
+	const AttrJsonbChild *p = &ch[1];
+	AttrType	type;
+	int64		size;
+
+	check_stack_depth();
+	if (!JsonContainerIsObject(av) || JsonContainerSize(av) != 1)
+		return -1;
+	AttrJsonbChildren(av, ch, 2);
+	if (!stored_type(ch[0].data, ch[0].len, &type))
+		return -1;
+	switch (type)
+	{
+		case ATTR_S:
+			return p->type == JENTRY_ISSTRING ? p->len : -1;
+		case ATTR_N:
+			return p->type == JENTRY_ISSTRING ? number_text_size(p->data, p->len) : -1;
+		case ATTR_B:
+			return p->type == JENTRY_ISSTRING ? base64_raw_size(p->data, p->len) : -1;
+		case ATTR_BOOL:
+			return p->type == JENTRY_ISBOOL_TRUE || p->type == JENTRY_ISBOOL_FALSE ? 1 : -1;
+		case ATTR_NULL:
+			return p->type == JENTRY_ISBOOL_TRUE ? 1 : -1;
+		case ATTR_M:
+			if (p->type != JENTRY_ISCONTAINER || depth > ATTR_MAX_DEPTH)
+				return -1;
+			size = stored_members_size((const JsonbContainer *) p->data, 1, depth + 1);
+			return size < 0 ? -1 : 3 + size;
+		case ATTR_L:
+			return depth > ATTR_MAX_DEPTH ? -1 : stored_list_size(p, depth);
+		case ATTR_SS:
+		case ATTR_NS:
+		case ATTR_BS:
+			return stored_set_size(p, type);
+	}
+	return -1;
+}
+
+/*
+ * AttrStoredItemSize
+ *		DynamoDB's size of a stored item, = AttrItemSize(AttrItemFromJsonb(j))
+ *		for an item in stored form in a UTF-8 database, read without
+ *		building the item; -1 when j does not have the layout of a DynamoDB
+ *		item.  Allocates nothing unless a container has more than
+ *		LOCAL_CHILDREN children.
+ */
+int64
+AttrStoredItemSize(const Jsonb *j)
+{
+	if (!JB_ROOT_IS_OBJECT(j) || JB_ROOT_IS_SCALAR(j))
+		return -1;
+	return stored_members_size(&j->root, 0, 1);
 }
 
 /* ----------------------------------------------------------------

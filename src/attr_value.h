@@ -128,6 +128,20 @@ extern const char *AttrTypeLongName(AttrType type);
 extern int64 AttrValueSize(const AttrValue *v);
 extern int64 AttrItemSize(const AttrValue *item);
 
+/* ---- stored items read in place (attr_value.c, "stored items") ---- */
+
+/* one child of a jsonb container: JEntry type and unpadded data */
+typedef struct AttrJsonbChild
+{
+	uint32		type;			/* JENTRY_IS* */
+	const char *data;
+	int			len;
+} AttrJsonbChild;
+
+extern int	AttrJsonbChildren(const JsonbContainer *c, AttrJsonbChild *out, int max);
+/* DynamoDB's size of a stored item, or -1 when j is not laid out as an item */
+extern int64 AttrStoredItemSize(const Jsonb *j);
+
 /* ---- comparison ---- */
 extern bool AttrValueEquals(const AttrValue *a, const AttrValue *b);
 /* order of two S, N or B values of the same type: <0, 0, >0 */

@@ -36,6 +36,11 @@
  * An index row is a copy of an item that the base table's policies cannot
  * filter, so where they apply, only the base table is readable.
  *
+ * Rows reach this trigger validated by the item guard (item_guard.c), but a
+ * superuser can write past it; the trigger, index_entries() and backfill
+ * therefore check the column types, NULLs and the parse of every item they
+ * read, and raise XX001 instead of misreading a row.
+ *
  * Sparse and invalid keys follow DynamoDB: an absent key attribute means
  * no entry; a present but wrong-typed, empty or too-long one rejects the
  * write, unless the write did not touch that value (an item indexed before
@@ -643,6 +648,7 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 	ItemRoleSwitch sw;
 	int			i;
 	bool		isnull;
+	Datum		d;
 	Datum		oldkey = (Datum) 0;
 	Datum		newkey = (Datum) 0;
 	AttrValue  *olditem = NULL;
@@ -691,28 +697,35 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 	desc = RelationGetDescr(td->tg_relation);
 	keycol = SPI_fnumber(desc, "key");
 	itemcol = SPI_fnumber(desc, "item");
-	if (keycol <= 0 || itemcol <= 0)
-		elog(ERROR, "item table \"%s\" lacks its key or item column",
-			 RelationGetRelationName(td->tg_relation));
+	if (keycol <= 0 || itemcol <= 0 ||
+		TupleDescAttr(desc, keycol - 1)->atttypid != ItemKeyTypeOid() ||
+		TupleDescAttr(desc, itemcol - 1)->atttypid != JSONBOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("item table \"%s\" does not have its columns key item_key and item jsonb",
+						t->table_name)));
 
-	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
-	{
-		newkey = SPI_getbinval(td->tg_trigtuple, desc, keycol, &isnull);
-		newitem = AttrItemFromJsonb(DatumGetJsonbP(SPI_getbinval(td->tg_trigtuple, desc, itemcol, &isnull)));
-	}
-	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	/* a row written past the item guard may hold anything: check it */
+	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
 	{
 		oldkey = SPI_getbinval(td->tg_trigtuple, desc, keycol, &isnull);
-		olditem = AttrItemFromJsonb(DatumGetJsonbP(SPI_getbinval(td->tg_trigtuple, desc, itemcol, &isnull)));
+		if (isnull)
+			ApiRaiseNullStoredKey(t->table_name, NULL);
+		d = SPI_getbinval(td->tg_trigtuple, desc, itemcol, &isnull);
+		olditem = ApiParseStoredItem(t->table_name, NULL, DatumGetItemKeyPP(oldkey), d, isnull);
 	}
-	else
+	if (!TRIGGER_FIRED_BY_DELETE(td->tg_event))
 	{
-		oldkey = SPI_getbinval(td->tg_trigtuple, desc, keycol, &isnull);
-		olditem = AttrItemFromJsonb(DatumGetJsonbP(SPI_getbinval(td->tg_trigtuple, desc, itemcol, &isnull)));
-		newkey = SPI_getbinval(td->tg_newtuple, desc, keycol, &isnull);
-		newitem = AttrItemFromJsonb(DatumGetJsonbP(SPI_getbinval(td->tg_newtuple, desc, itemcol, &isnull)));
+		HeapTuple	tup = TRIGGER_FIRED_BY_INSERT(td->tg_event) ? td->tg_trigtuple : td->tg_newtuple;
+
+		newkey = SPI_getbinval(tup, desc, keycol, &isnull);
+		if (isnull)
+			ApiRaiseNullStoredKey(t->table_name, NULL);
+		d = SPI_getbinval(tup, desc, itemcol, &isnull);
+		newitem = ApiParseStoredItem(t->table_name, NULL, DatumGetItemKeyPP(newkey), d, isnull);
+	}
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 		same_key = ItemKeyCompare(DatumGetItemKeyPP(oldkey), DatumGetItemKeyPP(newkey)) == 0;
-	}
 
 	for (i = 0; i < t->nindexes; i++)
 		sync_index(t, &t->indexes[i], oldkey, olditem, newkey, newitem, same_key);
@@ -755,7 +768,10 @@ item_table_index_entries(PG_FUNCTION_ARGS)
 	idx = GsiFind(t, index);
 	if (idx == NULL)
 		DynValidation("The table does not have the specified index: %s", index);
-	entries = GsiEntries(t, idx, AttrItemFromJsonb(itemj), NULL, false);
+	entries = GsiEntries(t, idx,
+						 ApiParseStoredItem(table, NULL, PG_GETARG_ITEMKEY_PP(2),
+											JsonbPGetDatum(itemj), false),
+						 NULL, false);
 	foreach(lc, entries)
 	{
 		IndexEntry *e = (IndexEntry *) lfirst(lc);
@@ -1033,16 +1049,23 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 				elog(ERROR, "backfill read failed: %s", SPI_result_code_string(rc));
 			tt = SPI_tuptable;
 			n = SPI_processed;
+			ApiCheckReadColumns(table, NULL, tt->tupdesc, 1, 2);
 			for (r = 0; r < n; r++)
 			{
 				MemoryContext old = MemoryContextSwitchTo(rowcxt);
 				bool		isnull;
 				Datum		key = SPI_getbinval(tt->vals[r], tt->tupdesc, 1, &isnull);
-				AttrValue  *item = AttrItemFromJsonb(DatumGetJsonbP(SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &isnull)));
-				List	   *entries = GsiEntries(t, idx, item, NULL, false);
+				Datum		itemd;
+				AttrValue  *item;
+				List	   *entries;
 				ListCell   *ec;
 
 				CHECK_FOR_INTERRUPTS();
+				if (isnull)
+					ApiRaiseNullStoredKey(table, NULL);
+				itemd = SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &isnull);
+				item = ApiParseStoredItem(table, NULL, DatumGetItemKeyPP(key), itemd, isnull);
+				entries = GsiEntries(t, idx, item, NULL, false);
 				foreach(ec, entries)
 				{
 					IndexEntry *e = (IndexEntry *) lfirst(ec);

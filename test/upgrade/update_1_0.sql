@@ -60,7 +60,7 @@ SELECT item_table.put_item('{"TableName": "upd", "Item": {"pk": {"S": "b"}, "g":
 ALTER EXTENSION item_table UPDATE;
 
 BEGIN;
-SELECT plan(10);
+SELECT plan(11);
 SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'item_table'), :'fresh_version',
 	'updated to the current version');
 SELECT is((SELECT array_agg(s ORDER BY s) FROM (SELECT * FROM pg_temp.extension_shape() EXCEPT SELECT * FROM fresh_shape) x(s)),
@@ -79,5 +79,7 @@ SELECT is(item_table.query('{"TableName": "upd", "IndexName": "by_g", "KeyCondit
 	"ExpressionAttributeValues": {":g": {"S": "x"}}}') -> 'Count', '2'::jsonb, 'and index reads');
 SELECT is((SELECT count(*) FROM item_table.verify('upd')), 0::bigint, 'its index is consistent');
 SELECT ok(NOT has_schema_privilege('public', 'item_data', 'CREATE'), 'PUBLIC no longer creates in item_data');
+SELECT throws_ok($$INSERT INTO item_data.upd VALUES ('S"z"', '{"pk": {"S": "not z"}}')$$, '23514', NULL,
+	'the 1.0 table has the item guard: a plain SQL row that disagrees with its key is refused');
 SELECT * FROM finish();
 ROLLBACK;

@@ -34,7 +34,37 @@ CREATE FUNCTION on_sql_drop() RETURNS event_trigger
 COMMENT ON FUNCTION on_sql_drop() IS 'event trigger: forget item tables and index tables dropped by plain DDL';
 CREATE EVENT TRIGGER item_table_sql_drop ON sql_drop EXECUTE FUNCTION on_sql_drop();
 
--- Existing physical tables under 1.1's names, owners and dependencies.
+-- Guards: plain SQL writes to an item table are validated, DDL that would
+-- break an item or index table is refused (item_guard.c).
+
+-- BEFORE INSERT OR UPDATE row trigger on every base table (CreateTable
+-- installs it): validates the row, fills in a NULL key, stores the item in
+-- stored form; 23514 when the row is not a valid item of the table.
+CREATE FUNCTION item_guard() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'item_table_item_guard' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION item_guard() IS
+	'validates items written to an item table with plain SQL (DynamoDB item, key attributes, key column) and stores them in stored form';
+
+-- Refuses (42P16) DDL that would change what the C code relies on: the
+-- key/item columns, the primary key, the guard trigger, inheritance.
+CREATE FUNCTION ddl_guard() RETURNS event_trigger
+	AS 'MODULE_PATHNAME', 'item_table_ddl_guard' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION ddl_guard() IS
+	'refuses DDL that would change the columns, primary key or guard trigger of an item table or index table';
+
+CREATE EVENT TRIGGER item_table_ddl_guard ON ddl_command_end
+	WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE', 'CREATE TRIGGER', 'ALTER TRIGGER', 'CREATE RULE')
+	EXECUTE FUNCTION ddl_guard();
+COMMENT ON EVENT TRIGGER item_table_ddl_guard IS
+	'item_table: keeps the shape of item and index tables';
+CREATE EVENT TRIGGER item_table_drop_guard ON sql_drop
+	WHEN TAG IN ('DROP TRIGGER')
+	EXECUTE FUNCTION ddl_guard();
+COMMENT ON EVENT TRIGGER item_table_drop_guard IS
+	'item_table: keeps the guard trigger of item tables';
+
+-- Existing physical tables under 1.1's names, owners, dependencies and
+-- guard triggers.
 DO $upgrade$
 DECLARE
 	r record;
@@ -51,6 +81,13 @@ BEGIN
 		IF r.relname <> want THEN
 			EXECUTE format('ALTER TABLE item_data.%I RENAME TO %I', r.relname, want);
 		END IF;
+	END LOOP;
+	-- the guard trigger on every base table
+	FOR r IN SELECT c.relname FROM item_table.tables t JOIN pg_class c ON c.oid = t.relid::oid
+			 WHERE NOT EXISTS (SELECT FROM pg_trigger g WHERE g.tgrelid = c.oid AND g.tgname = 'zz_item_guard')
+	LOOP
+		EXECUTE format('CREATE TRIGGER zz_item_guard BEFORE INSERT OR UPDATE ON item_data.%I'
+					   ' FOR EACH ROW EXECUTE FUNCTION item_table.item_guard()', r.relname);
 	END LOOP;
 	-- index tables: <table>#<index> (was <table>.<index>), the base
 	-- table's owner, dropped with the base table
