@@ -12,6 +12,7 @@ OBJS = \
 	src/errors.o \
 	src/catalog.o \
 	src/attr_value.o \
+	src/stored_item.o \
 	src/api_common.o \
 	src/api_table.o \
 	src/expr_lexer.o \
@@ -23,6 +24,7 @@ OBJS = \
 	src/api_batch.o \
 	src/api_index.o \
 	src/gsi.o \
+	src/index_build.o \
 	src/api_query.o \
 	src/item_guard.o
 

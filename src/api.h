@@ -10,13 +10,13 @@
 #ifndef ITEM_TABLE_API_H
 #define ITEM_TABLE_API_H
 
-#include "postgres.h"
 
 #include "executor/spi.h"
 #include "utils/jsonb.h"
 
 #include "attr_value.h"
 #include "catalog.h"
+#include "stored_item.h"
 #include "errors.h"
 #include "expr.h"
 #include "item_table.h"
@@ -99,7 +99,6 @@ extern SPIPlanPtr ApiTablePlan(ItemTableDef *def, SPIPlanPtr *slot,
 extern SPIPlanPtr ApiTablePlanOpts(ItemTableDef *def, SPIPlanPtr *slot,
 								   const char *sql_template, int nargs,
 								   Oid *argtypes, int cursor_options);
-extern Oid	ItemKeyTypeOid(void);
 
 /* ---- keys ---- */
 
@@ -121,18 +120,6 @@ extern void ApiExpectWrite(Oid relid, const ItemKey *key, const Jsonb *item);
 extern void ApiExpectNoWrite(void);
 extern bool ApiIsExpectedWrite(Oid relid, Datum key, Datum item);
 
-/* ---- stored rows that are not items: XX001 (see api_common.c) ---- */
-extern void ApiRaiseBadStoredItem(const char *table, const char *index,
-								  const ItemKey *key, Jsonb *item) pg_attribute_noreturn();
-extern void ApiRaiseNullStoredKey(const char *table, const char *index) pg_attribute_noreturn();
-extern void ApiCheckReadColumns(const char *table, const char *index,
-								TupleDesc desc, int keycol, int itemcol);
-extern void ApiCheckStoredItem(const char *table, const char *index,
-							   const ItemKey *key, Jsonb *item);
-extern AttrValue *ApiParseStoredItem(const char *table, const char *index,
-									 const ItemKey *key, Datum d, bool isnull);
-/* why j is not a DynamoDB item (NULL: it is one); the parser's words in *detail */
-extern char *ApiNotItemSummary(Jsonb *j, char **detail);
 
 /* ---- responses ---- */
 typedef enum ReturnConsumedCapacity
@@ -167,5 +154,22 @@ extern bool ApiUpdateCreates(const UpdateExpr *upd);
 extern void ApiCheckKeyNotUpdated(ItemTableDef *def, const UpdateExpr *upd);
 extern Jsonb *ApiFinishResponse(JsonbParseState **state, MemoryContext callercxt);
 extern void ApiPushAttributes(JsonbParseState **state, const AttrValue *attrs);
+
+/* ---- SQL-callable entry points the dispatcher (api_item.c) calls ---- */
+extern Datum item_table_create_table(PG_FUNCTION_ARGS);
+extern Datum item_table_describe_table(PG_FUNCTION_ARGS);
+extern Datum item_table_delete_table(PG_FUNCTION_ARGS);
+extern Datum item_table_list_tables(PG_FUNCTION_ARGS);
+extern Datum item_table_update_table(PG_FUNCTION_ARGS);
+extern Datum item_table_put_item(PG_FUNCTION_ARGS);
+extern Datum item_table_get_item(PG_FUNCTION_ARGS);
+extern Datum item_table_delete_item(PG_FUNCTION_ARGS);
+extern Datum item_table_update_item(PG_FUNCTION_ARGS);
+extern Datum item_table_batch_get_item(PG_FUNCTION_ARGS);
+extern Datum item_table_batch_write_item(PG_FUNCTION_ARGS);
+extern Datum item_table_transact_get_items(PG_FUNCTION_ARGS);
+extern Datum item_table_transact_write_items(PG_FUNCTION_ARGS);
+extern Datum item_table_query(PG_FUNCTION_ARGS);
+extern Datum item_table_scan(PG_FUNCTION_ARGS);
 
 #endif							/* ITEM_TABLE_API_H */

@@ -305,7 +305,6 @@ typedef struct TableCacheEntry
 
 static HTAB *table_cache = NULL;
 static SPIPlanPtr lookup_plan = NULL;
-static Oid	item_key_oid = InvalidOid;
 
 static void
 free_plans(ItemTableDef *def)
@@ -344,7 +343,7 @@ table_cache_inval(Datum arg, Oid relid)
 			e->def.valid = false;
 	}
 	/* the type may have been dropped and created again */
-	item_key_oid = InvalidOid;
+	ItemKeyTypeOidReset();
 }
 
 static void
@@ -361,22 +360,6 @@ table_cache_init(void)
 	table_cache = hash_create("item_table tables", 64, &ctl,
 							  HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
 	CacheRegisterRelcacheCallback(table_cache_inval, (Datum) 0);
-}
-
-Oid
-ItemKeyTypeOid(void)
-{
-	if (!OidIsValid(item_key_oid))
-	{
-		Oid			nsp = get_namespace_oid(ITEM_TABLE_SCHEMA, false);
-
-		item_key_oid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-									   CStringGetDatum("item_key"),
-									   ObjectIdGetDatum(nsp));
-		if (!OidIsValid(item_key_oid))
-			elog(ERROR, "type item_table.item_key does not exist");
-	}
-	return item_key_oid;
 }
 
 static AttrType
@@ -743,7 +726,7 @@ done:
 		index_close(idx, NoLock);
 	table_close(rel, NoLock);
 	if (null_item)
-		ApiRaiseBadStoredItem(def->name, NULL, key, NULL);
+		StoredRaiseBadItem(def->name, NULL, key, NULL);
 	return ok;
 }
 
@@ -762,7 +745,7 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 	if (fetch_item_direct(def, key, lock, &item))
 	{
 		if (item != NULL)
-			ApiCheckStoredItem(def->name, NULL, key, item);
+			StoredCheckItem(def->name, NULL, key, item);
 		return item;
 	}
 	if (lock)
@@ -778,12 +761,12 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 		elog(ERROR, "item read failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed == 0)
 		return NULL;
-	ApiCheckReadColumns(def->name, NULL, SPI_tuptable->tupdesc, 0, 1);
+	StoredCheckColumns(def->name, NULL, SPI_tuptable->tupdesc, 0, 1);
 	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	if (isnull)
-		ApiRaiseBadStoredItem(def->name, NULL, key, NULL);
+		StoredRaiseBadItem(def->name, NULL, key, NULL);
 	item = DatumGetJsonbP(d);
-	ApiCheckStoredItem(def->name, NULL, key, item);
+	StoredCheckItem(def->name, NULL, key, item);
 	return item;
 }
 
@@ -958,208 +941,6 @@ ApiIsExpectedWrite(Oid relid, Datum key, Datum item)
 	return OidIsValid(relid) && relid == expected_write.relid &&
 		same_bytes(key, expected_write.key) &&
 		same_bytes(item, (const struct varlena *) expected_write.item);
-}
-
-/* ----------------------------------------------------------------
- * stored rows that are not what the API writes
- *
- * Every row of an item table was written by the API or passed the item
- * guard, and DDL that would change a table's columns or key is refused
- * (item_guard.c); only a superuser gets past both (for instance with
- * session_replication_role = replica).  So readers do not trust the bytes
- * blindly either: they test for NULL, check the column types of what a
- * statement returned, and let AttrStoredItemSize or the parser check the
- * item, raising XX001 (data_corrupted) that names the table instead of
- * reading a NULL or a foreign layout as an item.
- * ----------------------------------------------------------------
- */
-
-/* "item table "t"" or "index "i" of item table "t"" */
-static char *
-stored_owner(const char *table, const char *index)
-{
-	if (index != NULL)
-		return psprintf("index \"%s\" of item table \"%s\"", index, table);
-	return psprintf("item table \"%s\"", table);
-}
-
-/*
- * parse_problem
- *		DynamoDB's message (without the exception name) when the parser
- *		refuses the attribute value v (item NULL) or the item, else NULL.
- */
-static char *
-parse_problem(JsonbValue *v, Jsonb *item)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	char	   *volatile msg = NULL;
-
-	PG_TRY();
-	{
-		if (item != NULL)
-			(void) AttrItemFromJsonb(item);
-		else
-			(void) AttrValueFromJsonb(v, 1);
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-		const char *sep;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION &&
-			edata->sqlerrcode != ERRCODE_DYN_SERIALIZATION)
-			PG_RE_THROW();
-		FlushErrorState();
-		sep = strstr(edata->message, ": ");
-		msg = pstrdup(sep != NULL ? sep + 2 : edata->message);
-	}
-	PG_END_TRY();
-	return msg;
-}
-
-/*
- * ApiNotItemSummary
- *		Why j is not a DynamoDB item, for a message: "not a JSON object",
- *		"attribute "a" is invalid" (with the parser's message in *detail),
- *		...; NULL when the parser accepts it.  Parses attribute by
- *		attribute: for error paths only.
- */
-char *
-ApiNotItemSummary(Jsonb *j, char **detail)
-{
-	JsonbIterator *it;
-	JsonbValue	k;
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-
-	*detail = NULL;
-	if (!JB_ROOT_IS_OBJECT(j) || JB_ROOT_IS_SCALAR(j))
-		return pstrdup("not a JSON object");
-	it = JsonbIteratorInit(&j->root);
-	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
-	{
-		if (tok != WJB_KEY)
-			continue;
-		tok = JsonbIteratorNext(&it, &v, true);
-		*detail = parse_problem(&v, NULL);
-		if (*detail != NULL)
-			return psprintf("attribute \"%s\" is invalid",
-							pnstrdup(k.val.string.val, k.val.string.len));
-	}
-	*detail = parse_problem(NULL, j);
-	if (*detail != NULL)
-		return pstrdup("an attribute name is invalid");
-	return NULL;
-}
-
-/*
- * ApiRaiseBadStoredItem
- *		XX001 for a stored row of table (or of its index) holding a NULL
- *		item (item == NULL) or one that is not a DynamoDB item; key, if
- *		known, goes into the detail.
- */
-void
-ApiRaiseBadStoredItem(const char *table, const char *index, const ItemKey *key,
-					  Jsonb *item)
-{
-	char	   *owner = stored_owner(table, index);
-	char	   *summary = NULL;
-	char	   *why = NULL;
-	StringInfoData detail;
-
-	initStringInfo(&detail);
-	if (key != NULL)
-		appendStringInfo(&detail, "The row's key is %s.", ItemKeyToText(key));
-	if (item != NULL)
-	{
-		summary = ApiNotItemSummary(item, &why);
-		if (why != NULL)
-			appendStringInfo(&detail, "%s%s.", detail.len > 0 ? " " : "", why);
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 item == NULL ?
-			 errmsg("%s holds a NULL item", owner) :
-			 errmsg("%s holds an item that is not a DynamoDB item: %s", owner,
-					summary ? summary : "its layout is not that of an item"),
-			 detail.len > 0 ? errdetail_internal("%s", detail.data) : 0,
-			 errhint("Such a row can only be written past the item_table triggers; a superuser can repair it, then check the indexes with item_table.verify().")));
-	pg_unreachable();
-}
-
-/* XX001 for a stored row with a NULL key */
-void
-ApiRaiseNullStoredKey(const char *table, const char *index)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("%s holds a NULL key", stored_owner(table, index))));
-	pg_unreachable();
-}
-
-/*
- * ApiCheckReadColumns
- *		XX001 unless column keycol (0: none) of what a statement read is an
- *		item_key and column itemcol a jsonb.
- */
-void
-ApiCheckReadColumns(const char *table, const char *index, TupleDesc desc,
-					int keycol, int itemcol)
-{
-	if ((keycol > 0 && SPI_gettypeid(desc, keycol) != ItemKeyTypeOid()) ||
-		SPI_gettypeid(desc, itemcol) != JSONBOID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("%s does not have its columns key item_key and item jsonb",
-						stored_owner(table, index))));
-}
-
-/* item, read from table, as it is; XX001 unless it is laid out as an item */
-void
-ApiCheckStoredItem(const char *table, const char *index, const ItemKey *key,
-				   Jsonb *item)
-{
-	if (AttrStoredItemSize(item) < 0)
-		ApiRaiseBadStoredItem(table, index, key, item);
-}
-
-/*
- * ApiParseStoredItem
- *		The item value d (isnull: NULL) read from table, parsed; XX001 when
- *		it is NULL or the parser refuses it.
- */
-AttrValue *
-ApiParseStoredItem(const char *table, const char *index, const ItemKey *key,
-				   Datum d, bool isnull)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	Jsonb	   *j;
-	AttrValue  *volatile item = NULL;
-
-	if (isnull)
-		ApiRaiseBadStoredItem(table, index, key, NULL);
-	j = DatumGetJsonbP(d);
-	PG_TRY();
-	{
-		item = AttrItemFromJsonb(j);
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION &&
-			edata->sqlerrcode != ERRCODE_DYN_SERIALIZATION)
-			PG_RE_THROW();
-		FlushErrorState();
-	}
-	PG_END_TRY();
-	if (item == NULL)
-		ApiRaiseBadStoredItem(table, index, key, j);
-	return item;
 }
 
 /* ----------------------------------------------------------------

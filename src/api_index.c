@@ -42,7 +42,6 @@
 
 PG_FUNCTION_INFO_V1(item_table_update_table);
 
-extern Datum item_table_describe_table(PG_FUNCTION_ARGS);
 
 #define MAX_GSI 20
 #define MAX_LSI 5

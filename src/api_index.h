@@ -8,7 +8,6 @@
 #ifndef ITEM_TABLE_API_INDEX_H
 #define ITEM_TABLE_API_INDEX_H
 
-#include "postgres.h"
 
 #include "api.h"
 

@@ -575,17 +575,6 @@ typedef struct ActionEntry
 	PGFunction	fn;
 } ActionEntry;
 
-extern Datum item_table_create_table(PG_FUNCTION_ARGS);
-extern Datum item_table_describe_table(PG_FUNCTION_ARGS);
-extern Datum item_table_delete_table(PG_FUNCTION_ARGS);
-extern Datum item_table_list_tables(PG_FUNCTION_ARGS);
-extern Datum item_table_batch_get_item(PG_FUNCTION_ARGS);
-extern Datum item_table_batch_write_item(PG_FUNCTION_ARGS);
-extern Datum item_table_transact_get_items(PG_FUNCTION_ARGS);
-extern Datum item_table_transact_write_items(PG_FUNCTION_ARGS);
-extern Datum item_table_update_table(PG_FUNCTION_ARGS);
-extern Datum item_table_query(PG_FUNCTION_ARGS);
-extern Datum item_table_scan(PG_FUNCTION_ARGS);
 
 static const ActionEntry actions[] = {
 	{"BatchGetItem", item_table_batch_get_item},

@@ -1396,7 +1396,7 @@ read_row(ReadRequest *rr, ReadPage *pg, Datum kd, Datum jd,
 	bool		pass = true;
 
 	if (size < 0)
-		ApiRaiseBadStoredItem(rr->target.def->name, rr->target.index_name,
+		StoredRaiseBadItem(rr->target.def->name, rr->target.index_name,
 							  DatumGetItemKeyPP(kd), item);
 
 	if (pg->scanned > 0 && pg->bytes + size > PAGE_MAX_BYTES)
@@ -1417,7 +1417,7 @@ read_row(ReadRequest *rr, ReadPage *pg, Datum kd, Datum jd,
 
 	if (rr->filter != NULL || (rr->projection != NULL && !rr->count_only))
 	{
-		AttrValue  *av = ApiParseStoredItem(rr->target.def->name, rr->target.index_name,
+		AttrValue  *av = StoredParseItem(rr->target.def->name, rr->target.index_name,
 											key, PointerGetDatum(item), false);
 
 		if (rr->filter != NULL)
@@ -1477,10 +1477,10 @@ read_page(ReadRequest *rr, ReadPage *pg)
 			elog(ERROR, "item_table read failed: %s", SPI_result_code_string(rc));
 		tt = SPI_tuptable;
 		n = SPI_processed;
-		ApiCheckReadColumns(rr->target.def->name, rr->target.index_name,
+		StoredCheckColumns(rr->target.def->name, rr->target.index_name,
 							tt->tupdesc, 1, 2);
 		if (rr->target.idx != NULL)
-			ApiCheckReadColumns(rr->target.def->name, rr->target.index_name,
+			StoredCheckColumns(rr->target.def->name, rr->target.index_name,
 								tt->tupdesc, 3, 2);
 		for (i = 0; i < n && !done; i++)
 		{
@@ -1491,9 +1491,9 @@ read_page(ReadRequest *rr, ReadPage *pg)
 
 			CHECK_FOR_INTERRUPTS();
 			if (knull)
-				ApiRaiseNullStoredKey(rr->target.def->name, rr->target.index_name);
+				StoredRaiseNullKey(rr->target.def->name, rr->target.index_name);
 			if (jnull)
-				ApiRaiseBadStoredItem(rr->target.def->name, rr->target.index_name,
+				StoredRaiseBadItem(rr->target.def->name, rr->target.index_name,
 									  DatumGetItemKeyPP(kd), NULL);
 			if (rr->target.fetch_base)
 			{
@@ -1516,7 +1516,7 @@ read_page(ReadRequest *rr, ReadPage *pg)
 				ItemKey    *ik;
 
 				if (inull)
-					ApiRaiseNullStoredKey(rr->target.def->name, rr->target.index_name);
+					StoredRaiseNullKey(rr->target.def->name, rr->target.index_name);
 				ik = DatumGetItemKeyPP(ikd);
 				pg->last_ikey = KeyCodecMakeVarlena(ITEMKEY_DATA(ik), ITEMKEY_LEN(ik));
 			}

@@ -23,7 +23,6 @@
 #ifndef ITEM_TABLE_ATTR_VALUE_H
 #define ITEM_TABLE_ATTR_VALUE_H
 
-#include "postgres.h"
 
 #include "lib/stringinfo.h"
 #include "utils/jsonb.h"

@@ -38,6 +38,7 @@
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
 #include "commands/event_trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -94,6 +95,32 @@ ItemCheckOwner(Oid relid)
 {
 	if (!ItemRelOwnerCheck(relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
+}
+
+/* the OID of type item_table.item_key, looked up once */
+static Oid	cached = InvalidOid;
+
+/* a relcache reset: the extension may have been dropped and made again */
+void
+ItemKeyTypeOidReset(void)
+{
+	cached = InvalidOid;
+}
+
+Oid
+ItemKeyTypeOid(void)
+{
+	if (!OidIsValid(cached))
+	{
+		Oid			nsp = get_namespace_oid(ITEM_TABLE_SCHEMA, false);
+
+		cached = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+								 CStringGetDatum("item_key"),
+								 ObjectIdGetDatum(nsp));
+		if (!OidIsValid(cached))
+			elog(ERROR, "type item_table.item_key does not exist");
+	}
+	return cached;
 }
 
 Oid

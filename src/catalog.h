@@ -39,6 +39,10 @@ typedef struct ItemRoleSwitch
 extern void ItemAsRoleBegin(ItemRoleSwitch *sw, Oid role, int extra_sec_flags);
 extern void ItemAsRoleEnd(ItemRoleSwitch *sw);
 
+/* the OID of type item_table.item_key */
+extern Oid	ItemKeyTypeOid(void);
+extern void ItemKeyTypeOidReset(void);
+
 /* the owner of the extension's catalog (item_table.tables) */
 extern Oid	ItemCatalogOwner(void);
 extern void ItemAsCatalogOwnerBegin(ItemRoleSwitch *sw);

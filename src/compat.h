@@ -11,7 +11,6 @@
 #ifndef ITEM_TABLE_COMPAT_H
 #define ITEM_TABLE_COMPAT_H
 
-#include "postgres.h"
 
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"

@@ -15,7 +15,6 @@
 #ifndef ITEM_TABLE_DNUMBER_H
 #define ITEM_TABLE_DNUMBER_H
 
-#include "c.h"
 
 #define DYNNUM_MAX_DIGITS	38
 #define DYNNUM_MIN_EXP		(-129)	/* 0.1e-129 = 1E-130 */

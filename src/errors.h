@@ -19,7 +19,6 @@
 #ifndef ITEM_TABLE_ERRORS_H
 #define ITEM_TABLE_ERRORS_H
 
-#include "postgres.h"
 
 #include "utils/jsonb.h"
 

@@ -20,7 +20,6 @@
 #ifndef ITEM_TABLE_EXPR_H
 #define ITEM_TABLE_EXPR_H
 
-#include "postgres.h"
 
 #include "lib/stringinfo.h"
 #include "utils/jsonb.h"

@@ -9,12 +9,12 @@
 #ifndef ITEM_TABLE_GSI_H
 #define ITEM_TABLE_GSI_H
 
-#include "postgres.h"
 
 #include "executor/spi.h"
 #include "storage/lockdefs.h"
 
 #include "attr_value.h"
+#include "catalog.h"
 #include "item_table.h"
 
 typedef enum IndexProjection
@@ -82,6 +82,11 @@ extern IndexDef *GsiFindLocked(Oid base_relid, const char *index_name, LOCKMODE 
  */
 extern List *GsiEntries(TableIndexes *t, IndexDef *idx, const AttrValue *item,
 						const AttrValue *old, bool strict);
+
+/* write one index row (upsert), with the rights GsiAsIndexOwner gave */
+extern void GsiIndexUpsert(IndexDef *idx, ItemKey *ikey, Datum basekey, Jsonb *item);
+/* act as the owner of the index tables (the base table's owner) */
+extern void GsiAsIndexOwner(Oid index_relid, ItemRoleSwitch *sw);
 
 /* the qualified, quoted name of a relation, for plan text */
 extern char *GsiQualifiedName(Oid relid);

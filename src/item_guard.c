@@ -359,7 +359,7 @@ check_row(Relation rel, HeapTuple tup, int keyatt, Datum keyd, bool knull,
 	item = parse_item(itemj, &as_stored);
 	if (item == NULL)
 	{
-		char	   *summary = ApiNotItemSummary(itemj, &why);
+		char	   *summary = StoredNotItemSummary(itemj, &why);
 
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),

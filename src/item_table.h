@@ -39,7 +39,6 @@
 #ifndef ITEM_TABLE_H
 #define ITEM_TABLE_H
 
-#include "postgres.h"
 
 #include "fmgr.h"
 #include "lib/stringinfo.h"
