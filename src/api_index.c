@@ -1,13 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * api_index.c
- *		Secondary indexes in the table API: their definitions in CreateTable
- *		and UpdateTable, their physical tables and trigger, their part of
- *		DescribeTable, and UpdateTable itself.
+ *		Secondary indexes in the table API: their definitions as CreateTable
+ *		and UpdateTable (api_table.c) read them, their physical tables and
+ *		trigger, and their part of DescribeTable.
  *
  * An index table is item_data."<table>#<index>" (shortened with an MD5
- * suffix past 63 bytes, like tables), created from a parse tree as the
- * calling user, with PRIMARY KEY (ikey, key); see gsi.c for its contents.
+ * suffix past 63 bytes, like tables: catalog.c), created from a parse tree
+ * by the catalog owner and given to the base table's owner, with PRIMARY
+ * KEY (ikey, key); see gsi.c for its contents.
  * The base table gets the maintenance triggers when its first index is
  * created.  UpdateTable's Create makes the index in status CREATING: the
  * trigger maintains it for every write from then on, and
@@ -26,7 +27,6 @@
 #include "catalog/pg_type.h"
 #include "commands/tablecmds.h"
 #include "commands/trigger.h"
-#include "common/md5.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -40,7 +40,6 @@
 #include "api_index.h"
 #include "gsi.h"
 
-PG_FUNCTION_INFO_V1(item_table_update_table);
 
 
 #define MAX_GSI 20
@@ -603,248 +602,5 @@ ApiPushIndexDescriptions(JsonbParseState **state, const char *table, bool on_dem
 		}
 		if (any)
 			pushJsonbValue(state, WJB_END_ARRAY, NULL);
-	}
-}
-
-/* ----------------------------------------------------------------
- * UpdateTable
- * ----------------------------------------------------------------
- */
-static const char *const billing_modes[] = {"PROVISIONED", "PAY_PER_REQUEST"};
-
-Datum
-item_table_update_table(PG_FUNCTION_ARGS)
-{
-	ApiRequest	req;
-	char	   *name;
-	Jsonb	   *updates_j;
-	Jsonb	   *attrdefs_j;
-	Jsonb	   *throughput_j;
-	int			billing;
-	List	   *updates = NIL;
-	List	   *defs = NIL;
-	ItemTableDef *def;
-	ListCell   *lc;
-	int			creates = 0;
-	int			deletes = 0;
-	int64		rcu = 0,
-				wcu = 0;
-	bool		changed = false;
-	Datum		result;
-
-	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
-	name = ApiGetTableName(&req, "TableName", "tableName", true);
-	updates_j = ApiGetArray(&req, "GlobalSecondaryIndexUpdates");
-	attrdefs_j = ApiGetArray(&req, "AttributeDefinitions");
-	throughput_j = ApiGetObject(&req, "ProvisionedThroughput");
-	billing = ApiGetEnum(&req, "BillingMode", "billingMode", billing_modes, lengthof(billing_modes));
-	ApiRequestCheck(&req);
-	if (updates_j == NULL && throughput_j == NULL && billing < 0 &&
-		ApiGetMember(&req, "StreamSpecification") == NULL &&
-		ApiGetMember(&req, "SSESpecification") == NULL &&
-		ApiGetMember(&req, "ReplicaUpdates") == NULL)
-		DynValidation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
-
-	foreach(lc, ApiArrayOfObjects(attrdefs_j, "AttributeDefinitions"))
-	{
-		ApiRequest	sub;
-		ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
-
-		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
-		d->name = ApiGetString(&sub, "AttributeName", "attributeName", true);
-		d->type = ApiGetString(&sub, "AttributeType", "attributeType", true);
-		ApiRequestCheck(&sub);
-		defs = lappend(defs, d);
-	}
-	if (throughput_j != NULL)
-	{
-		ApiRequest	tp;
-
-		ApiRequestInit(&tp, throughput_j);
-		(void) ApiGetInt(&tp, "ReadCapacityUnits", "readCapacityUnits", &rcu);
-		(void) ApiGetInt(&tp, "WriteCapacityUnits", "writeCapacityUnits", &wcu);
-	}
-
-	SPI_connect();
-	def = ApiLookupTable(name);
-	/* changing a table is its owner's right, as ALTER TABLE is */
-	ItemCheckOwner(def->relid);
-	foreach(lc, ApiArrayOfObjects(updates_j, "GlobalSecondaryIndexUpdates"))
-	{
-		ApiRequest	sub;
-		Jsonb	   *create;
-		Jsonb	   *update;
-		Jsonb	   *del;
-
-		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
-		create = ApiGetObject(&sub, "Create");
-		update = ApiGetObject(&sub, "Update");
-		del = ApiGetObject(&sub, "Delete");
-		if ((create != NULL) + (update != NULL) + (del != NULL) != 1)
-			DynValidation("One or more parameter values were invalid: One of GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Update, or GlobalSecondaryIndexUpdate.Delete must be specified");
-		if (create != NULL)
-			creates++;
-		if (del != NULL)
-			deletes++;
-		updates = lappend(updates, lfirst(lc));
-	}
-	if (creates + deletes > 1)
-		DynRaise(DYN_LIMIT_EXCEEDED,
-				 "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table");
-	if (creates + deletes > 0)
-	{
-		/*
-		 * Writers of the table wait for this change to commit and then see
-		 * it: a write never meets an index table that is half created or
-		 * already dropped.  Reads are not blocked.
-		 */
-		LockRelationOid(def->relid, ShareRowExclusiveLock);
-		def = ApiLookupTable(name);
-	}
-
-	foreach(lc, updates)
-	{
-		ApiRequest	sub;
-		Jsonb	   *create;
-		Jsonb	   *del;
-		TableIndexes *t = GsiLoad(def->relid);
-
-		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
-		create = ApiGetObject(&sub, "Create");
-		del = ApiGetObject(&sub, "Delete");
-		if (create != NULL)
-		{
-			ApiRequest	cr;
-			ApiIndexSpec *ix;
-			ListCell   *dc;
-			int			ngsi = 0;
-			int			i;
-			int64		irc = 0,
-						iwc = 0;
-
-			ApiRequestInit(&cr, PG_GETARG_JSONB_P(0));
-			ix = ApiParseIndex(&cr, create, false, 1);
-			ApiRequestCheck(&cr);
-			ApiCheckIndex(ix, def->hash_key, def->range_key);
-			if (GsiFind(t, ix->name) != NULL)
-				DynValidation("One or more parameter values were invalid: Attempting to create an index which already exists");
-			for (i = 0; t != NULL && i < t->nindexes; i++)
-				ngsi += !t->indexes[i].is_local;
-			if (ngsi >= 20)
-				DynRaise(DYN_LIMIT_EXCEEDED, "Subscriber limit exceeded: The number of global secondary indexes exceeds the per-table limit of 20");
-			/* key attributes: definitions given, consistent with existing ones */
-			foreach(dc, list_make2(ix->hash_key, ix->range_key))
-			{
-				const char *attr = (const char *) lfirst(dc);
-				ListCell   *ac;
-				const char *given = NULL;
-				const char *existing = NULL;
-				List	   *known = ApiIndexAttributeDefinitions(name, "", NULL);
-
-				if (attr == NULL)
-					continue;
-				foreach(ac, defs)
-				{
-					if (strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
-						given = ((ApiAttrDef *) lfirst(ac))->type;
-				}
-				if (strcmp(attr, def->hash_key) == 0)
-					existing = AttrTypeName(def->hash_type);
-				else if (def->range_key && strcmp(attr, def->range_key) == 0)
-					existing = AttrTypeName(def->range_type);
-				foreach(ac, known)
-				{
-					if (strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
-						existing = ((ApiAttrDef *) lfirst(ac))->type;
-				}
-				if (given == NULL && existing == NULL)
-					DynValidation("One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s]", attr);
-				if (given != NULL && existing != NULL && strcmp(given, existing) != 0)
-					DynValidation("One or more parameter values were invalid: Attribute %s has conflicting types: %s and %s", attr, existing, given);
-				if (given == NULL)
-				{
-					ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
-
-					d->name = (char *) attr;
-					d->type = (char *) existing;
-					defs = lappend(defs, d);
-				}
-			}
-			if (ix->throughput != NULL)
-			{
-				ApiRequest	tp;
-
-				ApiRequestInit(&tp, ix->throughput);
-				(void) ApiGetInt(&tp, "ReadCapacityUnits", "readCapacityUnits", &irc);
-				(void) ApiGetInt(&tp, "WriteCapacityUnits", "writeCapacityUnits", &iwc);
-			}
-			ApiCreateIndex(name, def->relid, ix, defs, true, irc, iwc);
-			changed = true;
-		}
-		else if (del != NULL)
-		{
-			ApiRequest	dr;
-			char	   *iname;
-
-			ApiRequestInit(&dr, del);
-			iname = ApiGetTableName(&dr, "IndexName", "indexName", true);
-			ApiRequestCheck(&dr);
-			if (GsiFind(t, iname) == NULL || GsiFind(t, iname)->is_local)
-				DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Requested index %s not found", iname);
-			ApiDropIndexTables(name, iname);
-			CacheInvalidateRelcacheByRelid(def->relid);
-			changed = true;
-		}
-		/* Update: throughput of an index is recorded only */
-	}
-	if (billing >= 0 || throughput_j != NULL)
-	{
-		Oid			argtypes[4] = {TEXTOID, TEXTOID, INT8OID, INT8OID};
-		Datum		values[4];
-		char		nulls[4] = {' ', ' ', ' ', ' '};
-		ItemRoleSwitch sw;
-
-		values[0] = CStringGetTextDatum(name);
-		if (billing >= 0)
-			values[1] = CStringGetTextDatum(billing_modes[billing]);
-		else
-			nulls[1] = 'n';
-		values[2] = Int64GetDatum(rcu);
-		values[3] = Int64GetDatum(wcu);
-		if (throughput_j == NULL)
-			nulls[2] = nulls[3] = 'n';
-		ItemAsCatalogOwnerBegin(&sw);
-		SPI_execute_with_args("UPDATE item_table.tables SET billing_mode = coalesce($2, billing_mode),"
-							  " read_capacity = coalesce($3, read_capacity), write_capacity = coalesce($4, write_capacity)"
-							  " WHERE table_name OPERATOR(pg_catalog.=) $1", 4, argtypes, values, nulls, false, 0);
-		ItemAsRoleEnd(&sw);
-		changed = true;
-	}
-	(void) changed;
-	SPI_finish();
-
-	/* the answer is the table's description, as DescribeTable gives it */
-	{
-		JsonbParseState *rstate = NULL;
-		JsonbValue *rq;
-
-		pushJsonbValue(&rstate, WJB_BEGIN_OBJECT, NULL);
-		ApiPushKey(&rstate, "TableName");
-		ApiPushString(&rstate, name);
-		rq = pushJsonbValue(&rstate, WJB_END_OBJECT, NULL);
-		result = DirectFunctionCall1(item_table_describe_table,
-									 JsonbPGetDatum(JsonbValueToJsonb(rq)));
-	}
-	{
-		Jsonb	   *d = DatumGetJsonbP(result);
-		JsonbValue *t = getKeyJsonValueFromContainer(&d->root, "Table", 5, NULL);
-		JsonbParseState *state = NULL;
-		JsonbValue *res;
-
-		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-		ApiPushKey(&state, "TableDescription");
-		pushJsonbValue(&state, WJB_VALUE, t);
-		res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-		PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
 	}
 }

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * api_table.c
- *		CreateTable, DescribeTable, DeleteTable, ListTables.
+ *		CreateTable, DescribeTable, DeleteTable, ListTables, UpdateTable.
  *
  * A DynamoDB table is an ordinary table item_data."<name>" (key item_key
  * PRIMARY KEY, item jsonb NOT NULL) plus a row in item_table.tables.  Names
@@ -33,6 +33,7 @@
 #include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 #include "access/htup_details.h"
@@ -48,6 +49,7 @@ PG_FUNCTION_INFO_V1(item_table_create_table);
 PG_FUNCTION_INFO_V1(item_table_describe_table);
 PG_FUNCTION_INFO_V1(item_table_delete_table);
 PG_FUNCTION_INFO_V1(item_table_list_tables);
+PG_FUNCTION_INFO_V1(item_table_update_table);
 
 typedef struct TableRow
 {
@@ -686,6 +688,230 @@ item_table_delete_table(PG_FUNCTION_ARGS)
 					 1, argtypes, values, NULL, SPI_OK_DELETE);
 	}
 	ApiForgetTable(name);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}
+
+/* ----------------------------------------------------------------
+ * UpdateTable
+ * ----------------------------------------------------------------
+ */
+Datum
+item_table_update_table(PG_FUNCTION_ARGS)
+{
+	ApiRequest	req;
+	char	   *name;
+	Jsonb	   *updates_j;
+	Jsonb	   *attrdefs_j;
+	Jsonb	   *throughput_j;
+	int			billing;
+	List	   *updates = NIL;
+	List	   *defs = NIL;
+	ItemTableDef *def;
+	ListCell   *lc;
+	int			creates = 0;
+	int			deletes = 0;
+	int64		rcu = 0,
+				wcu = 0;
+	bool		changed = false;
+	MemoryContext callercxt = CurrentMemoryContext;
+	TableRow	row;
+	Jsonb	   *result;
+
+	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	updates_j = ApiGetArray(&req, "GlobalSecondaryIndexUpdates");
+	attrdefs_j = ApiGetArray(&req, "AttributeDefinitions");
+	throughput_j = ApiGetObject(&req, "ProvisionedThroughput");
+	billing = ApiGetEnum(&req, "BillingMode", "billingMode", billing_modes, lengthof(billing_modes));
+	ApiRequestCheck(&req);
+	if (updates_j == NULL && throughput_j == NULL && billing < 0 &&
+		ApiGetMember(&req, "StreamSpecification") == NULL &&
+		ApiGetMember(&req, "SSESpecification") == NULL &&
+		ApiGetMember(&req, "ReplicaUpdates") == NULL)
+		DynValidation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
+
+	foreach(lc, ApiArrayOfObjects(attrdefs_j, "AttributeDefinitions"))
+	{
+		ApiRequest	sub;
+		ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
+
+		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
+		d->name = ApiGetString(&sub, "AttributeName", "attributeName", true);
+		d->type = ApiGetString(&sub, "AttributeType", "attributeType", true);
+		ApiRequestCheck(&sub);
+		defs = lappend(defs, d);
+	}
+	if (throughput_j != NULL)
+	{
+		ApiRequest	tp;
+
+		ApiRequestInit(&tp, throughput_j);
+		(void) ApiGetInt(&tp, "ReadCapacityUnits", "readCapacityUnits", &rcu);
+		(void) ApiGetInt(&tp, "WriteCapacityUnits", "writeCapacityUnits", &wcu);
+	}
+
+	SPI_connect();
+	def = ApiLookupTable(name);
+	/* changing a table is its owner's right, as ALTER TABLE is */
+	ItemCheckOwner(def->relid);
+	foreach(lc, ApiArrayOfObjects(updates_j, "GlobalSecondaryIndexUpdates"))
+	{
+		ApiRequest	sub;
+		Jsonb	   *create;
+		Jsonb	   *update;
+		Jsonb	   *del;
+
+		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
+		create = ApiGetObject(&sub, "Create");
+		update = ApiGetObject(&sub, "Update");
+		del = ApiGetObject(&sub, "Delete");
+		if ((create != NULL) + (update != NULL) + (del != NULL) != 1)
+			DynValidation("One or more parameter values were invalid: One of GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Update, or GlobalSecondaryIndexUpdate.Delete must be specified");
+		if (create != NULL)
+			creates++;
+		if (del != NULL)
+			deletes++;
+		updates = lappend(updates, lfirst(lc));
+	}
+	if (creates + deletes > 1)
+		DynRaise(DYN_LIMIT_EXCEEDED,
+				 "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table");
+	if (creates + deletes > 0)
+	{
+		/*
+		 * Writers of the table wait for this change to commit and then see
+		 * it: a write never meets an index table that is half created or
+		 * already dropped.  Reads are not blocked.
+		 */
+		LockRelationOid(def->relid, ShareRowExclusiveLock);
+		def = ApiLookupTable(name);
+	}
+
+	foreach(lc, updates)
+	{
+		ApiRequest	sub;
+		Jsonb	   *create;
+		Jsonb	   *del;
+		TableIndexes *t = GsiLoad(def->relid);
+
+		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
+		create = ApiGetObject(&sub, "Create");
+		del = ApiGetObject(&sub, "Delete");
+		if (create != NULL)
+		{
+			ApiRequest	cr;
+			ApiIndexSpec *ix;
+			ListCell   *dc;
+			int			ngsi = 0;
+			int			i;
+			int64		irc = 0,
+						iwc = 0;
+
+			ApiRequestInit(&cr, PG_GETARG_JSONB_P(0));
+			ix = ApiParseIndex(&cr, create, false, 1);
+			ApiRequestCheck(&cr);
+			ApiCheckIndex(ix, def->hash_key, def->range_key);
+			if (GsiFind(t, ix->name) != NULL)
+				DynValidation("One or more parameter values were invalid: Attempting to create an index which already exists");
+			for (i = 0; t != NULL && i < t->nindexes; i++)
+				ngsi += !t->indexes[i].is_local;
+			if (ngsi >= 20)
+				DynRaise(DYN_LIMIT_EXCEEDED, "Subscriber limit exceeded: The number of global secondary indexes exceeds the per-table limit of 20");
+			/* key attributes: definitions given, consistent with existing ones */
+			foreach(dc, list_make2(ix->hash_key, ix->range_key))
+			{
+				const char *attr = (const char *) lfirst(dc);
+				ListCell   *ac;
+				const char *given = NULL;
+				const char *existing = NULL;
+				List	   *known = ApiIndexAttributeDefinitions(name, "", NULL);
+
+				if (attr == NULL)
+					continue;
+				foreach(ac, defs)
+				{
+					if (strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
+						given = ((ApiAttrDef *) lfirst(ac))->type;
+				}
+				if (strcmp(attr, def->hash_key) == 0)
+					existing = AttrTypeName(def->hash_type);
+				else if (def->range_key && strcmp(attr, def->range_key) == 0)
+					existing = AttrTypeName(def->range_type);
+				foreach(ac, known)
+				{
+					if (strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
+						existing = ((ApiAttrDef *) lfirst(ac))->type;
+				}
+				if (given == NULL && existing == NULL)
+					DynValidation("One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s]", attr);
+				if (given != NULL && existing != NULL && strcmp(given, existing) != 0)
+					DynValidation("One or more parameter values were invalid: Attribute %s has conflicting types: %s and %s", attr, existing, given);
+				if (given == NULL)
+				{
+					ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
+
+					d->name = (char *) attr;
+					d->type = (char *) existing;
+					defs = lappend(defs, d);
+				}
+			}
+			if (ix->throughput != NULL)
+			{
+				ApiRequest	tp;
+
+				ApiRequestInit(&tp, ix->throughput);
+				(void) ApiGetInt(&tp, "ReadCapacityUnits", "readCapacityUnits", &irc);
+				(void) ApiGetInt(&tp, "WriteCapacityUnits", "writeCapacityUnits", &iwc);
+			}
+			ApiCreateIndex(name, def->relid, ix, defs, true, irc, iwc);
+			changed = true;
+		}
+		else if (del != NULL)
+		{
+			ApiRequest	dr;
+			char	   *iname;
+
+			ApiRequestInit(&dr, del);
+			iname = ApiGetTableName(&dr, "IndexName", "indexName", true);
+			ApiRequestCheck(&dr);
+			if (GsiFind(t, iname) == NULL || GsiFind(t, iname)->is_local)
+				DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Requested index %s not found", iname);
+			ApiDropIndexTables(name, iname);
+			CacheInvalidateRelcacheByRelid(def->relid);
+			changed = true;
+		}
+		/* Update: throughput of an index is recorded only */
+	}
+	if (billing >= 0 || throughput_j != NULL)
+	{
+		Oid			argtypes[4] = {TEXTOID, TEXTOID, INT8OID, INT8OID};
+		Datum		values[4];
+		char		nulls[4] = {' ', ' ', ' ', ' '};
+		ItemRoleSwitch sw;
+
+		values[0] = CStringGetTextDatum(name);
+		if (billing >= 0)
+			values[1] = CStringGetTextDatum(billing_modes[billing]);
+		else
+			nulls[1] = 'n';
+		values[2] = Int64GetDatum(rcu);
+		values[3] = Int64GetDatum(wcu);
+		if (throughput_j == NULL)
+			nulls[2] = nulls[3] = 'n';
+		ItemAsCatalogOwnerBegin(&sw);
+		SPI_execute_with_args("UPDATE item_table.tables SET billing_mode = coalesce($2, billing_mode),"
+							  " read_capacity = coalesce($3, read_capacity), write_capacity = coalesce($4, write_capacity)"
+							  " WHERE table_name OPERATOR(pg_catalog.=) $1", 4, argtypes, values, nulls, false, 0);
+		ItemAsRoleEnd(&sw);
+		changed = true;
+	}
+	(void) changed;
+
+	/* the answer is the table's description, as DescribeTable gives it */
+	if (!fetch_row(name, &row))
+		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
+	result = finish_description("TableDescription", &row, "ACTIVE", true, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
