@@ -18,6 +18,7 @@ OBJS = \
 	src/expr_lexer.o \
 	src/expr_parser.o \
 	src/expr_common.o \
+	src/expr_explain.o \
 	src/expr_eval.o \
 	src/expr_update.o \
 	src/api_item.o \
