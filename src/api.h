@@ -81,7 +81,12 @@ typedef struct ItemTableDef
 	SPIPlanPtr	plan_delete;
 	SPIPlanPtr	plan_upsert;
 	SPIPlanPtr	plan_update_tid;
-	/* row version locked by the last ApiFetchItem(lock) of key, if direct */
+	/*
+	 * The row version locked by the last direct ApiFetchItem(lock): a copy
+	 * of its key (CacheMemoryContext) and its tuple id, a hint that the
+	 * next ApiUpdateItem of the same key uses (the UPDATE still checks the
+	 * key).
+	 */
 	ItemKey    *locked_key;
 	ItemPointerData locked_tid;
 	/* Query and Scan (api_query.c): read forward, backward, one segment */

@@ -324,6 +324,21 @@ free_plans(ItemTableDef *def)
 	}
 }
 
+/* release what a definition holds (plans, names, the locked key) */
+static void
+clear_def(ItemTableDef *def)
+{
+	free_plans(def);
+	if (def->name)
+		pfree(def->name);
+	if (def->hash_key)
+		pfree(def->hash_key);
+	if (def->range_key)
+		pfree(def->range_key);
+	if (def->locked_key)
+		pfree(def->locked_key);
+}
+
 /*
  * Relcache invalidation: forget entries for the relation (or all).  Only
  * marks them: plans are freed at the next lookup, outside the callback.
@@ -389,15 +404,16 @@ ApiForgetTable(const char *name)
 	if (e != NULL)
 	{
 		free_plans(&e->def);
-		hash_search(table_cache, name, HASH_REMOVE, NULL);
+		e->def.valid = false;
 	}
 }
-
 /*
  * ApiLookupTable
  *		The catalog entry of a table (SPI must be connected).  Raises
  *		ResourceNotFoundException for an unknown table.  The result lives in
- *		CacheMemoryContext and stays valid until the next lookup.
+ *		CacheMemoryContext for the rest of the session; a relcache
+ *		invalidation marks it invalid and the next lookup refreshes it in
+ *		place, so any number of them can be held at once.
  */
 ItemTableDef *
 ApiLookupTable(const char *name)
@@ -417,8 +433,6 @@ ApiLookupTable(const char *name)
 	e = hash_search(table_cache, name, HASH_FIND, NULL);
 	if (e != NULL && e->def.valid)
 		return &e->def;
-	if (e != NULL)
-		ApiForgetTable(name);
 
 	if (lookup_plan == NULL)
 	{
@@ -445,7 +459,13 @@ ApiLookupTable(const char *name)
 	/* a physical table dropped behind the API's back: no table */
 	if (!SearchSysCacheExists1(RELOID, SPI_getbinval(tup, tupdesc, 1, &isnull)))
 		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
+	/*
+	 * An entry is refreshed in place, never removed: a batch may hold the
+	 * definitions of several tables at once, and each stays where it is.
+	 */
 	e = hash_search(table_cache, name, HASH_ENTER, &found);
+	if (found)
+		clear_def(&e->def);
 	memset(&e->def, 0, sizeof(e->def));
 	old = MemoryContextSwitchTo(CacheMemoryContext);
 	e->def.name = pstrdup(name);
@@ -706,7 +726,9 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 	*item = NULL;
 	if (found && ok && lock)
 	{
-		def->locked_key = key;
+		/* a copy: the caller's key may be freed before the update */
+		def->locked_key = MemoryContextAlloc(CacheMemoryContext, VARSIZE_ANY(key));
+		memcpy(def->locked_key, key, VARSIZE_ANY(key));
 		def->locked_tid = slot->tts_tid;
 	}
 	if (found && ok)
@@ -730,6 +752,17 @@ done:
 	return ok;
 }
 
+/* no row version is remembered as locked */
+static void
+forget_locked(ItemTableDef *def)
+{
+	if (def->locked_key != NULL)
+	{
+		pfree(def->locked_key);
+		def->locked_key = NULL;
+	}
+}
+
 Jsonb *
 ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 {
@@ -741,7 +774,7 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 	Datum		d;
 	Jsonb	   *item;
 
-	def->locked_key = NULL;
+	forget_locked(def);
 	if (fetch_item_direct(def, key, lock, &item))
 	{
 		if (item != NULL)
@@ -808,11 +841,11 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	SPIPlanPtr	plan;
 	int			rc;
 
-	if (def->locked_key == key)
+	if (def->locked_key != NULL && ItemKeyCompare(def->locked_key, key) == 0)
 	{
 		ItemPointerData tid = def->locked_tid;
 
-		def->locked_key = NULL;
+		forget_locked(def);
 		args[2] = PointerGetDatum(&tid);
 		plan = ApiTablePlan(def, &def->plan_update_tid,
 							"UPDATE %s SET item = $2 WHERE ctid = $3 AND key OPERATOR(item_table.=) $1",
