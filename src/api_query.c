@@ -106,7 +106,6 @@
 #include "api.h"
 #include "expr.h"
 #include "gsi.h"
-#include "gsi.h"
 
 PG_FUNCTION_INFO_V1(item_table_query);
 PG_FUNCTION_INFO_V1(item_table_scan);
