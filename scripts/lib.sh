@@ -64,8 +64,13 @@ it_as_postgres() {
     fi
 }
 
-# Install the Debian packages needed to build, test, demo and benchmark.
-# apt is skipped entirely when everything is already installed.
+# The libFuzzer toolchain of scripts/fuzz.sh (Debian's clang and libFuzzer).
+IT_FUZZ_PKGS=(clang libfuzzer-14-dev)
+
+# Install the Debian packages needed to build, test, fuzz, demo and
+# benchmark, or only the packages named as arguments.  apt is skipped
+# entirely when everything is already installed.
+# shellcheck disable=SC2120  # the package arguments are optional
 it_install_deps() {
     local pkgs=(
         "postgresql-$IT_PG_MAJOR"
@@ -74,7 +79,9 @@ it_install_deps() {
         "postgresql-$IT_PG_MAJOR-pgtap"
         libtap-parser-sourcehandler-pgtap-perl
         build-essential
+        "${IT_FUZZ_PKGS[@]}"
     )
+    [ $# -gt 0 ] && pkgs=("$@")
     local missing=() p status
     for p in "${pkgs[@]}"; do
         status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
@@ -101,9 +108,9 @@ it_install_deps() {
     fi
 }
 
-# Resolve PG_CONFIG, PGBIN (initdb, pg_ctl, psql, pgbench live there) and the
-# pgxs directory.  Call after it_install_deps.
-it_pg_env() {
+# Resolve and export PG_CONFIG (the one given, else the PostgreSQL
+# $IT_PG_MAJOR one, else pg_config from PATH).
+it_pg_config() {
     if [ -z "${PG_CONFIG:-}" ]; then
         if [ -x "/usr/lib/postgresql/$IT_PG_MAJOR/bin/pg_config" ]; then
             PG_CONFIG="/usr/lib/postgresql/$IT_PG_MAJOR/bin/pg_config"
@@ -113,6 +120,12 @@ it_pg_env() {
     fi
     command -v "$PG_CONFIG" >/dev/null 2>&1 || { it_warn "pg_config not found ($PG_CONFIG)"; return 1; }
     export PG_CONFIG
+}
+
+# Resolve PG_CONFIG, PGBIN (initdb, pg_ctl, psql, pgbench live there) and the
+# pgxs directory.  Call after it_install_deps.
+it_pg_env() {
+    it_pg_config || return 1
     PGBIN=$("$PG_CONFIG" --bindir)
     if [ ! -x "$PGBIN/initdb" ]; then
         local major

@@ -10,9 +10,12 @@
 #   4. security              test/security/*.sql via pg_prove  (counted per assertion)
 #   5. upgrade               test/upgrade/*.sql via pg_prove   (counted per assertion)
 #   6. stress                test/stress/*.sh (pgbench soaks)  (counted per script)
+#   7. fuzz                  scripts/fuzz.sh, libFuzzer on the C parsers,
+#                            IT_FUZZ_SECONDS in total (default 60; 0 skips)
+#                                                              (counted per target)
 # and ends with one line "N passed, N failed".  Exit status 0 only if every
 # suite ran and nothing failed.  Logs go to log/ (regress.out, isolation.out,
-# pgtap/*.out, build.log, server.log).
+# pgtap/*.out, build.log, server.log, fuzz.out and fuzz/).
 set -uo pipefail
 
 IT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -275,6 +278,30 @@ suite_stress() {
     record stress tests "$tp" "$tf" "${#files[@]} script(s)"
 }
 
+# Coverage-guided fuzzing of the parsers (fuzz/README.md): no database
+# needed.  One test per target; a crash, sanitizer report or broken
+# invariant fails it and leaves a reproducer in log/fuzz/.
+suite_fuzz() {
+    local secs=${IT_FUZZ_SECONDS:-60} out="$IT_LOG_DIR/fuzz.out" rc tp tf note
+    case "$secs" in
+        ''|*[!0-9]*) record fuzz targets 0 1 "IT_FUZZ_SECONDS is not a number: $secs"; return ;;
+        0) record_skip fuzz "IT_FUZZ_SECONDS=0"; return ;;
+    esac
+    it_say "fuzz: libFuzzer targets, $secs s in total"
+    IT_LOG_DIR="$IT_LOG_DIR" bash scripts/fuzz.sh "$secs" </dev/null >"$out" 2>&1
+    rc=$?
+    grep -E '^(fuzz: |    )' "$out"
+    tp=$(grep -cE '^fuzz: [a-z_]+ +ok ' "$out")
+    tf=$(grep -cE '^fuzz: [a-z_]+ +FAILED ' "$out")
+    note=$(sed -nE 's/^fuzz: ([0-9]+ executions clean in [0-9]+ targets)$/\1/p' "$out")
+    if [ "$rc" -ne 0 ] && [ "$tf" -eq 0 ]; then
+        tail -n 20 "$out"
+        tf=1
+        note="scripts/fuzz.sh exited with status $rc (log: ${out#"$IT_ROOT"/})"
+    fi
+    record fuzz targets "$tp" "$tf" "$note"
+}
+
 main() {
     local t0
     t0=$(date +%s.%N)
@@ -292,6 +319,7 @@ main() {
     suite_security
     suite_upgrade
     suite_stress
+    suite_fuzz
 
     it_say "tests finished in $(it_elapsed "$t0") s (logs in ${IT_LOG_DIR#"$IT_ROOT"/}/)"
     finish
