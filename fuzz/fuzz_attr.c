@@ -20,7 +20,7 @@
  *	  - for each S, N or B attribute, the key part built by key_io.c from
  *		its jsonb (ItemKeyPartFromAttributeValue, as item_key_from_values
  *		does) encodes exactly like the part the API builds
- *		(ApiKeyPartFromAttr), and converts back to the same jsonb.
+ *		(AttrKeyPart), and converts back to the same jsonb.
  *
  *-------------------------------------------------------------------------
  */
@@ -164,7 +164,7 @@ check_key_parts(AttrRun *run)
 			run->is_sort = (role == 1);
 			if (!fz_call(run_key_part, run))
 				continue;		/* empty or too long for a key: clean */
-			ApiKeyPartFromAttr(v, &api);
+			AttrKeyPart(v, &api);
 			k1 = KeyCodecBuild(&run->part, NULL);
 			k2 = KeyCodecBuild(&api, NULL);
 			fz_check(VARSIZE(k1) == VARSIZE(k2) &&

@@ -150,7 +150,7 @@ check_part(const ItemKeyPart *part, const AttrValue *attr, const char *what)
 	ItemKeyPart expect;
 
 	fz_check(attr != NULL, "%s: key built without the attribute", what);
-	ApiKeyPartFromAttr(attr, &expect);
+	AttrKeyPart(attr, &expect);
 	fz_check(part->type == expect.type, "%s: key part has the wrong type", what);
 	if (part->type == ITEMKEY_N)
 		fz_check(DynNumberCompare(&part->num, &expect.num) == 0,
