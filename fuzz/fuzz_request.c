@@ -16,7 +16,8 @@
  * Keys are built from Item and Key as PutItem / GetItem build them; every
  * key built must decode to the key attributes it came from.  An
  * UpdateExpression that parses is applied to the item (or the key
- * attributes), as UpdateItem would; a ConditionExpression is evaluated.
+ * attributes), as UpdateItem would; condition and filter are evaluated and
+ * the projection applied.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,7 +41,9 @@ typedef struct RequestRun
 	Jsonb	   *item_j;
 	Jsonb	   *key_j;
 	CondNode   *cond;
+	CondNode   *filter;
 	UpdateExpr *upd;
+	ProjectionExpr *proj;
 	/* for the key checks */
 	ItemTableDef *def;
 	AttrValue  *attrs;
@@ -112,9 +115,9 @@ run_read(void *arg)
 	if (cond_text)
 		run->cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
 	if (filter_text)
-		(void) ExprParseCondition(filter_text, strlen(filter_text), EXPR_FILTER, ph);
+		run->filter = ExprParseCondition(filter_text, strlen(filter_text), EXPR_FILTER, ph);
 	if (proj_text)
-		(void) ExprParseProjection(proj_text, strlen(proj_text), ph);
+		run->proj = ExprParseProjection(proj_text, strlen(proj_text), ph);
 	ExprCheckAllUsed(ph);
 }
 
@@ -191,6 +194,10 @@ run_key(void *arg)
 	ApiCheckKeyNotUpdated(def, run->upd);
 	if (run->cond)
 		(void) ExprEvalCondition(run->cond, run->from_item ? run->attrs : AttrNewMap());
+	if (run->filter)
+		(void) ExprEvalCondition(run->filter, run->attrs);
+	if (run->proj)
+		(void) ExprProject(run->proj, run->attrs);
 	if (run->upd)
 	{
 		AttrValue  *after = ExprApplyUpdate(run->upd,

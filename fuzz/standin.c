@@ -753,18 +753,7 @@ check_stack_depth(void)
 				 errmsg("stack depth limit exceeded")));
 }
 
-bool
-stack_is_too_deep(void)
-{
-	char		here;
-	long		depth = (long) (fz_stack_base - &here);
-
-	return fz_stack_base != NULL && labs(depth) > FZ_MAX_STACK_DEPTH;
-}
-
 volatile sig_atomic_t InterruptPending = false;
-volatile sig_atomic_t QueryCancelPending = false;
-volatile uint32 CritSectionCount = 0;
 
 void
 ProcessInterrupts(void)
