@@ -439,12 +439,9 @@ ApiLookupTable(const char *name)
 		Oid			argtypes[1] = {TEXTOID};
 		SPIPlanPtr	plan;
 
-		plan = SPI_prepare("SELECT relid::pg_catalog.oid, hash_key, hash_type, range_key, range_type"
+		plan = ItemPrepareKept("SELECT relid::pg_catalog.oid, hash_key, hash_type, range_key, range_type"
 						   " FROM item_table.tables WHERE table_name OPERATOR(pg_catalog.=) $1",
-						   1, argtypes);
-		if (plan == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		SPI_keepplan(plan);
+						   1, argtypes, 0);
 		lookup_plan = plan;
 	}
 	arg = CStringGetTextDatum(name);
@@ -513,11 +510,7 @@ ApiTablePlanOpts(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
 	if (relname == NULL || nspname == NULL)
 		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
 	sql = psprintf(sql_template, quote_qualified_identifier(nspname, relname));
-	plan = SPI_prepare_cursor(sql, nargs, argtypes, cursor_options);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
-			 SPI_result_code_string(SPI_result));
-	SPI_keepplan(plan);
+	plan = ItemPrepareKept(sql, nargs, argtypes, cursor_options);
 	*slot = plan;
 	return plan;
 }

@@ -268,11 +268,8 @@ target_plan(ReadTarget *t, SPIPlanPtr *slot, const char *sql, int nargs)
 		return ApiTablePlanOpts(t->def, slot, sql, nargs, argtypes, READ_CURSOR_OPTIONS);
 	if (*slot != NULL)
 		return *slot;
-	plan = SPI_prepare_cursor(psprintf(sql, GsiQualifiedName(t->idx->relid)), nargs,
+	plan = ItemPrepareKept(psprintf(sql, GsiQualifiedName(t->idx->relid)), nargs,
 							  idxtypes, READ_CURSOR_OPTIONS);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare_cursor failed: %s", SPI_result_code_string(SPI_result));
-	SPI_keepplan(plan);
 	*slot = plan;
 	return plan;
 }

@@ -166,6 +166,19 @@ ItemPhysicalIndexName(const char *table, const char *index)
 	return fitted_name(psprintf("%s#%s", table, index), 53, "#~");
 }
 
+struct _SPI_plan *
+ItemPrepareKept(const char *sql, int nargs, Oid *argtypes, int cursor_options)
+{
+	SPIPlanPtr	plan = SPI_prepare_cursor(sql, nargs, argtypes, cursor_options);
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
+			 SPI_result_code_string(SPI_result));
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "SPI_keepplan failed");
+	return plan;
+}
+
 void
 ItemRunUtility(Node *stmt, const char *description)
 {

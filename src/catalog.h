@@ -61,6 +61,10 @@ extern void ItemCheckOwner(Oid relid);
 extern char *ItemPhysicalTableName(const char *table);
 extern char *ItemPhysicalIndexName(const char *table, const char *index);
 
+/* SPI_prepare_cursor() a statement and keep the plan; ERROR on failure */
+extern struct _SPI_plan *ItemPrepareKept(const char *sql, int nargs, Oid *argtypes,
+										 int cursor_options);
+
 /* execute a utility statement parse tree as the current user */
 extern void ItemRunUtility(Node *stmt, const char *description);
 

@@ -193,16 +193,13 @@ GsiLoad(Oid base_relid)
 		Oid			argtypes[1] = {OIDOID};
 		SPIPlanPtr	plan;
 
-		plan = SPI_prepare("SELECT i.index_name, i.kind, i.relid::pg_catalog.oid, i.hash_key, i.hash_type,"
+		plan = ItemPrepareKept("SELECT i.index_name, i.kind, i.relid::pg_catalog.oid, i.hash_key, i.hash_type,"
 						   " i.range_key, i.range_type, i.projection_type, i.non_key_attributes,"
 						   " i.element_index, i.status, t.table_name, t.hash_key, t.hash_type,"
 						   " t.range_key, t.range_type"
 						   " FROM item_table.indexes i JOIN item_table.tables t ON t.table_name OPERATOR(pg_catalog.=) i.table_name"
 						   " WHERE t.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass ORDER BY i.index_name",
-						   1, argtypes);
-		if (plan == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		SPI_keepplan(plan);
+						   1, argtypes, 0);
 		gsi_load_plan = plan;
 	}
 	rc = SPI_execute_plan(gsi_load_plan, &arg, NULL, false, 0);
@@ -540,10 +537,7 @@ index_plan(IndexDef *idx, SPIPlanPtr *slot, const char *fmt, int nargs)
 
 	if (*slot != NULL)
 		return *slot;
-	plan = SPI_prepare(psprintf(fmt, GsiQualifiedName(idx->relid)), nargs, argtypes);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	SPI_keepplan(plan);
+	plan = ItemPrepareKept(psprintf(fmt, GsiQualifiedName(idx->relid)), nargs, argtypes, 0);
 	*slot = plan;
 	return plan;
 }

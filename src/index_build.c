@@ -205,18 +205,6 @@ static char *backfill_relname = NULL;
 static SPIPlanPtr backfill_plan_first = NULL;	/* LIMIT $1 */
 static SPIPlanPtr backfill_plan_next = NULL;	/* after key $1, LIMIT $2 */
 
-static SPIPlanPtr
-backfill_prepare(const char *sql, int nargs, Oid *argtypes)
-{
-	SPIPlanPtr	plan = SPI_prepare(sql, nargs, argtypes);
-
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	if (SPI_keepplan(plan) != 0)
-		elog(ERROR, "SPI_keepplan failed");
-	return plan;
-}
-
 /* make the backfill_plan_* statements read base (SPI connected) */
 static void
 backfill_plans(Oid base_relid, const char *base)
@@ -235,11 +223,11 @@ backfill_plans(Oid base_relid, const char *base)
 	}
 	/* FOR SHARE: a concurrent write of these items waits for our commit */
 	backfill_plan_first =
-		backfill_prepare(psprintf("SELECT key, item FROM %s ORDER BY key LIMIT $1 FOR SHARE",
-								  base), 1, first_types);
+		ItemPrepareKept(psprintf("SELECT key, item FROM %s ORDER BY key LIMIT $1 FOR SHARE",
+								  base), 1, first_types, 0);
 	backfill_plan_next =
-		backfill_prepare(psprintf("SELECT key, item FROM %s WHERE key OPERATOR(item_table.>) $1"
-								  " ORDER BY key LIMIT $2 FOR SHARE", base), 2, next_types);
+		ItemPrepareKept(psprintf("SELECT key, item FROM %s WHERE key OPERATOR(item_table.>) $1"
+								  " ORDER BY key LIMIT $2 FOR SHARE", base), 2, next_types, 0);
 	backfill_relname = MemoryContextStrdup(TopMemoryContext, base);
 	backfill_relid = base_relid;
 }

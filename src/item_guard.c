@@ -205,13 +205,10 @@ guard_table(Relation rel)
 		Oid			argtypes[1] = {OIDOID};
 		SPIPlanPtr	plan;
 
-		plan = SPI_prepare("SELECT table_name, hash_key, hash_type, range_key, range_type"
+		plan = ItemPrepareKept("SELECT table_name, hash_key, hash_type, range_key, range_type"
 						   " FROM item_table.tables"
 						   " WHERE relid::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
-						   1, argtypes);
-		if (plan == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		SPI_keepplan(plan);
+						   1, argtypes, 0);
 		guard_lookup_plan = plan;
 	}
 	rc = SPI_execute_plan(guard_lookup_plan, &arg, NULL, true, 1);
@@ -553,11 +550,8 @@ changed_tables(void)
 
 	if (plan == NULL)
 	{
-		plan = SPI_prepare("SELECT classid, objid FROM pg_catalog.pg_event_trigger_ddl_commands()",
-						   0, NULL);
-		if (plan == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		SPI_keepplan(plan);
+		plan = ItemPrepareKept("SELECT classid, objid FROM pg_catalog.pg_event_trigger_ddl_commands()",
+						   0, NULL, 0);
 	}
 	rc = SPI_execute_plan(plan, NULL, NULL, false, 0);
 	if (rc != SPI_OK_SELECT)
@@ -595,13 +589,10 @@ dropped_trigger_tables(void)
 
 	if (plan == NULL)
 	{
-		plan = SPI_prepare("SELECT address_names[1], address_names[2]"
+		plan = ItemPrepareKept("SELECT address_names[1], address_names[2]"
 						   " FROM pg_catalog.pg_event_trigger_dropped_objects()"
 						   " WHERE object_type OPERATOR(pg_catalog.=) 'trigger'",
-						   0, NULL);
-		if (plan == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		SPI_keepplan(plan);
+						   0, NULL, 0);
 	}
 	rc = SPI_execute_plan(plan, NULL, NULL, false, 0);
 	if (rc != SPI_OK_SELECT)
@@ -827,15 +818,12 @@ item_table_ddl_guard(PG_FUNCTION_ARGS)
 		Oid			argtypes[1] = {OIDARRAYOID};
 		SPIPlanPtr	plan;
 
-		plan = SPI_prepare("SELECT t.relid::pg_catalog.oid, false FROM item_table.tables t"
+		plan = ItemPrepareKept("SELECT t.relid::pg_catalog.oid, false FROM item_table.tables t"
 						   " WHERE t.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1)"
 						   " UNION ALL"
 						   " SELECT i.relid::pg_catalog.oid, true FROM item_table.indexes i"
 						   " WHERE i.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1)",
-						   1, argtypes);
-		if (plan == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		SPI_keepplan(plan);
+						   1, argtypes, 0);
 		registered_plan = plan;
 	}
 	elems = palloc(sizeof(Datum) * list_length(candidates));
