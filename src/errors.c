@@ -145,3 +145,26 @@ DynFormatV(const char *fmt, va_list args)
 	}
 	return buf.data;
 }
+
+/*
+ * DynCaughtMessage
+ *		In a PG_CATCH block: when the error is a ValidationException or
+ *		SerializationException (a parser refusing its input), flush it and
+ *		return its DynamoDB message without the exception name, allocated
+ *		in cxt (which is left current); any other error is re-thrown.
+ */
+char *
+DynCaughtMessage(MemoryContext cxt)
+{
+	ErrorData  *edata;
+	const char *sep;
+
+	MemoryContextSwitchTo(cxt);
+	edata = CopyErrorData();
+	if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION &&
+		edata->sqlerrcode != ERRCODE_DYN_SERIALIZATION)
+		PG_RE_THROW();
+	FlushErrorState();
+	sep = strstr(edata->message, ": ");
+	return pstrdup(sep != NULL ? sep + 2 : edata->message);
+}

@@ -80,6 +80,9 @@ extern void DynRaiseBody(DynError err, Jsonb *extra, const char *message) pg_att
 /* printf-style formatting into a palloc'd string (messages of any length) */
 extern char *DynFormatV(const char *fmt, va_list args) pg_attribute_printf(1, 0);
 
+/* in PG_CATCH: the message of a caught parser rejection, else re-throw */
+extern char *DynCaughtMessage(MemoryContext cxt);
+
 /* Build the JSON error body (palloc'd text) */
 extern char *DynErrorBody(DynError err, const char *message, Jsonb *extra);
 

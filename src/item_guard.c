@@ -265,26 +265,6 @@ find_columns(TupleDesc desc, int *keyatt, int *itematt)
 	return *keyatt > 0 && *itematt > 0;
 }
 
-/*
- * DynamoDB's message of a caught API error, without the exception name;
- * any other error goes on (called in PG_CATCH)
- */
-static char *
-caught_message(MemoryContext cxt)
-{
-	ErrorData  *edata;
-	const char *sep;
-
-	MemoryContextSwitchTo(cxt);
-	edata = CopyErrorData();
-	if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION &&
-		edata->sqlerrcode != ERRCODE_DYN_SERIALIZATION)
-		PG_RE_THROW();
-	FlushErrorState();
-	sep = strstr(edata->message, ": ");
-	return pstrdup(sep != NULL ? sep + 2 : edata->message);
-}
-
 /* the item parsed as PutItem parses it, or NULL when the parser refuses it */
 static AttrValue *
 parse_item(Jsonb *j, bool *as_stored)
@@ -298,7 +278,7 @@ parse_item(Jsonb *j, bool *as_stored)
 	}
 	PG_CATCH();
 	{
-		(void) caught_message(cxt);
+		(void) DynCaughtMessage(cxt);
 	}
 	PG_END_TRY();
 	return item;
@@ -318,7 +298,7 @@ key_of_item(ItemTableDef *def, const AttrValue *item, char **why)
 	}
 	PG_CATCH();
 	{
-		msg = caught_message(cxt);
+		msg = DynCaughtMessage(cxt);
 	}
 	PG_END_TRY();
 	*why = msg;

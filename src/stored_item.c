@@ -55,17 +55,7 @@ parse_problem(JsonbValue *v, Jsonb *item)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-		const char *sep;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION &&
-			edata->sqlerrcode != ERRCODE_DYN_SERIALIZATION)
-			PG_RE_THROW();
-		FlushErrorState();
-		sep = strstr(edata->message, ": ");
-		msg = pstrdup(sep != NULL ? sep + 2 : edata->message);
+		msg = DynCaughtMessage(cxt);
 	}
 	PG_END_TRY();
 	return msg;
@@ -199,14 +189,7 @@ StoredParseItem(const char *table, const char *index, const ItemKey *key,
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION &&
-			edata->sqlerrcode != ERRCODE_DYN_SERIALIZATION)
-			PG_RE_THROW();
-		FlushErrorState();
+		(void) DynCaughtMessage(cxt);
 	}
 	PG_END_TRY();
 	if (item == NULL)
