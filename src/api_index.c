@@ -40,12 +40,6 @@
 #include "api_index.h"
 #include "gsi.h"
 
-
-
-#define MAX_GSI 20
-#define MAX_LSI 5
-#define MAX_NONKEY_TOTAL 100
-
 static const char *const key_types[] = {"HASH", "RANGE"};
 static const char *const projection_types[] = {"ALL", "KEYS_ONLY", "INCLUDE"};
 
