@@ -141,6 +141,7 @@ typedef struct GwRequest
 } GwRequest;
 
 static int	inflight;			/* requests between first call and completion */
+static int	open_connections;
 static uint64_t request_counter;
 static unsigned char id_salt[12];
 
@@ -638,17 +639,37 @@ request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	__atomic_sub_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 }
 
-/* Nagle off on every accepted socket */
+/*
+ * Beyond --max-connections a new connection is closed as soon as accepted.
+ * (libmicrohttpd's own limit, set higher as a backstop, would stop
+ * accepting instead, leaving clients waiting in the listen queue.)
+ */
+static enum MHD_Result
+accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	if (__atomic_load_n(&open_connections, __ATOMIC_RELAXED) >= opt.max_connections)
+	{
+		if (opt.log)
+			GwLog("connection refused: %d connections are open", opt.max_connections);
+		return MHD_NO;
+	}
+	return MHD_YES;
+}
+
+/* count connections; Nagle off on every accepted socket */
 static void
 connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
 				  enum MHD_ConnectionNotificationCode toe)
 {
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
+		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_RELAXED);
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
 	{
 		const union MHD_ConnectionInfo *ci =
 			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		int			one = 1;
 
+		__atomic_add_fetch(&open_connections, 1, __ATOMIC_RELAXED);
 		if (ci)
 			(void) setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
@@ -897,11 +918,12 @@ main(int argc, char **argv)
 		flags |= MHD_USE_TLS;
 	}
 
-	d = MHD_start_daemon(flags, 0, NULL, NULL, handle_request, NULL,
+	d = MHD_start_daemon(flags, 0, accept_policy, NULL, handle_request, NULL,
 						 MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
 						 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 						 MHD_OPTION_THREAD_POOL_SIZE, (unsigned int) opt.threads,
-						 MHD_OPTION_CONNECTION_LIMIT, (unsigned int) opt.max_connections,
+						 MHD_OPTION_CONNECTION_LIMIT,
+						 (unsigned int) (opt.max_connections + 16 * opt.threads),
 						 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) opt.timeout,
 						 MHD_OPTION_NOTIFY_COMPLETED, request_completed, NULL,
 						 MHD_OPTION_NOTIFY_CONNECTION, connection_notify, NULL,
@@ -928,7 +950,13 @@ main(int argc, char **argv)
 		sig = SIGTERM;
 	GwLog("item_table_gateway: %s received, finishing the requests in progress",
 		  sig == SIGINT ? "SIGINT" : "SIGTERM");
-	MHD_quiesce_daemon(d);
+	/* stop listening: the socket is ours to close after quiescing */
+	{
+		MHD_socket	lfd = MHD_quiesce_daemon(d);
+
+		if (lfd != MHD_INVALID_SOCKET)
+			close(lfd);
+	}
 	for (waited = 0; waited < 3000 && __atomic_load_n(&inflight, __ATOMIC_SEQ_CST) > 0; waited++)
 		usleep(10000);
 	MHD_stop_daemon(d);
