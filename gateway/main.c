@@ -90,6 +90,7 @@
 
 #include <microhttpd.h>
 #include <openssl/rand.h>
+#include <openssl/sha.h>
 #include <zlib.h>
 
 #include "gateway.h"
@@ -143,7 +144,7 @@ typedef struct GwRequest
 static int	inflight;			/* requests between first call and completion */
 static int	open_connections;
 static uint64_t request_counter;
-static unsigned char id_salt[12];
+static unsigned char id_salt[16];
 
 /*
  * GwLog
@@ -183,24 +184,31 @@ mhd_logger(void *cls, const char *fmt, va_list ap)
 		GwLog("http: %s", line);
 }
 
-/* a request id: a counter and a per-process salt, base32, 32 characters */
+/*
+ * A request id: SHA-256 of a per-process random salt and a counter, the
+ * first 160 bits in base32 (32 characters).  Distinct counters make
+ * distinct inputs, so ids repeat only if SHA-256 collides; the hash makes
+ * them look like DynamoDB's opaque ids rather than a sequence.
+ */
 static void
 make_request_id(char *out)
 {
 	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-	unsigned char raw[20];
+	unsigned char raw[sizeof(id_salt) + 8];
+	unsigned char md[SHA256_DIGEST_LENGTH];
 	uint64_t	n = __atomic_add_fetch(&request_counter, 1, __ATOMIC_RELAXED);
 	int			i,
 				bit = 0;
 
-	memcpy(raw, id_salt, 12);
+	memcpy(raw, id_salt, sizeof(id_salt));
 	for (i = 0; i < 8; i++)
-		raw[12 + i] = (unsigned char) (n >> (56 - 8 * i));
+		raw[sizeof(id_salt) + i] = (unsigned char) (n >> (56 - 8 * i));
+	SHA256(raw, sizeof(raw), md);
 	for (i = 0; i < 32; i++, bit += 5)
 	{
 		int			byte = bit / 8,
 					off = bit % 8;
-		unsigned	v = (raw[byte] << 8) | (byte + 1 < 20 ? raw[byte + 1] : 0);
+		unsigned	v = (md[byte] << 8) | md[byte + 1];
 
 		out[i] = alphabet[(v >> (11 - off)) & 31];
 	}
