@@ -167,6 +167,9 @@ typedef struct ApiTag
 	char	   *key;
 	char	   *value;
 } ApiTag;
+/* is the installed catalog 1.2's?  (api_control.c) */
+extern bool ApiCatalogIs12(void);
+extern void ApiRequireCatalog12(const char *parameter);
 extern List *ApiParseTags(ApiRequest *req, Jsonb *arr, const char *field);
 extern void ApiStoreTags(const char *table, List *tags);
 extern char *item_table_endpoint_address;

@@ -35,7 +35,9 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "catalog/namespace.h"
 #include "utils/jsonb.h"
+#include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
 #include "api.h"
@@ -54,6 +56,36 @@ PG_FUNCTION_INFO_V1(item_table_describe_continuous_backups);
 
 /* item_table.endpoint_address (module.c defines the setting) */
 char	   *item_table_endpoint_address = NULL;
+
+/* ----------------------------------------------------------------
+ * the catalog's version
+ * ----------------------------------------------------------------
+ */
+/*
+ * ApiCatalogIs12
+ *		Does the installed catalog have 1.2's columns?  Between installing
+ *		a new library and ALTER EXTENSION item_table UPDATE, the catalog is
+ *		the older one: tables keep working, and only what needs 1.2's
+ *		catalog is refused (ApiRequireCatalog12).
+ */
+bool
+ApiCatalogIs12(void)
+{
+	Oid			nsp = get_namespace_oid("item_table", false);
+	Oid			rel = get_relname_relid("tables", nsp);
+
+	return OidIsValid(rel) && get_attnum(rel, "deletion_protection") != InvalidAttrNumber;
+}
+
+void
+ApiRequireCatalog12(const char *parameter)
+{
+	if (!ApiCatalogIs12())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s needs the item_table 1.2 catalog", parameter),
+				 errhint("Run ALTER EXTENSION item_table UPDATE.")));
+}
 
 /* ----------------------------------------------------------------
  * resource names
@@ -283,6 +315,7 @@ item_table_tag_resource(PG_FUNCTION_ARGS)
 	if (tags == NIL)
 		DynValidation("Atleast one Tag needs to be provided as Input.");
 
+	ApiRequireCatalog12("TagResource");
 	SPI_connect();
 	name = owned_table(arn, "TagResource", "Requested resource not found: ResourcArn: %s not found");
 	ApiStoreTags(name, tags);
@@ -339,6 +372,7 @@ item_table_untag_resource(PG_FUNCTION_ARGS)
 	if (keys == NIL)
 		DynValidation("Atleast one Tag Key needs to be provided as Input.");
 
+	ApiRequireCatalog12("UntagResource");
 	SPI_connect();
 	name = owned_table(arn, "UntagResource", NULL);
 	{
@@ -387,6 +421,7 @@ item_table_list_tags_of_resource(PG_FUNCTION_ARGS)
 	if (ApiGetMember(&req, "NextToken") != NULL)
 		DynValidation("Invalid NextToken");
 
+	ApiRequireCatalog12("ListTagsOfResource");
 	SPI_connect();
 	if (!OidIsValid(table_relid(name)))
 		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: ResourcArn: %s not found", arn);

@@ -124,9 +124,14 @@ static const char *const catalog_columns =
 " t.range_key, t.range_type, t.billing_mode, t.read_capacity, t.write_capacity,"
 " pg_catalog.date_part('epoch', t.created_at)::pg_catalog.float8,"
 " GREATEST(c.reltuples, 0)::pg_catalog.int8,"
-" (c.relpages::pg_catalog.int8 OPERATOR(pg_catalog.*) pg_catalog.current_setting('block_size')::pg_catalog.int8),"
+" (c.relpages::pg_catalog.int8 OPERATOR(pg_catalog.*) pg_catalog.current_setting('block_size')::pg_catalog.int8),";
+
+/* the 1.2 columns, or what a catalog from before 1.2 implies */
+static const char *const catalog_columns_1_2 =
 " t.deletion_protection, t.table_class,"
 " coalesce(pg_catalog.date_part('epoch', t.table_class_updated_at)::pg_catalog.float8, -1)";
+static const char *const catalog_columns_1_1 =
+" false, NULL::pg_catalog.text, -1::pg_catalog.float8";
 
 static void
 read_row(HeapTuple tup, TupleDesc desc, TableRow *row)
@@ -157,9 +162,10 @@ fetch_row(const char *name, TableRow *row)
 {
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		values[1] = {CStringGetTextDatum(name)};
-	char	   *sql = psprintf("SELECT %s FROM item_table.tables t"
+	char	   *sql = psprintf("SELECT %s%s FROM item_table.tables t"
 							   " LEFT JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) t.relid::pg_catalog.oid"
-							   " WHERE t.table_name OPERATOR(pg_catalog.=) $1", catalog_columns);
+							   " WHERE t.table_name OPERATOR(pg_catalog.=) $1", catalog_columns,
+							   ApiCatalogIs12() ? catalog_columns_1_2 : catalog_columns_1_1);
 	int			rc;
 
 	row->stale = false;
@@ -624,6 +630,9 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	else if (throughput_j == NULL)
 		DynValidation("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED");
 
+	if (protect || table_class >= 0 || tags != NIL)
+		ApiRequireCatalog12(protect ? "DeletionProtectionEnabled" :
+							table_class >= 0 ? "TableClass" : "Tags");
 	SPI_connect();
 	if (fetch_row(name, &row))
 		DynRaise(DYN_RESOURCE_IN_USE, "Table already exists: %s", name);
@@ -659,12 +668,19 @@ item_table_create_table(PG_FUNCTION_ARGS)
 			values[10] = CStringGetTextDatum(table_classes[table_class]);
 		else
 			nulls[10] = 'n';
-		exec_catalog("INSERT INTO item_table.tables (table_name, table_id, relid, hash_key, hash_type,"
-					 " range_key, range_type, billing_mode, read_capacity, write_capacity,"
-					 " deletion_protection, table_class)"
-					 " VALUES ($1, pg_catalog.gen_random_uuid(), $2::pg_catalog.oid::pg_catalog.regclass,"
-					 " $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-					 11, argtypes, values, nulls, SPI_OK_INSERT);
+		if (!ApiCatalogIs12())
+			exec_catalog("INSERT INTO item_table.tables (table_name, table_id, relid, hash_key, hash_type,"
+						 " range_key, range_type, billing_mode, read_capacity, write_capacity)"
+						 " VALUES ($1, pg_catalog.gen_random_uuid(), $2::pg_catalog.oid::pg_catalog.regclass,"
+						 " $3, $4, $5, $6, $7, $8, $9)",
+						 9, argtypes, values, nulls, SPI_OK_INSERT);
+		else
+				exec_catalog("INSERT INTO item_table.tables (table_name, table_id, relid, hash_key, hash_type,"
+						 " range_key, range_type, billing_mode, read_capacity, write_capacity,"
+						 " deletion_protection, table_class)"
+						 " VALUES ($1, pg_catalog.gen_random_uuid(), $2::pg_catalog.oid::pg_catalog.regclass,"
+						 " $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+						 11, argtypes, values, nulls, SPI_OK_INSERT);
 	}
 	if (tags != NIL)
 		ApiStoreTags(name, tags);
@@ -999,6 +1015,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 			values[2] = CStringGetTextDatum(table_classes[table_class]);
 		else
 			nulls[2] = 'n';
+		ApiRequireCatalog12(has_protect ? "DeletionProtectionEnabled" : "TableClass");
 		exec_catalog("UPDATE item_table.tables SET deletion_protection = coalesce($2, deletion_protection),"
 					 " table_class_updated_at = CASE WHEN $3 IS NULL THEN table_class_updated_at"
 					 " ELSE pg_catalog.now() END,"
