@@ -1,7 +1,8 @@
--- item_table 1.1 -> 1.2: the access keys of item_table_gateway.
+-- item_table 1.1 -> 1.2
 --
 -- An installation updated with ALTER EXTENSION item_table UPDATE ends with
 -- the same objects as a fresh 1.2 installation (test/upgrade checks it).
+-- Each part below adds what one feature of 1.2 needs.
 
 \echo Use "ALTER EXTENSION item_table UPDATE TO '1.2'" to load this file. \quit
 -- ---------------------------------------------------------------------
@@ -80,3 +81,42 @@ CREATE FUNCTION list_access_keys()
 	$$;
 COMMENT ON FUNCTION list_access_keys() IS
 	'item_table_gateway: the access keys without their secrets (needs SELECT on the columns listed)';
+
+
+-- control plane (tags, deletion protection, table class, limits, endpoints,
+-- continuous backups)
+ALTER TABLE tables
+	ADD COLUMN deletion_protection boolean NOT NULL DEFAULT false,
+	ADD COLUMN table_class text CHECK (table_class IN ('STANDARD', 'STANDARD_INFREQUENT_ACCESS')),
+	ADD COLUMN table_class_updated_at timestamptz;
+
+CREATE TABLE tags (
+	table_name text COLLATE "C" NOT NULL
+		REFERENCES tables (table_name) ON DELETE CASCADE,
+	tag_key text COLLATE "C" NOT NULL,
+	tag_value text NOT NULL,
+	PRIMARY KEY (table_name, tag_key)
+);
+COMMENT ON TABLE tags IS 'item_table catalog: tags of tables (TagResource)';
+SELECT pg_catalog.pg_extension_config_dump('tags', '');
+REVOKE ALL ON tags FROM PUBLIC;
+GRANT SELECT ON tags TO PUBLIC;
+
+CREATE FUNCTION tag_resource(request jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_tag_resource' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION tag_resource(jsonb) IS 'DynamoDB TagResource';
+CREATE FUNCTION untag_resource(request jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_untag_resource' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION untag_resource(jsonb) IS 'DynamoDB UntagResource';
+CREATE FUNCTION list_tags_of_resource(request jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_list_tags_of_resource' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION list_tags_of_resource(jsonb) IS 'DynamoDB ListTagsOfResource';
+CREATE FUNCTION describe_limits(request jsonb DEFAULT '{}') RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_describe_limits' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION describe_limits(jsonb) IS 'DynamoDB DescribeLimits';
+CREATE FUNCTION describe_endpoints(request jsonb DEFAULT '{}') RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_describe_endpoints' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION describe_endpoints(jsonb) IS 'DynamoDB DescribeEndpoints';
+CREATE FUNCTION describe_continuous_backups(request jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_describe_continuous_backups' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION describe_continuous_backups(jsonb) IS 'DynamoDB DescribeContinuousBackups';
