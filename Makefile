@@ -28,7 +28,10 @@ OBJS = \
 	src/gsi.o \
 	src/index_build.o \
 	src/api_query.o \
-	src/item_guard.o
+	src/item_guard.o \
+	src/partiql_parser.o \
+	src/partiql_compile.o \
+	src/api_partiql.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 
@@ -47,7 +50,8 @@ SQL_PARTS = \
 	src/sql/api_item.sql \
 	src/sql/api_batch.sql \
 	src/sql/gsi.sql \
-	src/sql/api_query.sql
+	src/sql/api_query.sql \
+	src/sql/partiql.sql
 
 # Versions: item_table--1.0.sql is the released 1.0 script, kept as it was
 # released; the current version's script is built from src/sql/ (SQL_PARTS),
