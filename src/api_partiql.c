@@ -426,7 +426,7 @@ encode_token(const PqItem *it, JsonbValue *lek)
 static void pg_attribute_noreturn()
 invalid_token(void)
 {
-	DynValidation("The provided NextToken is invalid: it does not belong to this statement");
+	DynValidation("Invalid NextToken: it is not a token this operation returned");
 }
 
 /* the LastEvaluatedKey a NextToken carries, as JSON text */
@@ -467,7 +467,7 @@ decode_token(const PqItem *it, const char *token)
 		invalid_token();
 	if (strlen(statement_hash(it)) != (size_t) h->val.string.len ||
 		memcmp(statement_hash(it), h->val.string.val, h->val.string.len) != 0)
-		invalid_token();
+		DynValidation("Invalid NextToken: it belongs to another statement or other parameters");
 	return json_text(k);
 }
 
