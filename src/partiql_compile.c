@@ -554,6 +554,21 @@ emit_conjuncts(PqBuild *b, List *conj, int min_prec)
 	return out.data;
 }
 
+/* the list without its n-th member (a new list; the fuzz harness has no list_delete) */
+static List *
+list_without(List *l, int n)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, l)
+	{
+		if (foreach_current_index(lc) != n)
+			out = lappend(out, lfirst(lc));
+	}
+	return out;
+}
+
 /*
  * take_key_equality
  *		Find and remove the first conjunct "key = value" (either way
@@ -578,7 +593,7 @@ take_key_equality(List **conj, const char *key)
 
 			if (k->kind == PQO_PATH && path_is(k->path, key) && v->kind == PQO_VALUE)
 			{
-				*conj = foreach_delete_current(*conj, lc);
+				*conj = list_without(*conj, foreach_current_index(lc));
 				return v->value;
 			}
 		}
@@ -614,7 +629,7 @@ take_range_condition(PqBuild *b, List **conj, const char *key, StringInfo out)
 					emit_path(b, k->path, out);
 					appendStringInfo(out, " %s ", cmp_text(side == 0 ? c->op : cmp_flip(c->op)));
 					value_placeholder(b, v->value, out);
-					*conj = foreach_delete_current(*conj, lc);
+					*conj = list_without(*conj, foreach_current_index(lc));
 					return true;
 				}
 			}
@@ -626,7 +641,7 @@ take_range_condition(PqBuild *b, List **conj, const char *key, StringInfo out)
 			if (c->ops[0]->kind == PQO_PATH && path_is(c->ops[0]->path, key))
 			{
 				emit_cond(b, c, out, PREC_LEAF);
-				*conj = foreach_delete_current(*conj, lc);
+				*conj = list_without(*conj, foreach_current_index(lc));
 				return true;
 			}
 		}
