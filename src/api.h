@@ -195,5 +195,9 @@ extern Datum item_table_list_tags_of_resource(PG_FUNCTION_ARGS);
 extern Datum item_table_describe_limits(PG_FUNCTION_ARGS);
 extern Datum item_table_describe_endpoints(PG_FUNCTION_ARGS);
 extern Datum item_table_describe_continuous_backups(PG_FUNCTION_ARGS);
+/* PartiQL (api_partiql.c) */
+extern Datum item_table_execute_statement(PG_FUNCTION_ARGS);
+extern Datum item_table_batch_execute_statement(PG_FUNCTION_ARGS);
+extern Datum item_table_execute_transaction(PG_FUNCTION_ARGS);
 
 #endif							/* ITEM_TABLE_API_H */

@@ -577,6 +577,7 @@ typedef struct ActionEntry
 
 
 static const ActionEntry actions[] = {
+	{"BatchExecuteStatement", item_table_batch_execute_statement},
 	{"BatchGetItem", item_table_batch_get_item},
 	{"BatchWriteItem", item_table_batch_write_item},
 	{"CreateTable", item_table_create_table},
@@ -586,6 +587,8 @@ static const ActionEntry actions[] = {
 	{"DescribeEndpoints", item_table_describe_endpoints},
 	{"DescribeLimits", item_table_describe_limits},
 	{"DescribeTable", item_table_describe_table},
+	{"ExecuteStatement", item_table_execute_statement},
+	{"ExecuteTransaction", item_table_execute_transaction},
 	{"GetItem", item_table_get_item},
 	{"ListTables", item_table_list_tables},
 	{"ListTagsOfResource", item_table_list_tags_of_resource},

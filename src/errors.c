@@ -51,6 +51,7 @@ static const DynErrorInfo dyn_errors[DYN_NUM_ERRORS] = {
 	[DYN_INTERNAL_SERVER_ERROR] = {"InternalServerError", NS_DYNAMODB, ERRCODE_DYN_INTERNAL_SERVER_ERROR, false},
 	[DYN_TABLE_NOT_FOUND] = {"TableNotFoundException", NS_DYNAMODB, ERRCODE_DYN_TABLE_NOT_FOUND, false},
 	[DYN_ACCESS_DENIED] = {"AccessDeniedException", NS_SERVICE, ERRCODE_DYN_ACCESS_DENIED, true},
+	[DYN_DUPLICATE_ITEM] = {"DuplicateItemException", NS_DYNAMODB, ERRCODE_DYN_DUPLICATE_ITEM, false},
 };
 
 const char *

@@ -42,6 +42,7 @@ typedef enum DynError
 	DYN_INTERNAL_SERVER_ERROR,
 	DYN_TABLE_NOT_FOUND,
 	DYN_ACCESS_DENIED,
+	DYN_DUPLICATE_ITEM,
 	DYN_NUM_ERRORS
 } DynError;
 
@@ -64,6 +65,7 @@ typedef enum DynError
 #define ERRCODE_DYN_INTERNAL_SERVER_ERROR			MAKE_SQLSTATE('X','D','0','1','6')
 #define ERRCODE_DYN_TABLE_NOT_FOUND					MAKE_SQLSTATE('X','D','0','1','7')
 #define ERRCODE_DYN_ACCESS_DENIED					MAKE_SQLSTATE('X','D','0','1','8')
+#define ERRCODE_DYN_DUPLICATE_ITEM					MAKE_SQLSTATE('X','D','0','1','9')
 
 /* Name ("ValidationException") and namespace of an exception */
 extern const char *DynErrorName(DynError err);
