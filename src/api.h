@@ -96,23 +96,23 @@ typedef struct ItemTableDef
 } ItemTableDef;
 
 /* look up a table; ResourceNotFoundException when it does not exist */
-extern ItemTableDef *ApiLookupTable(const char *name);
-extern void ApiForgetTable(const char *name);
-extern SPIPlanPtr ApiTablePlan(ItemTableDef *def, SPIPlanPtr *slot,
+extern ItemTableDef *TableDefLookup(const char *name);
+extern void TableDefForget(const char *name);
+extern SPIPlanPtr TableDefPlan(ItemTableDef *def, SPIPlanPtr *slot,
 							   const char *sql_template, int nargs, Oid *argtypes);
 /* the same, prepared with SPI_prepare_cursor() and these CURSOR_OPT_* options */
-extern SPIPlanPtr ApiTablePlanOpts(ItemTableDef *def, SPIPlanPtr *slot,
+extern SPIPlanPtr TableDefPlanOpts(ItemTableDef *def, SPIPlanPtr *slot,
 								   const char *sql_template, int nargs,
 								   Oid *argtypes, int cursor_options);
 
 /* ---- keys ---- */
 
 /* the item_key of an item (VE when key attributes are missing/mistyped) */
-extern ItemKey *ApiKeyFromItem(ItemTableDef *def, const AttrValue *item);
+extern ItemKey *TableDefKeyFromItem(ItemTableDef *def, const AttrValue *item);
 /* the item_key of a Key parameter (exactly the key attributes) */
-extern ItemKey *ApiKeyFromKeyParam(ItemTableDef *def, const AttrValue *key);
+extern ItemKey *TableDefKeyFromKeyParam(ItemTableDef *def, const AttrValue *key);
 /* the key attributes of an item as a new map */
-extern AttrValue *ApiKeyAttributes(ItemTableDef *def, const AttrValue *item);
+extern AttrValue *TableDefKeyAttributes(ItemTableDef *def, const AttrValue *item);
 
 /* ---- reading and writing items through SPI ---- */
 extern Jsonb *ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock);
@@ -121,9 +121,9 @@ extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiDeleteItem(ItemTableDef *def, ItemKey *key);
 
 /* ---- the write the API is about to make (see api_common.c) ---- */
-extern void ApiExpectWrite(Oid relid, const ItemKey *key, const Jsonb *item);
-extern void ApiExpectNoWrite(void);
-extern bool ApiIsExpectedWrite(Oid relid, Datum key, Datum item);
+extern void ItemGuardExpectWrite(Oid relid, const ItemKey *key, const Jsonb *item);
+extern void ItemGuardExpectNoWrite(void);
+extern bool ItemGuardIsExpectedWrite(Oid relid, Datum key, Datum item);
 
 
 /* ---- responses ---- */

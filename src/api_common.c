@@ -394,7 +394,7 @@ key_type_from_text(const char *t)
 }
 
 void
-ApiForgetTable(const char *name)
+TableDefForget(const char *name)
 {
 	TableCacheEntry *e;
 
@@ -408,7 +408,7 @@ ApiForgetTable(const char *name)
 	}
 }
 /*
- * ApiLookupTable
+ * TableDefLookup
  *		The catalog entry of a table (SPI must be connected).  Raises
  *		ResourceNotFoundException for an unknown table.  The result lives in
  *		CacheMemoryContext for the rest of the session; a relcache
@@ -416,7 +416,7 @@ ApiForgetTable(const char *name)
  *		place, so any number of them can be held at once.
  */
 ItemTableDef *
-ApiLookupTable(const char *name)
+TableDefLookup(const char *name)
 {
 	TableCacheEntry *e;
 	bool		found;
@@ -478,24 +478,24 @@ ApiLookupTable(const char *name)
 }
 
 /*
- * ApiTablePlan
+ * TableDefPlan
  *		The plan in *slot, prepared from sql_template (one %s: the physical
  *		table's qualified name) on first use and kept.
  */
 SPIPlanPtr
-ApiTablePlan(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
+TableDefPlan(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
 			 int nargs, Oid *argtypes)
 {
-	return ApiTablePlanOpts(def, slot, sql_template, nargs, argtypes, 0);
+	return TableDefPlanOpts(def, slot, sql_template, nargs, argtypes, 0);
 }
 
 /*
- * ApiTablePlanOpts
- *		ApiTablePlan with cursor options (SPI_prepare_cursor), e.g. to ask
+ * TableDefPlanOpts
+ *		TableDefPlan with cursor options (SPI_prepare_cursor), e.g. to ask
  *		for a generic plan made for fetching the first rows fast.
  */
 SPIPlanPtr
-ApiTablePlanOpts(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
+TableDefPlanOpts(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
 				 int nargs, Oid *argtypes, int cursor_options)
 {
 	char	   *relname;
@@ -547,7 +547,7 @@ build_key(ItemTableDef *def, const AttrValue *h, const AttrValue *r)
 }
 
 ItemKey *
-ApiKeyFromItem(ItemTableDef *def, const AttrValue *item)
+TableDefKeyFromItem(ItemTableDef *def, const AttrValue *item)
 {
 	const AttrValue *h = AttrMapGet(item, def->hash_key, strlen(def->hash_key));
 	const AttrValue *r = NULL;
@@ -575,7 +575,7 @@ ApiKeyFromItem(ItemTableDef *def, const AttrValue *item)
 }
 
 ItemKey *
-ApiKeyFromKeyParam(ItemTableDef *def, const AttrValue *key)
+TableDefKeyFromKeyParam(ItemTableDef *def, const AttrValue *key)
 {
 	const AttrValue *h = AttrMapGet(key, def->hash_key, strlen(def->hash_key));
 	const AttrValue *r = NULL;
@@ -593,7 +593,7 @@ ApiKeyFromKeyParam(ItemTableDef *def, const AttrValue *key)
 }
 
 AttrValue *
-ApiKeyAttributes(ItemTableDef *def, const AttrValue *item)
+TableDefKeyAttributes(ItemTableDef *def, const AttrValue *item)
 {
 	AttrValue  *keys = AttrNewMap();
 	AttrValue  *v = AttrMapGet(item, def->hash_key, strlen(def->hash_key));
@@ -775,11 +775,11 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 		return item;
 	}
 	if (lock)
-		plan = ApiTablePlan(def, &def->plan_get_lock,
+		plan = TableDefPlan(def, &def->plan_get_lock,
 							"SELECT item FROM %s WHERE key OPERATOR(item_table.=) $1 FOR UPDATE",
 							1, argtypes);
 	else
-		plan = ApiTablePlan(def, &def->plan_get,
+		plan = TableDefPlan(def, &def->plan_get,
 							"SELECT item FROM %s WHERE key OPERATOR(item_table.=) $1",
 							1, argtypes);
 	rc = SPI_execute_plan(plan, &arg, NULL, !lock, 1);
@@ -804,12 +804,12 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	SPIPlanPtr	plan;
 	int			rc;
 
-	plan = ApiTablePlan(def, &def->plan_insert,
+	plan = TableDefPlan(def, &def->plan_insert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
 						2, argtypes);
-	ApiExpectWrite(def->relid, key, item);
+	ItemGuardExpectWrite(def->relid, key, item);
 	rc = SPI_execute_plan(plan, args, NULL, false, 0);
-	ApiExpectNoWrite();
+	ItemGuardExpectNoWrite();
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "item insert failed: %s", SPI_result_code_string(rc));
 	return SPI_processed == 1;
@@ -840,23 +840,23 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 
 		forget_locked(def);
 		args[2] = PointerGetDatum(&tid);
-		plan = ApiTablePlan(def, &def->plan_update_tid,
+		plan = TableDefPlan(def, &def->plan_update_tid,
 							"UPDATE %s SET item = $2 WHERE ctid = $3 AND key OPERATOR(item_table.=) $1",
 							3, argtypes);
-		ApiExpectWrite(def->relid, key, item);
+		ItemGuardExpectWrite(def->relid, key, item);
 		rc = SPI_execute_plan(plan, args, NULL, false, 0);
-		ApiExpectNoWrite();
+		ItemGuardExpectNoWrite();
 		if (rc != SPI_OK_UPDATE)
 			elog(ERROR, "item update failed: %s", SPI_result_code_string(rc));
 		if (SPI_processed == 1)
 			return;
 	}
-	plan = ApiTablePlan(def, &def->plan_update,
+	plan = TableDefPlan(def, &def->plan_update,
 						"UPDATE %s SET item = $2 WHERE key OPERATOR(item_table.=) $1",
 						2, argtypes);
-	ApiExpectWrite(def->relid, key, item);
+	ItemGuardExpectWrite(def->relid, key, item);
 	rc = SPI_execute_plan(plan, args, NULL, false, 0);
-	ApiExpectNoWrite();
+	ItemGuardExpectNoWrite();
 	if (rc != SPI_OK_UPDATE)
 		elog(ERROR, "item update failed: %s", SPI_result_code_string(rc));
 }
@@ -869,7 +869,7 @@ ApiDeleteItem(ItemTableDef *def, ItemKey *key)
 	SPIPlanPtr	plan;
 	int			rc;
 
-	plan = ApiTablePlan(def, &def->plan_delete,
+	plan = TableDefPlan(def, &def->plan_delete,
 						"DELETE FROM %s WHERE key OPERATOR(item_table.=) $1",
 						1, argtypes);
 	rc = SPI_execute_plan(plan, &arg, NULL, false, 0);
@@ -902,7 +902,7 @@ static struct
 static void
 expected_write_xact_end(XactEvent event, void *arg)
 {
-	ApiExpectNoWrite();
+	ItemGuardExpectNoWrite();
 }
 
 static void
@@ -910,16 +910,16 @@ expected_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
 						   SubTransactionId parentSubid, void *arg)
 {
 	if (event == SUBXACT_EVENT_ABORT_SUB)
-		ApiExpectNoWrite();
+		ItemGuardExpectNoWrite();
 }
 
 /*
- * ApiExpectWrite
+ * ItemGuardExpectWrite
  *		Register the row the next statement writes to relid; key and item
- *		must stay valid until ApiExpectNoWrite().
+ *		must stay valid until ItemGuardExpectNoWrite().
  */
 void
-ApiExpectWrite(Oid relid, const ItemKey *key, const Jsonb *item)
+ItemGuardExpectWrite(Oid relid, const ItemKey *key, const Jsonb *item)
 {
 	static bool callbacks = false;
 
@@ -935,7 +935,7 @@ ApiExpectWrite(Oid relid, const ItemKey *key, const Jsonb *item)
 }
 
 void
-ApiExpectNoWrite(void)
+ItemGuardExpectNoWrite(void)
 {
 	expected_write.relid = InvalidOid;
 	expected_write.key = NULL;
@@ -957,12 +957,12 @@ same_bytes(Datum d, const struct varlena *expected)
 }
 
 /*
- * ApiIsExpectedWrite
+ * ItemGuardIsExpectedWrite
  *		Is (key, item), a row about to be written to relid, the registered
  *		write?
  */
 bool
-ApiIsExpectedWrite(Oid relid, Datum key, Datum item)
+ItemGuardIsExpectedWrite(Oid relid, Datum key, Datum item)
 {
 	return OidIsValid(relid) && relid == expected_write.relid &&
 		same_bytes(key, expected_write.key) &&

@@ -181,7 +181,7 @@ forget_stale_table(const char *name)
 
 	exec_catalog("DELETE FROM item_table.tables WHERE table_name OPERATOR(pg_catalog.=) $1",
 				 1, argtypes, values, NULL, SPI_OK_DELETE);
-	ApiForgetTable(name);
+	TableDefForget(name);
 }
 
 static void
@@ -687,7 +687,7 @@ item_table_delete_table(PG_FUNCTION_ARGS)
 		exec_catalog("DELETE FROM item_table.tables WHERE table_name OPERATOR(pg_catalog.=) $1",
 					 1, argtypes, values, NULL, SPI_OK_DELETE);
 	}
-	ApiForgetTable(name);
+	TableDefForget(name);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
@@ -752,7 +752,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	}
 
 	SPI_connect();
-	def = ApiLookupTable(name);
+	def = TableDefLookup(name);
 	/* changing a table is its owner's right, as ALTER TABLE is */
 	ItemCheckOwner(def->relid);
 	foreach(lc, ApiArrayOfObjects(updates_j, "GlobalSecondaryIndexUpdates"))
@@ -785,7 +785,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		 * already dropped.  Reads are not blocked.
 		 */
 		LockRelationOid(def->relid, ShareRowExclusiveLock);
-		def = ApiLookupTable(name);
+		def = TableDefLookup(name);
 	}
 
 	foreach(lc, updates)

@@ -326,7 +326,7 @@ GsiFindLocked(Oid base_relid, const char *index_name, LOCKMODE mode)
 }
 
 char *
-GsiQualifiedName(Oid relid)
+ItemQualifiedName(Oid relid)
 {
 	char	   *rel = get_rel_name(relid);
 
@@ -537,7 +537,7 @@ index_plan(IndexDef *idx, SPIPlanPtr *slot, const char *fmt, int nargs)
 
 	if (*slot != NULL)
 		return *slot;
-	plan = ItemPrepareKept(psprintf(fmt, GsiQualifiedName(idx->relid)), nargs, argtypes, 0);
+	plan = ItemPrepareKept(psprintf(fmt, ItemQualifiedName(idx->relid)), nargs, argtypes, 0);
 	*slot = plan;
 	return plan;
 }
@@ -668,7 +668,7 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 		for (i = 0; i < t->nindexes; i++)
 		{
 			int			rc = SPI_execute(psprintf("TRUNCATE %s",
-												  GsiQualifiedName(t->indexes[i].relid)),
+												  ItemQualifiedName(t->indexes[i].relid)),
 										 false, 0);
 
 			if (rc != SPI_OK_UTILITY)

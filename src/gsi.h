@@ -89,7 +89,7 @@ extern void GsiIndexUpsert(IndexDef *idx, ItemKey *ikey, Datum basekey, Jsonb *i
 extern void GsiAsIndexOwner(Oid index_relid, ItemRoleSwitch *sw);
 
 /* the qualified, quoted name of a relation, for plan text */
-extern char *GsiQualifiedName(Oid relid);
+extern char *ItemQualifiedName(Oid relid);
 
 /*
  * ERROR unless the current user may read the indexes of a base table:

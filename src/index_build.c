@@ -59,7 +59,7 @@ PG_FUNCTION_INFO_V1(item_table_backfill_indexes);
 static TableIndexes *
 load_by_name(const char *table_name)
 {
-	ItemTableDef *def = ApiLookupTable(table_name);
+	ItemTableDef *def = TableDefLookup(table_name);
 
 	return GsiLoad(def->relid);
 }
@@ -120,7 +120,7 @@ item_table_verify(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
-	def = ApiLookupTable(table);
+	def = TableDefLookup(table);
 	/* a mismatch shows the stored index row: an index read */
 	GsiCheckIndexRead(def->relid, def->name);
 	t = GsiLoad(def->relid);
@@ -151,7 +151,7 @@ item_table_verify(PG_FUNCTION_ARGS)
 					   " FULL JOIN %s i ON i.ikey OPERATOR(item_table.=) x.ikey AND i.key OPERATOR(item_table.=) x.key"
 					   " WHERE i.key IS NULL OR x.key IS NULL OR i.item OPERATOR(pg_catalog.<>) x.item"
 					   " ORDER BY 2, 3",
-					   GsiQualifiedName(def->relid), GsiQualifiedName(idx->relid));
+					   ItemQualifiedName(def->relid), ItemQualifiedName(idx->relid));
 		rc = SPI_execute_with_args(sql, 2, argtypes, args, NULL, true, 0);
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "verify failed: %s", SPI_result_code_string(rc));
@@ -274,7 +274,7 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch_size must be positive")));
 	SPI_connect_ext(SPI_OPT_NONATOMIC);
-	def = ApiLookupTable(table);
+	def = TableDefLookup(table);
 	base_relid = def->relid;
 	/* filling an index is part of changing the table: the owner's right */
 	ItemCheckOwner(base_relid);
@@ -290,7 +290,7 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 		SPI_finish();
 		PG_RETURN_VOID();
 	}
-	base = GsiQualifiedName(base_relid);
+	base = ItemQualifiedName(base_relid);
 	{
 		ItemRoleSwitch sw;
 		bool		isnull;

@@ -12,7 +12,7 @@
  * the API's own rules (AttrItemFromJsonbStored: one typed value per
  * attribute, payloads, names, nesting, sets; at most 400 KB by DynamoDB's
  * size formula), with the table's key attributes present, of their
- * declared types and within the key limits (ApiKeyFromItem), and its key
+ * declared types and within the key limits (TableDefKeyFromItem), and its key
  * column must be the key those attributes make.  A NULL key is computed
  * from the item, and an item not in stored form (a number written "1.50",
  * a set out of order) is replaced by its stored form, so plain SQL may
@@ -22,7 +22,7 @@
  * no catalog query.
  *
  * The API validates what it writes before it plans the write; its write
- * helpers register the row (ApiExpectWrite, api_common.c) and the guard
+ * helpers register the row (ItemGuardExpectWrite, api_common.c) and the guard
  * lets through, after a relid test and two memcmp, exactly the registered
  * key and item bytes.  Everything else is checked in full.
  *
@@ -294,7 +294,7 @@ key_of_item(ItemTableDef *def, const AttrValue *item, char **why)
 
 	PG_TRY();
 	{
-		key = ApiKeyFromItem(def, item);
+		key = TableDefKeyFromItem(def, item);
 	}
 	PG_CATCH();
 	{
@@ -428,7 +428,7 @@ item_table_item_guard(PG_FUNCTION_ARGS)
 	itemd = heap_getattr(tup, itematt, RelationGetDescr(rel), &inull);
 
 	/* the row the API validated and is writing now */
-	if (!knull && !inull && ApiIsExpectedWrite(RelationGetRelid(rel), keyd, itemd))
+	if (!knull && !inull && ItemGuardIsExpectedWrite(RelationGetRelid(rel), keyd, itemd))
 		return PointerGetDatum(tup);
 	return PointerGetDatum(check_row(rel, tup, keyatt, keyd, knull, itematt, itemd, inull));
 }
