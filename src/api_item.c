@@ -36,6 +36,7 @@
 #include "utils/memutils.h"
 
 #include "api.h"
+#include "item_guard.h"
 #include "expr.h"
 
 PG_FUNCTION_INFO_V1(item_table_put_item);

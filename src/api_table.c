@@ -793,7 +793,8 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		ApiRequest	sub;
 		Jsonb	   *create;
 		Jsonb	   *del;
-		TableIndexes *t = GsiLoad(def->relid);
+		/* the indexes as the previous update left them */
+		ItemTableDef *t = TableDefByRelid(def->relid);
 
 		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
 		create = ApiGetObject(&sub, "Create");
@@ -812,7 +813,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 			ix = ApiParseIndex(&cr, create, false, 1);
 			ApiRequestCheck(&cr);
 			ApiCheckIndex(ix, def->hash_key, def->range_key);
-			if (GsiFind(t, ix->name) != NULL)
+			if (t != NULL && TableDefFindIndex(t, ix->name) != NULL)
 				DynValidation("One or more parameter values were invalid: Attempting to create an index which already exists");
 			for (i = 0; t != NULL && i < t->nindexes; i++)
 				ngsi += !t->indexes[i].is_local;
@@ -871,11 +872,13 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		{
 			ApiRequest	dr;
 			char	   *iname;
+			IndexDef   *idx;
 
 			ApiRequestInit(&dr, del);
 			iname = ApiGetTableName(&dr, "IndexName", "indexName", true);
 			ApiRequestCheck(&dr);
-			if (GsiFind(t, iname) == NULL || GsiFind(t, iname)->is_local)
+			idx = t != NULL ? TableDefFindIndex(t, iname) : NULL;
+			if (idx == NULL || idx->is_local)
 				DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Requested index %s not found", iname);
 			ApiDropIndexTables(name, iname);
 			CacheInvalidateRelcacheByRelid(def->relid);
