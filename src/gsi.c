@@ -26,6 +26,10 @@
  * serialize on the base row and cannot interleave their index changes.
  * Writers of different base items may contend on index pages only.
  *
+ * The definitions of the indexes come from table_def.c, read with the
+ * table's own definition and cached with it; the trigger finds them by the
+ * base table's relid (TableDefByRelid), at no catalog query per row.
+ *
  * Index maintenance runs as the owner of the index table, like
  * PostgreSQL's foreign-key triggers: a role allowed to write the base table
  * need not be granted the index tables.
