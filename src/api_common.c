@@ -22,9 +22,10 @@
  * Writes and reads and the item guard.  The write helpers register the row
  * they are about to write (ItemGuardExpectWrite), so that the item guard
  * trigger (item_guard.c) lets exactly that row through without validating
- * it again.  Every read of a stored item checks it cheaply (a NULL test, the column types, the
- * layout walk or the parse) and raises XX001 naming the table for a row
- * that only a superuser past the guards could have written.
+ * it again.  Every read of a stored item checks it cheaply (a NULL test,
+ * the column types, the layout walk or the parse) and raises XX001 naming
+ * the table for a row that only a superuser past the guards could have
+ * written.
  *
  *-------------------------------------------------------------------------
  */
@@ -45,13 +46,10 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/hsearch.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
-#include "utils/relcache.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"

@@ -71,6 +71,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
@@ -89,8 +90,6 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
-#include "utils/hsearch.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -107,11 +106,11 @@ PG_FUNCTION_INFO_V1(item_table_ddl_guard);
 /* ----------------------------------------------------------------
  * the write the API is about to make
  *
- * The item guard (item_guard.c) validates every row written to an item
- * table, except the one the API has just validated itself and is writing
- * now: the write helpers register (table, key, item) here right before
- * they run their statement and clear it right after, and the guard lets a
- * row through unchecked only when its table matches and its key and item
+ * The item guard validates every row written to an item table, except the
+ * one the API has just validated itself and is writing now: the API's
+ * write helpers (api_common.c) register (table, key, item) here right
+ * before they run their statement and clear it right after, and the guard
+ * lets a row through unchecked only when its table matches and its key and item
  * are byte for byte the registered ones.  Whatever else the statement
  * writes (rows a user's trigger changed, nested writes) differs and is
  * checked.  Matching bytes make a stale registration harmless, but one

@@ -21,7 +21,9 @@
  * they change its index rows.  The callback only marks; the next lookup,
  * which runs where SPI may be used, reads the catalog again.  The read
  * takes a fresh snapshot (SPI read-write mode), so a refresh triggered by
- * another session's committed change sees that change.
+ * another session's committed change sees that change; an invalidation
+ * that arrives while the read runs leaves the new version marked stale, to
+ * be read again by the next lookup.
  *
  * Lifetimes.  An entry is never removed, and its ItemTableDef never moves:
  * a batch may hold the definitions of several tables, and each stays
@@ -36,12 +38,17 @@
  * Nothing is compared by address: the locked-row hint compares key bytes.
  *
  * Plans.  A definition carries slots for prepared plans on its physical
- * table (the API's per-table plan cache) and on each index table (the
- * index trigger's writes, Query's reads), named in table_def.h for the
- * files that fill them.  Those files prepare the plans and own their SQL;
- * this file only frees them, with the version they were made for.  Plan
- * text names the physical table by its catalog name, quoted; user input
- * never becomes SQL text: keys and items are parameters.
+ * table -- the API's per-table plan cache: item reads and writes, Query and
+ * Scan -- and on each index table (the index trigger's writes, Query's
+ * reads), grouped in table_def.h by the file that fills them.  They are
+ * kept with the definition rather than in a cache of their own because
+ * their lifetime is the definition's: a plan names the physical table and
+ * must go when the definition changes, and one invalidation callback then
+ * suffices.  The files that use the slots prepare the plans and own their
+ * SQL (TableDefPlan for the table's); this file only frees them, with the
+ * version they were made for.  Plan text names the physical table by its
+ * catalog name, quoted; user input never becomes SQL text: keys and items
+ * are parameters.
  *
  * Keys.  The item_key of an item or of a Key parameter is built here, with
  * DynamoDB's checks and messages (missing or mistyped key attribute, empty
@@ -98,6 +105,8 @@ static HTAB *defs_by_name = NULL;
 static HTAB *defs_by_relid = NULL;
 /* versions replaced in this transaction (NULL: none) */
 static MemoryContext retired_cxt = NULL;
+/* relcache invalidations seen, to notice one that arrives during a read */
+static uint64 inval_count = 0;
 
 /* ----------------------------------------------------------------
  * invalidation and versions
@@ -114,6 +123,7 @@ table_def_inval(Datum arg, Oid relid)
 	HASH_SEQ_STATUS status;
 	TableDefEntry *e;
 
+	inval_count++;
 	hash_seq_init(&status, defs_by_name);
 	while ((e = hash_seq_search(&status)) != NULL)
 	{
@@ -348,6 +358,7 @@ load_def(Datum key, bool by_relid)
 	HeapTuple	tup;
 	uint64		n;
 	uint64		i;
+	uint64		invals = inval_count;
 	int			rc;
 	bool		isnull;
 
@@ -413,7 +424,13 @@ load_def(Datum key, bool by_relid)
 		}
 		r = hash_search(defs_by_relid, &def->relid, HASH_ENTER, NULL);
 		r->def = def;
-		def->valid = true;
+
+		/*
+		 * An invalidation processed while the catalog was read may stand
+		 * for a change the read did not see: use what was read, but read
+		 * again next time.
+		 */
+		def->valid = inval_count == invals;
 	}
 	SPI_finish();
 	return def;
