@@ -110,10 +110,10 @@ PG_FUNCTION_INFO_V1(item_table_ddl_guard);
  * one the API has just validated itself and is writing now: the API's
  * write helpers (api_common.c) register (table, key, item) here right
  * before they run their statement and clear it right after, and the guard
- * lets a row through unchecked only when its table matches and its key and item
- * are byte for byte the registered ones.  Whatever else the statement
- * writes (rows a user's trigger changed, nested writes) differs and is
- * checked.  Matching bytes make a stale registration harmless, but one
+ * lets a row through unchecked only when its table matches and its key
+ * and item are byte for byte the registered ones.  Whatever else the
+ * statement writes (rows a user's trigger changed, nested writes) differs
+ * and is checked.  Matching bytes make a stale registration harmless, but one
  * left behind by an error would point into freed memory: transaction and
  * subtransaction ends clear it.
  * ----------------------------------------------------------------
