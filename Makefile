@@ -11,6 +11,7 @@ OBJS = \
 	src/key_gist.o \
 	src/errors.o \
 	src/catalog.o \
+	src/table_def.o \
 	src/attr_value.o \
 	src/stored_item.o \
 	src/api_common.o \

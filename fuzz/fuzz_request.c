@@ -4,7 +4,7 @@
  *		libFuzzer target: reading a request (api_common.c ApiRequest*,
  *		ApiGet*, ApiReadPlaceholders in api_item.c), the placeholders and
  *		expressions it carries (expr_common.c, expr_parser.c), and the item
- *		and key it names (attr_value.c, ApiKeyFrom*).
+ *		and key it names (attr_value.c, TableDefKeyFrom*).
  *
  * The input is the JSON text of a request body.  It is read the way the
  * item operations read theirs, in DynamoDB's order (shape and all
@@ -174,8 +174,8 @@ run_key(void *arg)
 	const char *why = NULL;
 	AttrValue  *keyattrs;
 
-	key = run->from_item ? ApiKeyFromItem(def, run->attrs) :
-		ApiKeyFromKeyParam(def, run->attrs);
+	key = run->from_item ? TableDefKeyFromItem(def, run->attrs) :
+		TableDefKeyFromKeyParam(def, run->attrs);
 	fz_check(KeyCodecDecode(ITEMKEY_DATA(key), ITEMKEY_LEN(key), &parsed, &why),
 			 "a key built from a request does not decode: %s", why);
 	fz_check(parsed.bound == ITEMKEY_EXACT, "a key built from a request is a bound");
@@ -186,7 +186,7 @@ run_key(void *arg)
 				   AttrMapGet(run->attrs, def->range_key, strlen(def->range_key)), "sort");
 	else
 		fz_check(parsed.sort.type == ITEMKEY_NONE, "hash-only key with a sort part");
-	keyattrs = ApiKeyAttributes(def, run->attrs);
+	keyattrs = TableDefKeyAttributes(def, run->attrs);
 	fz_check(keyattrs->u.map.count == (def->range_key ? 2 : 1),
 			 "key attributes of a keyed item: %d", keyattrs->u.map.count);
 

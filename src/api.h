@@ -2,8 +2,8 @@
  *
  * api.h
  *		Shared machinery of the DynamoDB API functions: request reading and
- *		shape validation, the table catalog cache with its prepared plans,
- *		consumed capacity, and response building.
+ *		shape validation, item reads and writes on a table's definition
+ *		(table_def.h), consumed capacity, and response building.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,6 +20,7 @@
 #include "errors.h"
 #include "expr.h"
 #include "item_table.h"
+#include "table_def.h"
 
 
 /* ---- reading a request ---- */
@@ -63,68 +64,11 @@ extern char *ApiGetTableName(ApiRequest *req, const char *name,
 extern void ApiRejectLegacy(ApiRequest *req, const char *const *legacy,
 							int nlegacy, const char *expression_params);
 
-/* ---- the catalog ---- */
-typedef struct ItemTableDef
-{
-	char	   *name;			/* DynamoDB table name */
-	Oid			relid;			/* physical table */
-	char	   *hash_key;
-	AttrType	hash_type;
-	char	   *range_key;		/* NULL when hash-only */
-	AttrType	range_type;
-	bool		valid;			/* cleared by relcache invalidation */
-	/* prepared plans on the physical table (NULL until first use) */
-	SPIPlanPtr	plan_get;
-	SPIPlanPtr	plan_get_lock;
-	SPIPlanPtr	plan_insert;
-	SPIPlanPtr	plan_update;
-	SPIPlanPtr	plan_delete;
-	SPIPlanPtr	plan_upsert;
-	SPIPlanPtr	plan_update_tid;
-	/*
-	 * The row version locked by the last direct ApiFetchItem(lock): a copy
-	 * of its key (CacheMemoryContext) and its tuple id, a hint that the
-	 * next ApiUpdateItem of the same key uses (the UPDATE still checks the
-	 * key).
-	 */
-	ItemKey    *locked_key;
-	ItemPointerData locked_tid;
-	/* Query and Scan (api_query.c): read forward, backward, one segment */
-	SPIPlanPtr	plan_read_forward;
-	SPIPlanPtr	plan_read_backward;
-	SPIPlanPtr	plan_read_segment;
-} ItemTableDef;
-
-/* look up a table; ResourceNotFoundException when it does not exist */
-extern ItemTableDef *ApiLookupTable(const char *name);
-extern void ApiForgetTable(const char *name);
-extern SPIPlanPtr ApiTablePlan(ItemTableDef *def, SPIPlanPtr *slot,
-							   const char *sql_template, int nargs, Oid *argtypes);
-/* the same, prepared with SPI_prepare_cursor() and these CURSOR_OPT_* options */
-extern SPIPlanPtr ApiTablePlanOpts(ItemTableDef *def, SPIPlanPtr *slot,
-								   const char *sql_template, int nargs,
-								   Oid *argtypes, int cursor_options);
-
-/* ---- keys ---- */
-
-/* the item_key of an item (VE when key attributes are missing/mistyped) */
-extern ItemKey *ApiKeyFromItem(ItemTableDef *def, const AttrValue *item);
-/* the item_key of a Key parameter (exactly the key attributes) */
-extern ItemKey *ApiKeyFromKeyParam(ItemTableDef *def, const AttrValue *key);
-/* the key attributes of an item as a new map */
-extern AttrValue *ApiKeyAttributes(ItemTableDef *def, const AttrValue *item);
-
 /* ---- reading and writing items through SPI ---- */
 extern Jsonb *ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock);
 extern bool ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiDeleteItem(ItemTableDef *def, ItemKey *key);
-
-/* ---- the write the API is about to make (see api_common.c) ---- */
-extern void ApiExpectWrite(Oid relid, const ItemKey *key, const Jsonb *item);
-extern void ApiExpectNoWrite(void);
-extern bool ApiIsExpectedWrite(Oid relid, Datum key, Datum item);
-
 
 /* ---- responses ---- */
 typedef enum ReturnConsumedCapacity

@@ -279,10 +279,10 @@ item_table_batch_get_item(PG_FUNCTION_ARGS)
 		BatchGetTable *t = (BatchGetTable *) lfirst(lc);
 		ListCell   *kc;
 
-		t->def = ApiLookupTable(t->name);
+		t->def = TableDefLookup(t->name);
 		foreach(kc, t->keyattrs)
 		{
-			ItemKey    *k = ApiKeyFromKeyParam(t->def, (AttrValue *) lfirst(kc));
+			ItemKey    *k = TableDefKeyFromKeyParam(t->def, (AttrValue *) lfirst(kc));
 			ListCell   *pc;
 
 			foreach(pc, t->keys)
@@ -490,10 +490,10 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 		BatchWrite *w = (BatchWrite *) lfirst(lc);
 		ListCell   *pc;
 
-		w->def = ApiLookupTable(w->table);
+		w->def = TableDefLookup(w->table);
 		if (w->is_put)
 		{
-			w->key = ApiKeyFromItem(w->def, w->value);
+			w->key = TableDefKeyFromItem(w->def, w->value);
 			w->size = AttrItemSize(w->value);
 			if (w->size > ATTR_MAX_ITEM_SIZE)
 				DynValidation("Item size has exceeded the maximum allowed size");
@@ -501,7 +501,7 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 				w->itemj = AttrItemToJsonb(w->value);
 		}
 		else
-			w->key = ApiKeyFromKeyParam(w->def, w->value);
+			w->key = TableDefKeyFromKeyParam(w->def, w->value);
 		foreach(pc, writes)
 		{
 			BatchWrite *o = (BatchWrite *) lfirst(pc);
@@ -607,8 +607,8 @@ item_table_transact_get_items(PG_FUNCTION_ARGS)
 		TxGet	   *g = (TxGet *) lfirst(lc);
 		ListCell   *pc;
 
-		g->def = ApiLookupTable(g->table);
-		g->key = ApiKeyFromKeyParam(g->def, g->keyattrs);
+		g->def = TableDefLookup(g->table);
+		g->key = TableDefKeyFromKeyParam(g->def, g->keyattrs);
 		foreach(pc, parsed)
 		{
 			TxGet	   *o = (TxGet *) lfirst(pc);
@@ -863,7 +863,7 @@ check_action(TxAction *a)
 				a->new = NULL;
 				break;
 			}
-			base = a->old ? a->old : ApiKeyAttributes(a->def, a->keyattrs);
+			base = a->old ? a->old : TableDefKeyAttributes(a->def, a->keyattrs);
 			a->new = ExprApplyUpdate(a->upd, base, a->old != NULL);
 			if (AttrItemSize(a->new) > ATTR_MAX_ITEM_SIZE)
 				DynValidation("Item size to update has exceeded the maximum allowed size");
@@ -1044,14 +1044,14 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 		TxAction   *a = (TxAction *) lfirst(lc);
 		ListCell   *pc;
 
-		a->def = ApiLookupTable(a->table);
+		a->def = TableDefLookup(a->table);
 		if (a->kind == TX_UPDATE)
 			ApiCheckKeyNotUpdated(a->def, a->upd);
 		/* key problems are data errors: ValidationError reasons */
 		PG_TRY();
 		{
-			a->key = (a->kind == TX_PUT) ? ApiKeyFromItem(a->def, a->keyattrs)
-				: ApiKeyFromKeyParam(a->def, a->keyattrs);
+			a->key = (a->kind == TX_PUT) ? TableDefKeyFromItem(a->def, a->keyattrs)
+				: TableDefKeyFromKeyParam(a->def, a->keyattrs);
 		}
 		PG_CATCH();
 		{

@@ -9,24 +9,23 @@
  * are collected and raised together by ApiRequestCheck() in DynamoDB's
  * "N validation errors detected: a; b" form.
  *
- * Catalog.  item_table.tables maps each DynamoDB table to its physical
- * table in schema item_data and records the key schema.  Lookups go
- * through a backend-local hash keyed by table name.  An entry holds the
- * prepared SPI plans for its physical table; it is dropped when a relcache
- * invalidation arrives for that table (DeleteTable, UpdateTable and any
- * DDL on it send one), so plans never outlive the table they were made
- * for.  Plan text names the physical table by its catalog name, quoted;
- * user input never becomes SQL text: keys and items are parameters.
+ * Tables.  Every operation finds its table's definition -- physical table,
+ * key schema, indexes -- through table_def.c, and builds keys there.  The
+ * item reads and writes below prepare their statements once per table,
+ * in the definition's plan slots (TableDefPlan), which are freed with the
+ * definition when the catalog or the table changes, so plans never
+ * outlive the table they were made for.
  *
  * Every statement qualifies its operators (OPERATOR(item_table.=)) and
  * types, so the caller's search_path cannot redirect them.
  *
  * Writes and reads and the item guard.  The write helpers register the row
- * they are about to write, so that the item guard trigger (item_guard.c)
- * lets exactly that row through without validating it again.  Every read
- * of a stored item checks it cheaply (a NULL test, the column types, the
- * layout walk or the parse) and raises XX001 naming the table for a row
- * that only a superuser past the guards could have written.
+ * they are about to write (ItemGuardExpectWrite), so that the item guard
+ * trigger (item_guard.c) lets exactly that row through without validating
+ * it again.  Every read of a stored item checks it cheaply (a NULL test,
+ * the column types, the layout walk or the parse) and raises XX001 naming
+ * the table for a row that only a superuser past the guards could have
+ * written.
  *
  *-------------------------------------------------------------------------
  */
@@ -47,18 +46,16 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/hsearch.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
-#include "utils/relcache.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "api.h"
+#include "item_guard.h"
 
 /* ----------------------------------------------------------------
  * requests
@@ -292,324 +289,6 @@ ApiRejectLegacy(ApiRequest *req, const char *const *legacy, int nlegacy,
 }
 
 /* ----------------------------------------------------------------
- * catalog cache
- * ----------------------------------------------------------------
- */
-#define TABLE_NAME_MAX 256
-
-typedef struct TableCacheEntry
-{
-	char		name[TABLE_NAME_MAX];	/* hash key */
-	ItemTableDef def;
-} TableCacheEntry;
-
-static HTAB *table_cache = NULL;
-static SPIPlanPtr lookup_plan = NULL;
-
-static void
-free_plans(ItemTableDef *def)
-{
-	SPIPlanPtr *plans[] = {&def->plan_get, &def->plan_get_lock, &def->plan_insert,
-	&def->plan_update, &def->plan_delete, &def->plan_upsert, &def->plan_update_tid,
-	&def->plan_read_forward, &def->plan_read_backward, &def->plan_read_segment};
-	int			i;
-
-	for (i = 0; i < (int) lengthof(plans); i++)
-	{
-		if (*plans[i] != NULL)
-		{
-			SPI_freeplan(*plans[i]);
-			*plans[i] = NULL;
-		}
-	}
-}
-
-/* release what a definition holds (plans, names, the locked key) */
-static void
-clear_def(ItemTableDef *def)
-{
-	free_plans(def);
-	if (def->name)
-		pfree(def->name);
-	if (def->hash_key)
-		pfree(def->hash_key);
-	if (def->range_key)
-		pfree(def->range_key);
-	if (def->locked_key)
-		pfree(def->locked_key);
-}
-
-/*
- * Relcache invalidation: forget entries for the relation (or all).  Only
- * marks them: plans are freed at the next lookup, outside the callback.
- */
-static void
-table_cache_inval(Datum arg, Oid relid)
-{
-	HASH_SEQ_STATUS status;
-	TableCacheEntry *e;
-
-	if (table_cache == NULL)
-		return;
-	hash_seq_init(&status, table_cache);
-	while ((e = hash_seq_search(&status)) != NULL)
-	{
-		if (relid == InvalidOid || e->def.relid == relid)
-			e->def.valid = false;
-	}
-	/* the type may have been dropped and created again */
-	ItemKeyTypeOidReset();
-}
-
-static void
-table_cache_init(void)
-{
-	HASHCTL		ctl;
-
-	if (table_cache != NULL)
-		return;
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = TABLE_NAME_MAX;
-	ctl.entrysize = sizeof(TableCacheEntry);
-	ctl.hcxt = CacheMemoryContext;
-	table_cache = hash_create("item_table tables", 64, &ctl,
-							  HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
-	CacheRegisterRelcacheCallback(table_cache_inval, (Datum) 0);
-}
-
-static AttrType
-key_type_from_text(const char *t)
-{
-	switch (t[0])
-	{
-		case 'S':
-			return ATTR_S;
-		case 'N':
-			return ATTR_N;
-		case 'B':
-			return ATTR_B;
-	}
-	elog(ERROR, "invalid key type \"%s\" in the item_table catalog", t);
-	return ATTR_S;
-}
-
-void
-ApiForgetTable(const char *name)
-{
-	TableCacheEntry *e;
-
-	if (table_cache == NULL)
-		return;
-	e = hash_search(table_cache, name, HASH_FIND, NULL);
-	if (e != NULL)
-	{
-		free_plans(&e->def);
-		e->def.valid = false;
-	}
-}
-/*
- * ApiLookupTable
- *		The catalog entry of a table (SPI must be connected).  Raises
- *		ResourceNotFoundException for an unknown table.  The result lives in
- *		CacheMemoryContext for the rest of the session; a relcache
- *		invalidation marks it invalid and the next lookup refreshes it in
- *		place, so any number of them can be held at once.
- */
-ItemTableDef *
-ApiLookupTable(const char *name)
-{
-	TableCacheEntry *e;
-	bool		found;
-	Datum		arg;
-	int			rc;
-	HeapTuple	tup;
-	TupleDesc	tupdesc;
-	MemoryContext old;
-	bool		isnull;
-
-	if (strlen(name) >= TABLE_NAME_MAX)
-		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
-	table_cache_init();
-	e = hash_search(table_cache, name, HASH_FIND, NULL);
-	if (e != NULL && e->def.valid)
-		return &e->def;
-
-	if (lookup_plan == NULL)
-	{
-		Oid			argtypes[1] = {TEXTOID};
-		SPIPlanPtr	plan;
-
-		plan = ItemPrepareKept("SELECT relid::pg_catalog.oid, hash_key, hash_type, range_key, range_type"
-						   " FROM item_table.tables WHERE table_name OPERATOR(pg_catalog.=) $1",
-						   1, argtypes, 0);
-		lookup_plan = plan;
-	}
-	arg = CStringGetTextDatum(name);
-	rc = SPI_execute_plan(lookup_plan, &arg, NULL, true, 1);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "catalog lookup failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed == 0)
-		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
-
-	tup = SPI_tuptable->vals[0];
-	tupdesc = SPI_tuptable->tupdesc;
-	/* a physical table dropped behind the API's back: no table */
-	if (!SearchSysCacheExists1(RELOID, SPI_getbinval(tup, tupdesc, 1, &isnull)))
-		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
-	/*
-	 * An entry is refreshed in place, never removed: a batch may hold the
-	 * definitions of several tables at once, and each stays where it is.
-	 */
-	e = hash_search(table_cache, name, HASH_ENTER, &found);
-	if (found)
-		clear_def(&e->def);
-	memset(&e->def, 0, sizeof(e->def));
-	old = MemoryContextSwitchTo(CacheMemoryContext);
-	e->def.name = pstrdup(name);
-	e->def.relid = DatumGetObjectId(SPI_getbinval(tup, tupdesc, 1, &isnull));
-	e->def.hash_key = SPI_getvalue(tup, tupdesc, 2);
-	e->def.hash_type = key_type_from_text(SPI_getvalue(tup, tupdesc, 3));
-	e->def.range_key = SPI_getvalue(tup, tupdesc, 4);
-	if (e->def.range_key != NULL)
-		e->def.range_type = key_type_from_text(SPI_getvalue(tup, tupdesc, 5));
-	MemoryContextSwitchTo(old);
-	e->def.valid = true;
-	return &e->def;
-}
-
-/*
- * ApiTablePlan
- *		The plan in *slot, prepared from sql_template (one %s: the physical
- *		table's qualified name) on first use and kept.
- */
-SPIPlanPtr
-ApiTablePlan(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
-			 int nargs, Oid *argtypes)
-{
-	return ApiTablePlanOpts(def, slot, sql_template, nargs, argtypes, 0);
-}
-
-/*
- * ApiTablePlanOpts
- *		ApiTablePlan with cursor options (SPI_prepare_cursor), e.g. to ask
- *		for a generic plan made for fetching the first rows fast.
- */
-SPIPlanPtr
-ApiTablePlanOpts(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
-				 int nargs, Oid *argtypes, int cursor_options)
-{
-	char	   *relname;
-	char	   *nspname;
-	char	   *sql;
-	SPIPlanPtr	plan;
-
-	if (*slot != NULL)
-		return *slot;
-	relname = get_rel_name(def->relid);
-	nspname = relname ? get_namespace_name(get_rel_namespace(def->relid)) : NULL;
-	if (relname == NULL || nspname == NULL)
-		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
-	sql = psprintf(sql_template, quote_qualified_identifier(nspname, relname));
-	plan = ItemPrepareKept(sql, nargs, argtypes, cursor_options);
-	*slot = plan;
-	return plan;
-}
-
-/* ----------------------------------------------------------------
- * keys
- * ----------------------------------------------------------------
- */
-static void
-check_key_value(const char *name, const AttrValue *v, bool is_sort)
-{
-	if ((v->type == ATTR_S || v->type == ATTR_B) && v->u.bytes.len == 0)
-		DynValidation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s",
-					  v->type == ATTR_S ? "string" : "binary", name);
-	if ((v->type == ATTR_S || v->type == ATTR_B) && !is_sort &&
-		v->u.bytes.len > ITEMKEY_MAX_PARTITION_BYTES)
-		DynValidation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes");
-	if ((v->type == ATTR_S || v->type == ATTR_B) && is_sort &&
-		v->u.bytes.len > ITEMKEY_MAX_SORT_BYTES)
-		DynValidation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes");
-}
-
-static ItemKey *
-build_key(ItemTableDef *def, const AttrValue *h, const AttrValue *r)
-{
-	ItemKeyPart hp,
-				rp;
-
-	AttrKeyPart(h, &hp);
-	if (r == NULL)
-		return KeyCodecBuild(&hp, NULL);
-	AttrKeyPart(r, &rp);
-	return KeyCodecBuild(&hp, &rp);
-}
-
-ItemKey *
-ApiKeyFromItem(ItemTableDef *def, const AttrValue *item)
-{
-	const AttrValue *h = AttrMapGet(item, def->hash_key, strlen(def->hash_key));
-	const AttrValue *r = NULL;
-
-	if (h == NULL)
-		DynValidation("One or more parameter values were invalid: Missing the key %s in the item",
-					  def->hash_key);
-	if (h->type != def->hash_type)
-		DynValidation("One or more parameter values were invalid: Type mismatch for key %s expected: %s actual: %s",
-					  def->hash_key, AttrTypeName(def->hash_type), AttrTypeName(h->type));
-	if (def->range_key != NULL)
-	{
-		r = AttrMapGet(item, def->range_key, strlen(def->range_key));
-		if (r == NULL)
-			DynValidation("One or more parameter values were invalid: Missing the key %s in the item",
-						  def->range_key);
-		if (r->type != def->range_type)
-			DynValidation("One or more parameter values were invalid: Type mismatch for key %s expected: %s actual: %s",
-						  def->range_key, AttrTypeName(def->range_type), AttrTypeName(r->type));
-	}
-	check_key_value(def->hash_key, h, false);
-	if (r != NULL)
-		check_key_value(def->range_key, r, true);
-	return build_key(def, h, r);
-}
-
-ItemKey *
-ApiKeyFromKeyParam(ItemTableDef *def, const AttrValue *key)
-{
-	const AttrValue *h = AttrMapGet(key, def->hash_key, strlen(def->hash_key));
-	const AttrValue *r = NULL;
-	int			expected = def->range_key != NULL ? 2 : 1;
-
-	if (def->range_key != NULL)
-		r = AttrMapGet(key, def->range_key, strlen(def->range_key));
-	if (key->u.map.count != expected || h == NULL || h->type != def->hash_type ||
-		(def->range_key != NULL && (r == NULL || r->type != def->range_type)))
-		DynValidation("The provided key element does not match the schema");
-	check_key_value(def->hash_key, h, false);
-	if (r != NULL)
-		check_key_value(def->range_key, r, true);
-	return build_key(def, h, r);
-}
-
-AttrValue *
-ApiKeyAttributes(ItemTableDef *def, const AttrValue *item)
-{
-	AttrValue  *keys = AttrNewMap();
-	AttrValue  *v = AttrMapGet(item, def->hash_key, strlen(def->hash_key));
-
-	if (v != NULL)
-		AttrMapPut(keys, def->hash_key, strlen(def->hash_key), AttrCopy(v));
-	if (def->range_key != NULL)
-	{
-		v = AttrMapGet(item, def->range_key, strlen(def->range_key));
-		if (v != NULL)
-			AttrMapPut(keys, def->range_key, strlen(def->range_key), AttrCopy(v));
-	}
-	return keys;
-}
-
-/* ----------------------------------------------------------------
  * item I/O through SPI (SPI connected by the caller)
  * ----------------------------------------------------------------
  */
@@ -720,7 +399,7 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 	if (found && ok && lock)
 	{
 		/* a copy: the caller's key may be freed before the update */
-		def->locked_key = MemoryContextAlloc(CacheMemoryContext, VARSIZE_ANY(key));
+		def->locked_key = MemoryContextAlloc(def->cxt, VARSIZE_ANY(key));
 		memcpy(def->locked_key, key, VARSIZE_ANY(key));
 		def->locked_tid = slot->tts_tid;
 	}
@@ -775,11 +454,11 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 		return item;
 	}
 	if (lock)
-		plan = ApiTablePlan(def, &def->plan_get_lock,
+		plan = TableDefPlan(def, &def->plan_get_lock,
 							"SELECT item FROM %s WHERE key OPERATOR(item_table.=) $1 FOR UPDATE",
 							1, argtypes);
 	else
-		plan = ApiTablePlan(def, &def->plan_get,
+		plan = TableDefPlan(def, &def->plan_get,
 							"SELECT item FROM %s WHERE key OPERATOR(item_table.=) $1",
 							1, argtypes);
 	rc = SPI_execute_plan(plan, &arg, NULL, !lock, 1);
@@ -804,12 +483,12 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	SPIPlanPtr	plan;
 	int			rc;
 
-	plan = ApiTablePlan(def, &def->plan_insert,
+	plan = TableDefPlan(def, &def->plan_insert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
 						2, argtypes);
-	ApiExpectWrite(def->relid, key, item);
+	ItemGuardExpectWrite(def->relid, key, item);
 	rc = SPI_execute_plan(plan, args, NULL, false, 0);
-	ApiExpectNoWrite();
+	ItemGuardExpectNoWrite();
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "item insert failed: %s", SPI_result_code_string(rc));
 	return SPI_processed == 1;
@@ -840,23 +519,23 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 
 		forget_locked(def);
 		args[2] = PointerGetDatum(&tid);
-		plan = ApiTablePlan(def, &def->plan_update_tid,
+		plan = TableDefPlan(def, &def->plan_update_tid,
 							"UPDATE %s SET item = $2 WHERE ctid = $3 AND key OPERATOR(item_table.=) $1",
 							3, argtypes);
-		ApiExpectWrite(def->relid, key, item);
+		ItemGuardExpectWrite(def->relid, key, item);
 		rc = SPI_execute_plan(plan, args, NULL, false, 0);
-		ApiExpectNoWrite();
+		ItemGuardExpectNoWrite();
 		if (rc != SPI_OK_UPDATE)
 			elog(ERROR, "item update failed: %s", SPI_result_code_string(rc));
 		if (SPI_processed == 1)
 			return;
 	}
-	plan = ApiTablePlan(def, &def->plan_update,
+	plan = TableDefPlan(def, &def->plan_update,
 						"UPDATE %s SET item = $2 WHERE key OPERATOR(item_table.=) $1",
 						2, argtypes);
-	ApiExpectWrite(def->relid, key, item);
+	ItemGuardExpectWrite(def->relid, key, item);
 	rc = SPI_execute_plan(plan, args, NULL, false, 0);
-	ApiExpectNoWrite();
+	ItemGuardExpectNoWrite();
 	if (rc != SPI_OK_UPDATE)
 		elog(ERROR, "item update failed: %s", SPI_result_code_string(rc));
 }
@@ -869,104 +548,12 @@ ApiDeleteItem(ItemTableDef *def, ItemKey *key)
 	SPIPlanPtr	plan;
 	int			rc;
 
-	plan = ApiTablePlan(def, &def->plan_delete,
+	plan = TableDefPlan(def, &def->plan_delete,
 						"DELETE FROM %s WHERE key OPERATOR(item_table.=) $1",
 						1, argtypes);
 	rc = SPI_execute_plan(plan, &arg, NULL, false, 0);
 	if (rc != SPI_OK_DELETE)
 		elog(ERROR, "item delete failed: %s", SPI_result_code_string(rc));
-}
-
-/* ----------------------------------------------------------------
- * the write the API is about to make
- *
- * The item guard (item_guard.c) validates every row written to an item
- * table, except the one the API has just validated itself and is writing
- * now: the write helpers register (table, key, item) here right before
- * they run their statement and clear it right after, and the guard lets a
- * row through unchecked only when its table matches and its key and item
- * are byte for byte the registered ones.  Whatever else the statement
- * writes (rows a user's trigger changed, nested writes) differs and is
- * checked.  Matching bytes make a stale registration harmless, but one
- * left behind by an error would point into freed memory: transaction and
- * subtransaction ends clear it.
- * ----------------------------------------------------------------
- */
-static struct
-{
-	Oid			relid;			/* InvalidOid: none */
-	const ItemKey *key;
-	const Jsonb *item;
-}			expected_write;
-
-static void
-expected_write_xact_end(XactEvent event, void *arg)
-{
-	ApiExpectNoWrite();
-}
-
-static void
-expected_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
-						   SubTransactionId parentSubid, void *arg)
-{
-	if (event == SUBXACT_EVENT_ABORT_SUB)
-		ApiExpectNoWrite();
-}
-
-/*
- * ApiExpectWrite
- *		Register the row the next statement writes to relid; key and item
- *		must stay valid until ApiExpectNoWrite().
- */
-void
-ApiExpectWrite(Oid relid, const ItemKey *key, const Jsonb *item)
-{
-	static bool callbacks = false;
-
-	if (!callbacks)
-	{
-		RegisterXactCallback(expected_write_xact_end, NULL);
-		RegisterSubXactCallback(expected_write_subxact_end, NULL);
-		callbacks = true;
-	}
-	expected_write.relid = relid;
-	expected_write.key = key;
-	expected_write.item = item;
-}
-
-void
-ApiExpectNoWrite(void)
-{
-	expected_write.relid = InvalidOid;
-	expected_write.key = NULL;
-	expected_write.item = NULL;
-}
-
-/* do the datum's bytes equal those of expected (any header, detoasted)? */
-static bool
-same_bytes(Datum d, const struct varlena *expected)
-{
-	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
-	bool		same;
-
-	same = VARSIZE_ANY_EXHDR(v) == VARSIZE_ANY_EXHDR(expected) &&
-		memcmp(VARDATA_ANY(v), VARDATA_ANY(expected), VARSIZE_ANY_EXHDR(v)) == 0;
-	if ((Pointer) v != DatumGetPointer(d))
-		pfree(v);
-	return same;
-}
-
-/*
- * ApiIsExpectedWrite
- *		Is (key, item), a row about to be written to relid, the registered
- *		write?
- */
-bool
-ApiIsExpectedWrite(Oid relid, Datum key, Datum item)
-{
-	return OidIsValid(relid) && relid == expected_write.relid &&
-		same_bytes(key, expected_write.key) &&
-		same_bytes(item, (const struct varlena *) expected_write.item);
 }
 
 /* ----------------------------------------------------------------

@@ -36,6 +36,7 @@
 #include "utils/memutils.h"
 
 #include "api.h"
+#include "item_guard.h"
 #include "expr.h"
 
 PG_FUNCTION_INFO_V1(item_table_put_item);
@@ -183,13 +184,13 @@ ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	SPIPlanPtr	plan;
 	int			rc;
 
-	plan = ApiTablePlan(def, &def->plan_upsert,
+	plan = TableDefPlan(def, &def->plan_upsert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2)"
 						" ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item",
 						2, argtypes);
-	ApiExpectWrite(def->relid, key, item);
+	ItemGuardExpectWrite(def->relid, key, item);
 	rc = SPI_execute_plan(plan, args, NULL, false, 0);
-	ApiExpectNoWrite();
+	ItemGuardExpectNoWrite();
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "item upsert failed: %s", SPI_result_code_string(rc));
 }
@@ -268,8 +269,8 @@ item_table_put_item(PG_FUNCTION_ARGS)
 	item = AttrItemFromJsonbStored(w.target, &as_stored);
 
 	SPI_connect();
-	def = ApiLookupTable(w.name);
-	key = ApiKeyFromItem(def, item);
+	def = TableDefLookup(w.name);
+	key = TableDefKeyFromItem(def, item);
 	size = AttrItemSize(item);
 	if (size > ATTR_MAX_ITEM_SIZE)
 		DynValidation("Item size has exceeded the maximum allowed size");
@@ -347,8 +348,8 @@ item_table_get_item(PG_FUNCTION_ARGS)
 	keyattrs = AttrItemFromJsonb(key_j);
 
 	SPI_connect();
-	def = ApiLookupTable(name);
-	key = ApiKeyFromKeyParam(def, keyattrs);
+	def = TableDefLookup(name);
+	key = TableDefKeyFromKeyParam(def, keyattrs);
 	itemj = ApiFetchItem(def, key, false);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
@@ -393,8 +394,8 @@ item_table_delete_item(PG_FUNCTION_ARGS)
 	keyattrs = AttrItemFromJsonb(w.target);
 
 	SPI_connect();
-	def = ApiLookupTable(w.name);
-	key = ApiKeyFromKeyParam(def, keyattrs);
+	def = TableDefLookup(w.name);
+	key = TableDefKeyFromKeyParam(def, keyattrs);
 	old = ApiStoredItem(ApiFetchItem(def, key, true));
 	if (w.cond != NULL && !ExprEvalCondition(w.cond, old ? old : ApiEmptyItem()))
 		condition_failed(old, w.rvccf);
@@ -514,8 +515,8 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	keyattrs = AttrItemFromJsonb(key_j);
 
 	SPI_connect();
-	def = ApiLookupTable(name);
-	key = ApiKeyFromKeyParam(def, keyattrs);
+	def = TableDefLookup(name);
+	key = TableDefKeyFromKeyParam(def, keyattrs);
 	ApiCheckKeyNotUpdated(def, upd);
 
 	for (;;)

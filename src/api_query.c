@@ -265,10 +265,10 @@ target_plan(ReadTarget *t, SPIPlanPtr *slot, const char *sql, int nargs)
 	SPIPlanPtr	plan;
 
 	if (t->idx == NULL)
-		return ApiTablePlanOpts(t->def, slot, sql, nargs, argtypes, READ_CURSOR_OPTIONS);
+		return TableDefPlanOpts(t->def, slot, sql, nargs, argtypes, READ_CURSOR_OPTIONS);
 	if (*slot != NULL)
 		return *slot;
-	plan = ItemPrepareKept(psprintf(sql, GsiQualifiedName(t->idx->relid)), nargs,
+	plan = ItemPrepareKept(psprintf(sql, ItemQualifiedName(t->idx->relid)), nargs,
 							  idxtypes, READ_CURSOR_OPTIONS);
 	*slot = plan;
 	return plan;
@@ -1661,7 +1661,7 @@ explain_read(ReadRequest *rr)
 	describe_key_range(&line, &rr->range, rr->target.idx ? "ikey" : "key");
 	lines = lappend(lines, line.data);
 	if (rr->target.idx != NULL)
-		lines = lappend(lines, psprintf("index table: %s", GsiQualifiedName(rr->target.idx->relid)));
+		lines = lappend(lines, psprintf("index table: %s", ItemQualifiedName(rr->target.idx->relid)));
 	if (rr->start_ikey != NULL)
 		lines = lappend(lines, psprintf("start after: (%s, %s)", ItemKeyToText(rr->start_ikey),
 										ItemKeyToText(rr->start_key)));
@@ -1888,7 +1888,7 @@ prepare_query(Jsonb *body, ReadRequest *rr)
 	esk = parse_start_key(p.esk);
 
 	SPI_connect();
-	def = ApiLookupTable(p.table_name);
+	def = TableDefLookup(p.table_name);
 	table_target(def, p.index_name, &rr->target);
 	check_index_read(&rr->target, p.select, p.consistent, &rr->projection, rr->filter);
 	key_condition_range(&rr->target, &kc, &rr->range, &partition);
@@ -2002,7 +2002,7 @@ prepare_scan(Jsonb *body, ReadRequest *rr)
 	esk = parse_start_key(p.esk);
 
 	SPI_connect();
-	def = ApiLookupTable(p.table_name);
+	def = TableDefLookup(p.table_name);
 	table_target(def, p.index_name, &rr->target);
 	check_index_read(&rr->target, p.select, p.consistent, &rr->projection, rr->filter);
 	if (esk != NULL && rr->target.idx != NULL)
@@ -2107,7 +2107,7 @@ collection_open(FunctionCallInfo fcinfo, MemoryContext cxt)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	bool		forward = PG_NARGS() < 4 || PG_ARGISNULL(3) || PG_GETARG_BOOL(3);
-	ItemTableDef *def = ApiLookupTable(name);
+	ItemTableDef *def = TableDefLookup(name);
 	ReadRequest rr;
 	ItemKeyPart pp;
 	ItemKey    *p;

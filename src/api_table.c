@@ -195,7 +195,7 @@ forget_stale_table(const char *name)
 
 	exec_catalog("DELETE FROM item_table.tables WHERE table_name OPERATOR(pg_catalog.=) $1",
 				 1, argtypes, values, NULL, SPI_OK_DELETE);
-	ApiForgetTable(name);
+	TableDefForget(name);
 }
 
 static void
@@ -774,7 +774,7 @@ item_table_delete_table(PG_FUNCTION_ARGS)
 		exec_catalog("DELETE FROM item_table.tables WHERE table_name OPERATOR(pg_catalog.=) $1",
 					 1, argtypes, values, NULL, SPI_OK_DELETE);
 	}
-	ApiForgetTable(name);
+	TableDefForget(name);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
@@ -847,7 +847,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	}
 
 	SPI_connect();
-	def = ApiLookupTable(name);
+	def = TableDefLookup(name);
 	/* changing a table is its owner's right, as ALTER TABLE is */
 	ItemCheckOwner(def->relid);
 	foreach(lc, ApiArrayOfObjects(updates_j, "GlobalSecondaryIndexUpdates"))
@@ -880,7 +880,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		 * already dropped.  Reads are not blocked.
 		 */
 		LockRelationOid(def->relid, ShareRowExclusiveLock);
-		def = ApiLookupTable(name);
+		def = TableDefLookup(name);
 	}
 
 	foreach(lc, updates)
@@ -888,7 +888,8 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		ApiRequest	sub;
 		Jsonb	   *create;
 		Jsonb	   *del;
-		TableIndexes *t = GsiLoad(def->relid);
+		/* the indexes as the previous update left them */
+		ItemTableDef *t = TableDefByRelid(def->relid);
 
 		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
 		create = ApiGetObject(&sub, "Create");
@@ -907,7 +908,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 			ix = ApiParseIndex(&cr, create, false, 1);
 			ApiRequestCheck(&cr);
 			ApiCheckIndex(ix, def->hash_key, def->range_key);
-			if (GsiFind(t, ix->name) != NULL)
+			if (t != NULL && TableDefFindIndex(t, ix->name) != NULL)
 				DynValidation("One or more parameter values were invalid: Attempting to create an index which already exists");
 			for (i = 0; t != NULL && i < t->nindexes; i++)
 				ngsi += !t->indexes[i].is_local;
@@ -966,11 +967,13 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		{
 			ApiRequest	dr;
 			char	   *iname;
+			IndexDef   *idx;
 
 			ApiRequestInit(&dr, del);
 			iname = ApiGetTableName(&dr, "IndexName", "indexName", true);
 			ApiRequestCheck(&dr);
-			if (GsiFind(t, iname) == NULL || GsiFind(t, iname)->is_local)
+			idx = t != NULL ? TableDefFindIndex(t, iname) : NULL;
+			if (idx == NULL || idx->is_local)
 				DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Requested index %s not found", iname);
 			ApiDropIndexTables(name, iname);
 			CacheInvalidateRelcacheByRelid(def->relid);

@@ -49,6 +49,7 @@
 #include "tcop/dest.h"
 #include "tcop/utility.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -164,6 +165,16 @@ char *
 ItemPhysicalIndexName(const char *table, const char *index)
 {
 	return fitted_name(psprintf("%s#%s", table, index), 53, "#~");
+}
+
+char *
+ItemQualifiedName(Oid relid)
+{
+	char	   *rel = get_rel_name(relid);
+
+	if (rel == NULL)
+		elog(ERROR, "relation %u does not exist", relid);
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), rel);
 }
 
 struct _SPI_plan *

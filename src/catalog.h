@@ -61,6 +61,9 @@ extern void ItemCheckOwner(Oid relid);
 extern char *ItemPhysicalTableName(const char *table);
 extern char *ItemPhysicalIndexName(const char *table, const char *index);
 
+/* the qualified, quoted name of a relation, for plan text; ERROR if gone */
+extern char *ItemQualifiedName(Oid relid);
+
 /* SPI_prepare_cursor() a statement and keep the plan; ERROR on failure */
 extern struct _SPI_plan *ItemPrepareKept(const char *sql, int nargs, Oid *argtypes,
 										 int cursor_options);

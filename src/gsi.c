@@ -26,6 +26,10 @@
  * serialize on the base row and cannot interleave their index changes.
  * Writers of different base items may contend on index pages only.
  *
+ * The definitions of the indexes come from table_def.c, read with the
+ * table's own definition and cached with it; the trigger finds them by the
+ * base table's relid (TableDefByRelid), at no catalog query per row.
+ *
  * Index maintenance runs as the owner of the index table, like
  * PostgreSQL's foreign-key triggers: a role allowed to write the base table
  * need not be granted the index tables.
@@ -65,10 +69,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
-#include "utils/array.h"
-#include "utils/hsearch.h"
 #include "utils/guc.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -82,211 +83,9 @@
 PG_FUNCTION_INFO_V1(item_table_index_trigger);
 
 /* ----------------------------------------------------------------
- * the definitions cache
+ * index lookup and rights
  * ----------------------------------------------------------------
  */
-typedef struct GsiCacheEntry
-{
-	Oid			base_relid;		/* hash key */
-	TableIndexes *t;			/* NULL: table has no indexes */
-	bool		valid;
-} GsiCacheEntry;
-
-static HTAB *gsi_cache = NULL;
-static SPIPlanPtr gsi_load_plan = NULL;
-
-static void
-free_table_indexes(TableIndexes *t)
-{
-	int			i;
-
-	if (t == NULL)
-		return;
-	for (i = 0; i < t->nindexes; i++)
-	{
-		if (t->indexes[i].plan_upsert)
-			SPI_freeplan(t->indexes[i].plan_upsert);
-		if (t->indexes[i].plan_delete)
-			SPI_freeplan(t->indexes[i].plan_delete);
-		if (t->indexes[i].plan_read_forward)
-			SPI_freeplan(t->indexes[i].plan_read_forward);
-		if (t->indexes[i].plan_read_backward)
-			SPI_freeplan(t->indexes[i].plan_read_backward);
-		if (t->indexes[i].plan_read_segment)
-			SPI_freeplan(t->indexes[i].plan_read_segment);
-	}
-	MemoryContextDelete(t->cxt);
-}
-
-static void
-gsi_cache_inval(Datum arg, Oid relid)
-{
-	HASH_SEQ_STATUS status;
-	GsiCacheEntry *e;
-
-	if (gsi_cache == NULL)
-		return;
-	hash_seq_init(&status, gsi_cache);
-	while ((e = hash_seq_search(&status)) != NULL)
-	{
-		int			i;
-
-		if (relid == InvalidOid || e->base_relid == relid)
-		{
-			e->valid = false;
-			continue;
-		}
-		for (i = 0; e->t != NULL && i < e->t->nindexes; i++)
-		{
-			if (e->t->indexes[i].relid == relid)
-				e->valid = false;
-		}
-	}
-}
-
-static AttrType
-type_letter(const char *t)
-{
-	return t[0] == 'S' ? ATTR_S : t[0] == 'N' ? ATTR_N : ATTR_B;
-}
-
-/*
- * GsiLoad
- *		Index definitions of a base table, from the catalog, cached until a
- *		relcache invalidation of the base table or an index table.  SPI
- *		must be connected.
- */
-TableIndexes *
-GsiLoad(Oid base_relid)
-{
-	GsiCacheEntry *e;
-	bool		found;
-	Datum		arg = ObjectIdGetDatum(base_relid);
-	int			rc;
-	uint64		n;
-	uint64		i;
-	TableIndexes *t;
-	MemoryContext old;
-
-	if (gsi_cache == NULL)
-	{
-		HASHCTL		ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(GsiCacheEntry);
-		ctl.hcxt = CacheMemoryContext;
-		gsi_cache = hash_create("item_table indexes", 32, &ctl,
-								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		CacheRegisterRelcacheCallback(gsi_cache_inval, (Datum) 0);
-	}
-	e = hash_search(gsi_cache, &base_relid, HASH_ENTER, &found);
-	if (found && e->valid)
-		return e->t;
-	if (found)
-		free_table_indexes(e->t);
-	e->t = NULL;
-	e->valid = false;
-
-	if (gsi_load_plan == NULL)
-	{
-		Oid			argtypes[1] = {OIDOID};
-		SPIPlanPtr	plan;
-
-		plan = ItemPrepareKept("SELECT i.index_name, i.kind, i.relid::pg_catalog.oid, i.hash_key, i.hash_type,"
-						   " i.range_key, i.range_type, i.projection_type, i.non_key_attributes,"
-						   " i.element_index, i.status, t.table_name, t.hash_key, t.hash_type,"
-						   " t.range_key, t.range_type"
-						   " FROM item_table.indexes i JOIN item_table.tables t ON t.table_name OPERATOR(pg_catalog.=) i.table_name"
-						   " WHERE t.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass ORDER BY i.index_name",
-						   1, argtypes, 0);
-		gsi_load_plan = plan;
-	}
-	rc = SPI_execute_plan(gsi_load_plan, &arg, NULL, false, 0);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "index catalog read failed: %s", SPI_result_code_string(rc));
-	n = SPI_processed;
-	if (n == 0)
-	{
-		e->valid = true;
-		return NULL;
-	}
-
-	{
-		MemoryContext cxt = AllocSetContextCreate(CacheMemoryContext,
-												  "item_table index definitions",
-												  ALLOCSET_SMALL_SIZES);
-
-		old = MemoryContextSwitchTo(cxt);
-		t = palloc0(sizeof(TableIndexes));
-		t->cxt = cxt;
-	}
-	t->base_relid = base_relid;
-	t->nindexes = (int) n;
-	t->indexes = palloc0(sizeof(IndexDef) * n);
-	for (i = 0; i < n; i++)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		IndexDef   *d = &t->indexes[i];
-		bool		isnull;
-		char	   *s;
-		Datum		arr;
-
-		d->name = SPI_getvalue(tup, desc, 1);
-		d->is_local = strcmp(SPI_getvalue(tup, desc, 2), "LSI") == 0;
-		d->relid = DatumGetObjectId(SPI_getbinval(tup, desc, 3, &isnull));
-		d->hash_key = SPI_getvalue(tup, desc, 4);
-		d->hash_type = type_letter(SPI_getvalue(tup, desc, 5));
-		d->range_key = SPI_getvalue(tup, desc, 6);
-		if (d->range_key)
-			d->range_type = type_letter(SPI_getvalue(tup, desc, 7));
-		s = SPI_getvalue(tup, desc, 8);
-		d->projection = strcmp(s, "ALL") == 0 ? PROJ_ALL :
-			strcmp(s, "KEYS_ONLY") == 0 ? PROJ_KEYS_ONLY : PROJ_INCLUDE;
-		arr = SPI_getbinval(tup, desc, 9, &isnull);
-		if (!isnull)
-		{
-			Datum	   *elems;
-			bool	   *nulls;
-			int			k;
-
-			deconstruct_array(DatumGetArrayTypeP(arr), TEXTOID, -1, false,
-							  TYPALIGN_INT, &elems, &nulls, &d->nnonkey);
-			d->nonkey = palloc(sizeof(char *) * Max(1, d->nnonkey));
-			for (k = 0; k < d->nnonkey; k++)
-				d->nonkey[k] = TextDatumGetCString(elems[k]);
-		}
-		d->element = DatumGetBool(SPI_getbinval(tup, desc, 10, &isnull));
-		d->creating = strcmp(SPI_getvalue(tup, desc, 11), "CREATING") == 0;
-		if (i == 0)
-		{
-			t->table_name = SPI_getvalue(tup, desc, 12);
-			t->hash_key = SPI_getvalue(tup, desc, 13);
-			t->hash_type = type_letter(SPI_getvalue(tup, desc, 14));
-			t->range_key = SPI_getvalue(tup, desc, 15);
-			if (t->range_key)
-				t->range_type = type_letter(SPI_getvalue(tup, desc, 16));
-		}
-	}
-	MemoryContextSwitchTo(old);
-	e->t = t;
-	e->valid = true;
-	return t;
-}
-
-IndexDef *
-GsiFind(TableIndexes *t, const char *index_name)
-{
-	int			i;
-
-	for (i = 0; t != NULL && i < t->nindexes; i++)
-	{
-		if (strcmp(t->indexes[i].name, index_name) == 0)
-			return &t->indexes[i];
-	}
-	return NULL;
-}
 
 /*
  * GsiFindLocked
@@ -296,24 +95,24 @@ GsiFind(TableIndexes *t, const char *index_name)
  *
  * A reader that found the index in the catalog may wait for the lock
  * behind an UpdateTable that is dropping it; the lock taken, the
- * invalidations it brought in are seen by GsiLoad, and the index is looked
- * up again.
+ * invalidations it brought in are seen by the definition cache, and the
+ * index is looked up again.
  */
 IndexDef *
 GsiFindLocked(Oid base_relid, const char *index_name, LOCKMODE mode)
 {
 	for (;;)
 	{
-		TableIndexes *t = GsiLoad(base_relid);
-		IndexDef   *idx = GsiFind(t, index_name);
+		ItemTableDef *def = TableDefByRelid(base_relid);
+		IndexDef   *idx = def ? TableDefFindIndex(def, index_name) : NULL;
 		Oid			relid;
 
 		if (idx == NULL)
 			return NULL;
 		relid = idx->relid;
 		LockRelationOid(relid, mode);
-		t = GsiLoad(base_relid);
-		idx = GsiFind(t, index_name);
+		def = TableDefByRelid(base_relid);
+		idx = def ? TableDefFindIndex(def, index_name) : NULL;
 		if (idx != NULL && idx->relid == relid &&
 			SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
 			return idx;
@@ -323,16 +122,6 @@ GsiFindLocked(Oid base_relid, const char *index_name, LOCKMODE mode)
 			return NULL;
 		/* dropped and made again under the same name: once more */
 	}
-}
-
-char *
-GsiQualifiedName(Oid relid)
-{
-	char	   *rel = get_rel_name(relid);
-
-	if (rel == NULL)
-		elog(ERROR, "relation %u does not exist", relid);
-	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), rel);
 }
 
 /*
@@ -417,7 +206,7 @@ copy_attr(AttrValue *to, const AttrValue *from, const char *name)
 }
 
 static AttrValue *
-project(TableIndexes *t, IndexDef *idx, const AttrValue *item)
+project(ItemTableDef *def, IndexDef *idx, const AttrValue *item)
 {
 	AttrValue  *p;
 	int			i;
@@ -425,8 +214,8 @@ project(TableIndexes *t, IndexDef *idx, const AttrValue *item)
 	if (idx->projection == PROJ_ALL)
 		return (AttrValue *) item;
 	p = AttrNewMap();
-	copy_attr(p, item, t->hash_key);
-	copy_attr(p, item, t->range_key);
+	copy_attr(p, item, def->hash_key);
+	copy_attr(p, item, def->range_key);
 	copy_attr(p, item, idx->hash_key);
 	copy_attr(p, item, idx->range_key);
 	for (i = 0; i < idx->nnonkey; i++)
@@ -435,7 +224,7 @@ project(TableIndexes *t, IndexDef *idx, const AttrValue *item)
 }
 
 List *
-GsiEntries(TableIndexes *t, IndexDef *idx, const AttrValue *item,
+GsiEntries(ItemTableDef *def, IndexDef *idx, const AttrValue *item,
 		   const AttrValue *old, bool strict)
 {
 	const AttrValue *h = AttrMapGet(item, idx->hash_key, strlen(idx->hash_key));
@@ -500,7 +289,7 @@ GsiEntries(TableIndexes *t, IndexDef *idx, const AttrValue *item,
 		hashes = list_make1((void *) h);
 	}
 
-	projected = project(t, idx, item);
+	projected = project(def, idx, item);
 	foreach(lc, hashes)
 	{
 		const AttrValue *hv = (const AttrValue *) lfirst(lc);
@@ -537,7 +326,7 @@ index_plan(IndexDef *idx, SPIPlanPtr *slot, const char *fmt, int nargs)
 
 	if (*slot != NULL)
 		return *slot;
-	plan = ItemPrepareKept(psprintf(fmt, GsiQualifiedName(idx->relid)), nargs, argtypes, 0);
+	plan = ItemPrepareKept(psprintf(fmt, ItemQualifiedName(idx->relid)), nargs, argtypes, 0);
 	*slot = plan;
 	return plan;
 }
@@ -588,11 +377,11 @@ find_entry(List *entries, ItemKey *ikey)
  *		Bring one index from the old item's entries to the new item's.
  */
 static void
-sync_index(TableIndexes *t, IndexDef *idx, Datum oldkey, const AttrValue *olditem,
+sync_index(ItemTableDef *def, IndexDef *idx, Datum oldkey, const AttrValue *olditem,
 		   Datum newkey, const AttrValue *newitem, bool same_key)
 {
-	List	   *olde = olditem ? GsiEntries(t, idx, olditem, NULL, false) : NIL;
-	List	   *newe = newitem ? GsiEntries(t, idx, newitem, olditem, true) : NIL;
+	List	   *olde = olditem ? GsiEntries(def, idx, olditem, NULL, false) : NIL;
+	List	   *newe = newitem ? GsiEntries(def, idx, newitem, olditem, true) : NIL;
 	ListCell   *lc;
 
 	foreach(lc, olde)
@@ -634,7 +423,7 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	TupleDesc	desc;
-	TableIndexes *t;
+	ItemTableDef *def;
 	int			keycol;
 	int			itemcol;
 	ItemRoleSwitch sw;
@@ -655,20 +444,20 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 		elog(ERROR, "index_trigger: must be fired AFTER");
 
 	SPI_connect();
-	t = GsiLoad(RelationGetRelid(td->tg_relation));
-	if (t == NULL)
+	def = TableDefByRelid(RelationGetRelid(td->tg_relation));
+	if (def == NULL || def->nindexes == 0)
 	{
 		SPI_finish();
 		return PointerGetDatum(NULL);
 	}
-	GsiAsIndexOwner(t->indexes[0].relid, &sw);
+	GsiAsIndexOwner(def->indexes[0].relid, &sw);
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
 	{
-		for (i = 0; i < t->nindexes; i++)
+		for (i = 0; i < def->nindexes; i++)
 		{
 			int			rc = SPI_execute(psprintf("TRUNCATE %s",
-												  GsiQualifiedName(t->indexes[i].relid)),
+												  ItemQualifiedName(def->indexes[i].relid)),
 										 false, 0);
 
 			if (rc != SPI_OK_UTILITY)
@@ -695,16 +484,16 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("item table \"%s\" does not have its columns key item_key and item jsonb",
-						t->table_name)));
+						def->name)));
 
 	/* a row written past the item guard may hold anything: check it */
 	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
 	{
 		oldkey = SPI_getbinval(td->tg_trigtuple, desc, keycol, &isnull);
 		if (isnull)
-			StoredRaiseNullKey(t->table_name, NULL);
+			StoredRaiseNullKey(def->name, NULL);
 		d = SPI_getbinval(td->tg_trigtuple, desc, itemcol, &isnull);
-		olditem = StoredParseItem(t->table_name, NULL, DatumGetItemKeyPP(oldkey), d, isnull);
+		olditem = StoredParseItem(def->name, NULL, DatumGetItemKeyPP(oldkey), d, isnull);
 	}
 	if (!TRIGGER_FIRED_BY_DELETE(td->tg_event))
 	{
@@ -712,15 +501,15 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 
 		newkey = SPI_getbinval(tup, desc, keycol, &isnull);
 		if (isnull)
-			StoredRaiseNullKey(t->table_name, NULL);
+			StoredRaiseNullKey(def->name, NULL);
 		d = SPI_getbinval(tup, desc, itemcol, &isnull);
-		newitem = StoredParseItem(t->table_name, NULL, DatumGetItemKeyPP(newkey), d, isnull);
+		newitem = StoredParseItem(def->name, NULL, DatumGetItemKeyPP(newkey), d, isnull);
 	}
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 		same_key = ItemKeyCompare(DatumGetItemKeyPP(oldkey), DatumGetItemKeyPP(newkey)) == 0;
 
-	for (i = 0; i < t->nindexes; i++)
-		sync_index(t, &t->indexes[i], oldkey, olditem, newkey, newitem, same_key);
+	for (i = 0; i < def->nindexes; i++)
+		sync_index(def, &def->indexes[i], oldkey, olditem, newkey, newitem, same_key);
 
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(rowcxt);

@@ -6,8 +6,8 @@
  *		(verify()), and filling a new one from the existing items
  *		(backfill_indexes()).
  *
- * Row-by-row maintenance is gsi.c's; this file only reads definitions
- * from it and writes index rows through GsiIndexUpsert, with the index
+ * Row-by-row maintenance is gsi.c's; this file reads the definitions from
+ * table_def.c and writes index rows through GsiIndexUpsert, with the index
  * owner's rights (GsiAsIndexOwner), as the trigger does.
  *
  * verify() rebuilds every index of a table in memory from the base items
@@ -45,8 +45,10 @@
 #include "utils/rls.h"
 #include "utils/syscache.h"
 
-#include "api.h"
+#include "errors.h"
 #include "gsi.h"
+#include "stored_item.h"
+#include "table_def.h"
 
 PG_FUNCTION_INFO_V1(item_table_index_entries);
 PG_FUNCTION_INFO_V1(item_table_verify);
@@ -56,14 +58,6 @@ PG_FUNCTION_INFO_V1(item_table_backfill_indexes);
  * index_entries(table, index, key, item): the entries of one item
  * ----------------------------------------------------------------
  */
-static TableIndexes *
-load_by_name(const char *table_name)
-{
-	ItemTableDef *def = ApiLookupTable(table_name);
-
-	return GsiLoad(def->relid);
-}
-
 Datum
 item_table_index_entries(PG_FUNCTION_ARGS)
 {
@@ -71,7 +65,7 @@ item_table_index_entries(PG_FUNCTION_ARGS)
 	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	char	   *index = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	Jsonb	   *itemj = PG_GETARG_JSONB_P(3);
-	TableIndexes *t;
+	ItemTableDef *def;
 	IndexDef   *idx;
 	List	   *entries;
 	ListCell   *lc;
@@ -79,11 +73,11 @@ item_table_index_entries(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
-	t = load_by_name(table);
-	idx = GsiFind(t, index);
+	def = TableDefLookup(table);
+	idx = TableDefFindIndex(def, index);
 	if (idx == NULL)
 		DynValidation("The table does not have the specified index: %s", index);
-	entries = GsiEntries(t, idx,
+	entries = GsiEntries(def, idx,
 						 StoredParseItem(table, NULL, PG_GETARG_ITEMKEY_PP(2),
 											JsonbPGetDatum(itemj), false),
 						 NULL, false);
@@ -113,17 +107,15 @@ item_table_verify(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	ItemTableDef *def;
-	TableIndexes *t;
 	int			i;
 	int			nestlevel;
 	MemoryContext callercxt = CurrentMemoryContext;
 
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
-	def = ApiLookupTable(table);
+	def = TableDefLookup(table);
 	/* a mismatch shows the stored index row: an index read */
 	GsiCheckIndexRead(def->relid, def->name);
-	t = GsiLoad(def->relid);
 
 	/*
 	 * item_key hashes only partitions, which makes hash joins over index
@@ -134,9 +126,9 @@ item_table_verify(PG_FUNCTION_ARGS)
 	nestlevel = NewGUCNestLevel();
 	(void) set_config_option("enable_hashjoin", "off", PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
-	for (i = 0; t != NULL && i < t->nindexes; i++)
+	for (i = 0; i < def->nindexes; i++)
 	{
-		IndexDef   *idx = &t->indexes[i];
+		IndexDef   *idx = &def->indexes[i];
 		Oid			argtypes[2] = {TEXTOID, TEXTOID};
 		Datum		args[2] = {CStringGetTextDatum(table), CStringGetTextDatum(idx->name)};
 		char	   *sql;
@@ -151,7 +143,7 @@ item_table_verify(PG_FUNCTION_ARGS)
 					   " FULL JOIN %s i ON i.ikey OPERATOR(item_table.=) x.ikey AND i.key OPERATOR(item_table.=) x.key"
 					   " WHERE i.key IS NULL OR x.key IS NULL OR i.item OPERATOR(pg_catalog.<>) x.item"
 					   " ORDER BY 2, 3",
-					   GsiQualifiedName(def->relid), GsiQualifiedName(idx->relid));
+					   ItemQualifiedName(def->relid), ItemQualifiedName(idx->relid));
 		rc = SPI_execute_with_args(sql, 2, argtypes, args, NULL, true, 0);
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "verify failed: %s", SPI_result_code_string(rc));
@@ -257,7 +249,6 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	int			batch = PG_ARGISNULL(1) ? 1000 : PG_GETARG_INT32(1);
 	ItemTableDef *def;
-	TableIndexes *t;
 	char	   *base;
 	Oid			base_relid;
 	int64		total;
@@ -274,15 +265,14 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch_size must be positive")));
 	SPI_connect_ext(SPI_OPT_NONATOMIC);
-	def = ApiLookupTable(table);
+	def = TableDefLookup(table);
 	base_relid = def->relid;
 	/* filling an index is part of changing the table: the owner's right */
 	ItemCheckOwner(base_relid);
-	t = GsiLoad(base_relid);
-	for (i = 0; t != NULL && i < t->nindexes; i++)
+	for (i = 0; i < def->nindexes; i++)
 	{
-		if (t->indexes[i].creating)
-			creating = lappend(creating, pstrdup(t->indexes[i].name));
+		if (def->indexes[i].creating)
+			creating = lappend(creating, pstrdup(def->indexes[i].name));
 	}
 	if (creating == NIL)
 	{
@@ -290,7 +280,7 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 		SPI_finish();
 		PG_RETURN_VOID();
 	}
-	base = GsiQualifiedName(base_relid);
+	base = ItemQualifiedName(base_relid);
 	{
 		ItemRoleSwitch sw;
 		bool		isnull;
@@ -330,9 +320,12 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 			ItemRoleSwitch isw;
 
 			CHECK_FOR_INTERRUPTS();
-			/* definitions may have been reloaded after the last commit */
-			t = GsiLoad(base_relid);
-			idx = GsiFind(t, index);
+			/*
+			 * Definitions may have been reloaded after the last commit, and
+			 * what was read from them before it is gone: look again.
+			 */
+			def = TableDefByRelid(base_relid);
+			idx = def ? TableDefFindIndex(def, index) : NULL;
 			if (idx == NULL)
 				break;			/* deleted meanwhile */
 
@@ -368,7 +361,7 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 					StoredRaiseNullKey(table, NULL);
 				itemd = SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &isnull);
 				item = StoredParseItem(table, NULL, DatumGetItemKeyPP(key), itemd, isnull);
-				entries = GsiEntries(t, idx, item, NULL, false);
+				entries = GsiEntries(def, idx, item, NULL, false);
 				foreach(ec, entries)
 				{
 					IndexEntry *e = (IndexEntry *) lfirst(ec);

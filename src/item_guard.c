@@ -12,17 +12,17 @@
  * the API's own rules (AttrItemFromJsonbStored: one typed value per
  * attribute, payloads, names, nesting, sets; at most 400 KB by DynamoDB's
  * size formula), with the table's key attributes present, of their
- * declared types and within the key limits (ApiKeyFromItem), and its key
- * column must be the key those attributes make.  A NULL key is computed
- * from the item, and an item not in stored form (a number written "1.50",
- * a set out of order) is replaced by its stored form, so plain SQL may
- * write natural DynamoDB JSON.  Anything else is refused with 23514
- * (check_violation).  The table's key schema comes from a backend-local
- * cache keyed by relid and dropped on relcache invalidation, so a row costs
- * no catalog query.
+ * declared types and within the key limits (TableDefKeyFromItem, the
+ * API's own key building), and its key column must be the key those
+ * attributes make.  A NULL key is computed from the item, and an item not
+ * in stored form (a number written "1.50", a set out of order) is replaced
+ * by its stored form, so plain SQL may write natural DynamoDB JSON.
+ * Anything else is refused with 23514 (check_violation).  The table's key
+ * schema comes from the definition cache (TableDefByRelid, table_def.c),
+ * so a row costs no catalog query.
  *
  * The API validates what it writes before it plans the write; its write
- * helpers register the row (ApiExpectWrite, api_common.c) and the guard
+ * helpers register the row (ItemGuardExpectWrite, below) and the guard
  * lets through, after a relid test and two memcmp, exactly the registered
  * key and item bytes.  Everything else is checked in full.
  *
@@ -71,6 +71,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
@@ -89,152 +90,105 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
-#include "utils/hsearch.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "api.h"
 #include "catalog.h"
+#include "errors.h"
 #include "item_guard.h"
+#include "stored_item.h"
+#include "table_def.h"
 
 PG_FUNCTION_INFO_V1(item_table_item_guard);
 PG_FUNCTION_INFO_V1(item_table_ddl_guard);
 
 /* ----------------------------------------------------------------
- * the key schema of a base table, by relid
+ * the write the API is about to make
+ *
+ * The item guard validates every row written to an item table, except the
+ * one the API has just validated itself and is writing now: the API's
+ * write helpers (api_common.c) register (table, key, item) here right
+ * before they run their statement and clear it right after, and the guard
+ * lets a row through unchecked only when its table matches and its key
+ * and item are byte for byte the registered ones.  Whatever else the
+ * statement writes (rows a user's trigger changed, nested writes) differs
+ * and is checked.  Matching bytes make a stale registration harmless, but one
+ * left behind by an error would point into freed memory: transaction and
+ * subtransaction ends clear it.
  * ----------------------------------------------------------------
  */
-typedef struct GuardTable
+static struct
 {
-	Oid			relid;			/* hash key */
-	bool		valid;			/* cleared by relcache invalidation */
-	char	   *name;			/* DynamoDB table name */
-	char	   *hash_key;
-	AttrType	hash_type;
-	char	   *range_key;		/* NULL when hash-only */
-	AttrType	range_type;
-} GuardTable;
-
-static HTAB *guard_tables = NULL;
-static SPIPlanPtr guard_lookup_plan = NULL;
+	Oid			relid;			/* InvalidOid: none */
+	const ItemKey *key;
+	const Jsonb *item;
+}			expected_write;
 
 static void
-guard_tables_inval(Datum arg, Oid relid)
+expected_write_xact_end(XactEvent event, void *arg)
 {
-	HASH_SEQ_STATUS status;
-	GuardTable *g;
-
-	hash_seq_init(&status, guard_tables);
-	while ((g = hash_seq_search(&status)) != NULL)
-	{
-		if (relid == InvalidOid || g->relid == relid)
-			g->valid = false;
-	}
+	ItemGuardExpectNoWrite();
 }
 
 static void
-guard_table_clear(GuardTable *g)
+expected_write_subxact_end(SubXactEvent event, SubTransactionId mySubid,
+						   SubTransactionId parentSubid, void *arg)
 {
-	char	   *strings[3] = {g->name, g->hash_key, g->range_key};
-	int			i;
-
-	for (i = 0; i < (int) lengthof(strings); i++)
-	{
-		if (strings[i] != NULL)
-			pfree(strings[i]);
-	}
-	g->name = g->hash_key = g->range_key = NULL;
-	g->valid = false;
-}
-
-static AttrType
-key_type(const char *t)
-{
-	return t[0] == 'S' ? ATTR_S : t[0] == 'N' ? ATTR_N : ATTR_B;
-}
-
-static char *
-cache_copy(HeapTuple tup, TupleDesc desc, int col)
-{
-	char	   *s = SPI_getvalue(tup, desc, col);
-
-	return s != NULL ? MemoryContextStrdup(CacheMemoryContext, s) : NULL;
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		ItemGuardExpectNoWrite();
 }
 
 /*
- * guard_table
- *		The catalog entry of the base table rel, cached.  Raises an error
- *		when rel is not a registered item table.
+ * ItemGuardExpectWrite
+ *		Register the row the next statement writes to relid; key and item
+ *		must stay valid until ItemGuardExpectNoWrite().
  */
-static GuardTable *
-guard_table(Relation rel)
+void
+ItemGuardExpectWrite(Oid relid, const ItemKey *key, const Jsonb *item)
 {
-	Oid			relid = RelationGetRelid(rel);
-	GuardTable *g;
-	bool		found;
-	Datum		arg = ObjectIdGetDatum(relid);
-	int			rc;
+	static bool callbacks = false;
 
-	if (guard_tables == NULL)
+	if (!callbacks)
 	{
-		HASHCTL		ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(GuardTable);
-		ctl.hcxt = CacheMemoryContext;
-		guard_tables = hash_create("item_table guarded tables", 32, &ctl,
-								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		CacheRegisterRelcacheCallback(guard_tables_inval, (Datum) 0);
+		RegisterXactCallback(expected_write_xact_end, NULL);
+		RegisterSubXactCallback(expected_write_subxact_end, NULL);
+		callbacks = true;
 	}
-	g = hash_search(guard_tables, &relid, HASH_ENTER, &found);
-	if (!found)
-	{
-		g->name = g->hash_key = g->range_key = NULL;
-		g->valid = false;
-	}
-	if (g->valid)
-		return g;
-	guard_table_clear(g);
+	expected_write.relid = relid;
+	expected_write.key = key;
+	expected_write.item = item;
+}
 
-	SPI_connect();
-	if (guard_lookup_plan == NULL)
-	{
-		Oid			argtypes[1] = {OIDOID};
-		SPIPlanPtr	plan;
+void
+ItemGuardExpectNoWrite(void)
+{
+	expected_write.relid = InvalidOid;
+	expected_write.key = NULL;
+	expected_write.item = NULL;
+}
 
-		plan = ItemPrepareKept("SELECT table_name, hash_key, hash_type, range_key, range_type"
-						   " FROM item_table.tables"
-						   " WHERE relid::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
-						   1, argtypes, 0);
-		guard_lookup_plan = plan;
-	}
-	rc = SPI_execute_plan(guard_lookup_plan, &arg, NULL, true, 1);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "catalog lookup failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("table \"%s\" is not an item table",
-						RelationGetRelationName(rel)),
-				 errhint("item_table.item_guard() guards the tables CreateTable makes.")));
-	{
-		HeapTuple	tup = SPI_tuptable->vals[0];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		char	   *range_type = SPI_getvalue(tup, desc, 5);
+/* do the datum's bytes equal those of expected (any header, detoasted)? */
+static bool
+same_bytes(Datum d, const struct varlena *expected)
+{
+	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+	bool		same;
 
-		g->name = cache_copy(tup, desc, 1);
-		g->hash_key = cache_copy(tup, desc, 2);
-		g->hash_type = key_type(SPI_getvalue(tup, desc, 3));
-		g->range_key = cache_copy(tup, desc, 4);
-		if (range_type != NULL)
-			g->range_type = key_type(range_type);
-	}
-	SPI_finish();
-	g->valid = true;
-	return g;
+	same = VARSIZE_ANY_EXHDR(v) == VARSIZE_ANY_EXHDR(expected) &&
+		memcmp(VARDATA_ANY(v), VARDATA_ANY(expected), VARSIZE_ANY_EXHDR(v)) == 0;
+	if ((Pointer) v != DatumGetPointer(d))
+		pfree(v);
+	return same;
+}
+
+/* is (key, item), a row about to be written to relid, the registered write? */
+static bool
+is_expected_write(Oid relid, Datum key, Datum item)
+{
+	return OidIsValid(relid) && relid == expected_write.relid &&
+		same_bytes(key, expected_write.key) &&
+		same_bytes(item, (const struct varlena *) expected_write.item);
 }
 
 /* ----------------------------------------------------------------
@@ -294,7 +248,7 @@ key_of_item(ItemTableDef *def, const AttrValue *item, char **why)
 
 	PG_TRY();
 	{
-		key = ApiKeyFromItem(def, item);
+		key = TableDefKeyFromItem(def, item);
 	}
 	PG_CATCH();
 	{
@@ -314,8 +268,7 @@ static HeapTuple
 check_row(Relation rel, HeapTuple tup, int keyatt, Datum keyd, bool knull,
 		  int itematt, Datum itemd, bool inull)
 {
-	GuardTable *g = guard_table(rel);
-	ItemTableDef def;
+	ItemTableDef *def = TableDefByRelid(RelationGetRelid(rel));
 	Jsonb	   *itemj;
 	AttrValue  *item;
 	bool		as_stored = false;
@@ -327,10 +280,16 @@ check_row(Relation rel, HeapTuple tup, int keyatt, Datum keyd, bool knull,
 	bool		nulls[2] = {false, false};
 	int			n = 0;
 
+	if (def == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" is not an item table",
+						RelationGetRelationName(rel)),
+				 errhint("item_table.item_guard() guards the tables CreateTable makes.")));
 	if (inull)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
-				 errmsg("item of table \"%s\" must not be NULL", g->name),
+				 errmsg("item of table \"%s\" must not be NULL", def->name),
 				 errdetail("Every row of an item table holds a DynamoDB item.")));
 	itemj = DatumGetJsonbP(itemd);
 	item = parse_item(itemj, &as_stored);
@@ -340,7 +299,7 @@ check_row(Relation rel, HeapTuple tup, int keyatt, Datum keyd, bool knull,
 
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
-				 errmsg("item of table \"%s\" is not a DynamoDB item: %s", g->name,
+				 errmsg("item of table \"%s\" is not a DynamoDB item: %s", def->name,
 						summary ? summary : "its layout is not that of an item"),
 				 why ? errdetail("%s.", why) : 0));
 	}
@@ -348,28 +307,21 @@ check_row(Relation rel, HeapTuple tup, int keyatt, Datum keyd, bool knull,
 	if (size > ATTR_MAX_ITEM_SIZE)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
-				 errmsg("item of table \"%s\" is larger than 400 KB", g->name),
+				 errmsg("item of table \"%s\" is larger than 400 KB", def->name),
 				 errdetail("Its size by DynamoDB's formula is " INT64_FORMAT " bytes; the limit is %d.",
 						   size, ATTR_MAX_ITEM_SIZE)));
 
-	memset(&def, 0, sizeof(def));
-	def.name = g->name;
-	def.relid = g->relid;
-	def.hash_key = g->hash_key;
-	def.hash_type = g->hash_type;
-	def.range_key = g->range_key;
-	def.range_type = g->range_type;
-	key = key_of_item(&def, item, &why);
+	key = key_of_item(def, item, &why);
 	if (key == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
-				 errmsg("item of table \"%s\" does not have valid key attributes", g->name),
+				 errmsg("item of table \"%s\" does not have valid key attributes", def->name),
 				 errdetail("%s.", why)));
 	if (!knull && ItemKeyCompare(DatumGetItemKeyPP(keyd), key) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_CHECK_VIOLATION),
 				 errmsg("key of the row does not match the item's key attributes in table \"%s\"",
-						g->name),
+						def->name),
 				 errdetail("The row's key is %s; the item's key attributes make %s.",
 						   ItemKeyToText(DatumGetItemKeyPP(keyd)), ItemKeyToText(key)),
 				 errhint("Write NULL as the key to have it computed from the item.")));
@@ -428,7 +380,7 @@ item_table_item_guard(PG_FUNCTION_ARGS)
 	itemd = heap_getattr(tup, itematt, RelationGetDescr(rel), &inull);
 
 	/* the row the API validated and is writing now */
-	if (!knull && !inull && ApiIsExpectedWrite(RelationGetRelid(rel), keyd, itemd))
+	if (!knull && !inull && is_expected_write(RelationGetRelid(rel), keyd, itemd))
 		return PointerGetDatum(tup);
 	return PointerGetDatum(check_row(rel, tup, keyatt, keyd, knull, itematt, itemd, inull));
 }

@@ -12,11 +12,21 @@
 
 #include "fmgr.h"
 
+#include "item_table.h"
+
 /* the name of the guard trigger on every base table */
 #define ITEM_GUARD_TRIGGER	"zz_item_guard"
 
 /* create the guard trigger on a new base table (CreateTable) */
 extern void ItemGuardInstall(Oid relid);
+
+/*
+ * The row the API is about to write to relid, validated already: the guard
+ * lets exactly these key and item bytes through unchecked.  key and item
+ * must stay valid until ItemGuardExpectNoWrite().
+ */
+extern void ItemGuardExpectWrite(Oid relid, const ItemKey *key, const Jsonb *item);
+extern void ItemGuardExpectNoWrite(void);
 
 /* SQL-callable */
 extern Datum item_table_item_guard(PG_FUNCTION_ARGS);

@@ -1,0 +1,149 @@
+/*-------------------------------------------------------------------------
+ *
+ * table_def.h
+ *		Definitions of item tables and their secondary indexes, as the
+ *		catalog (item_table.tables, item_table.indexes) records them, cached
+ *		per backend; and the keys a definition gives to items.
+ *
+ * Lifetimes (see table_def.c):
+ *	- an ItemTableDef stays at its address for the rest of the session:
+ *	  any number of them can be held at once, as batches do.  When the
+ *	  catalog changes it is marked invalid and the next lookup refreshes it
+ *	  in place.
+ *	- what its fields point to (names, the index definitions, the plans)
+ *	  is replaced by such a refresh, and the
+ *	  replaced version stays readable until the end of the transaction in
+ *	  which it was replaced.  So a pointer taken from a definition is good
+ *	  for the rest of the current transaction, but never across a commit.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ITEM_TABLE_TABLE_DEF_H
+#define ITEM_TABLE_TABLE_DEF_H
+
+#include "executor/spi.h"
+#include "storage/itemptr.h"
+
+#include "attr_value.h"
+#include "item_table.h"
+
+typedef enum IndexProjection
+{
+	PROJ_ALL = 0,
+	PROJ_KEYS_ONLY,
+	PROJ_INCLUDE
+} IndexProjection;
+
+typedef struct IndexDef
+{
+	char	   *name;
+	bool		is_local;		/* LSI */
+	Oid			relid;			/* the index table */
+	char	   *hash_key;
+	AttrType	hash_type;
+	char	   *range_key;		/* NULL when hash-only */
+	AttrType	range_type;
+	IndexProjection projection;
+	int			nnonkey;
+	char	  **nonkey;			/* INCLUDE attributes */
+	bool		element;		/* one entry per member of the hash attribute */
+	bool		creating;		/* status CREATING (being backfilled) */
+
+	/*
+	 * Plans on the index table, prepared by their users on first use (NULL
+	 * until then) and freed with the version of the definition.  Row
+	 * maintenance (gsi.c):
+	 */
+	SPIPlanPtr	plan_upsert;
+	SPIPlanPtr	plan_delete;
+	/* Query and Scan through the index (api_query.c) */
+	SPIPlanPtr	plan_read_forward;
+	SPIPlanPtr	plan_read_backward;
+	SPIPlanPtr	plan_read_segment;
+} IndexDef;
+
+typedef struct ItemTableDef
+{
+	char	   *name;			/* DynamoDB table name */
+	Oid			relid;			/* physical table */
+	char	   *hash_key;
+	AttrType	hash_type;
+	char	   *range_key;		/* NULL when hash-only */
+	AttrType	range_type;
+	int			nindexes;
+	IndexDef   *indexes;		/* in index-name order */
+	bool		valid;			/* cleared by relcache invalidation */
+
+	/*
+	 * The API's per-table plan cache: plans on the physical table, each
+	 * prepared by TableDefPlan on first use (NULL until then) and freed
+	 * with the version of the definition it was made for.  This module
+	 * only frees them; their users own the SQL.  Item reads and writes
+	 * (api_common.c; plan_upsert: api_item.c):
+	 */
+	SPIPlanPtr	plan_get;
+	SPIPlanPtr	plan_get_lock;
+	SPIPlanPtr	plan_insert;
+	SPIPlanPtr	plan_update;
+	SPIPlanPtr	plan_update_tid;
+	SPIPlanPtr	plan_delete;
+	SPIPlanPtr	plan_upsert;
+	/* Query and Scan (api_query.c): read forward, backward, one segment */
+	SPIPlanPtr	plan_read_forward;
+	SPIPlanPtr	plan_read_backward;
+	SPIPlanPtr	plan_read_segment;
+
+	/*
+	 * The row version the API's direct ApiFetchItem(lock) locked last: a
+	 * copy of its key (in cxt) and its tuple id, a hint that the next
+	 * ApiUpdateItem of the same key uses (compared by key bytes; the UPDATE
+	 * still checks the key).  Cleared by a refresh.
+	 */
+	ItemKey    *locked_key;
+	ItemPointerData locked_tid;
+
+	/* memory that lasts as long as this version of the definition */
+	MemoryContext cxt;
+	struct TableDefVersion *version;	/* private to table_def.c */
+} ItemTableDef;
+
+/*
+ * The definition of table name; ResourceNotFoundException when the catalog
+ * has no such table or its physical table is gone.  SPI need not be
+ * connected.
+ */
+extern ItemTableDef *TableDefLookup(const char *name);
+/* the same by physical table; NULL when relid is not an item table */
+extern ItemTableDef *TableDefByRelid(Oid relid);
+/* the index of def named index_name, or NULL */
+extern IndexDef *TableDefFindIndex(ItemTableDef *def, const char *index_name);
+/* mark the definition of name stale (the table was just deleted or made) */
+extern void TableDefForget(const char *name);
+
+/*
+ * The plan in *slot (one of def's plan_* fields), prepared from sql_template (one
+ * %s: the physical table's qualified name) on first use and kept;
+ * ResourceNotFoundException when the physical table is gone.  The Opts
+ * form prepares with SPI_prepare_cursor() and these CURSOR_OPT_* options.
+ */
+extern SPIPlanPtr TableDefPlan(ItemTableDef *def, SPIPlanPtr *slot,
+							   const char *sql_template, int nargs, Oid *argtypes);
+extern SPIPlanPtr TableDefPlanOpts(ItemTableDef *def, SPIPlanPtr *slot,
+								   const char *sql_template, int nargs,
+								   Oid *argtypes, int cursor_options);
+
+/* ---- keys of items (ValidationException with DynamoDB's texts) ---- */
+
+/* the item_key of an item (key attributes missing, mistyped, empty, too long) */
+extern ItemKey *TableDefKeyFromItem(ItemTableDef *def, const AttrValue *item);
+/* the item_key of a Key parameter (exactly the key attributes) */
+extern ItemKey *TableDefKeyFromKeyParam(ItemTableDef *def, const AttrValue *key);
+/* the key attributes of an item as a new map */
+extern AttrValue *TableDefKeyAttributes(ItemTableDef *def, const AttrValue *item);
+/* the checks of one key value (empty, too long); prefix (or NULL) leads the message */
+extern void TableDefCheckKeyValue(const char *prefix, const char *name,
+								  const AttrValue *v, bool is_sort);
+/* the item_key of a partition value and a sort value (or NULL) */
+extern ItemKey *TableDefBuildKey(const AttrValue *h, const AttrValue *r);
+
+#endif							/* ITEM_TABLE_TABLE_DEF_H */
