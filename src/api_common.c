@@ -519,33 +519,6 @@ ApiTablePlanOpts(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
  * keys
  * ----------------------------------------------------------------
  */
-static void
-check_key_value(const char *name, const AttrValue *v, bool is_sort)
-{
-	if ((v->type == ATTR_S || v->type == ATTR_B) && v->u.bytes.len == 0)
-		DynValidation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s",
-					  v->type == ATTR_S ? "string" : "binary", name);
-	if ((v->type == ATTR_S || v->type == ATTR_B) && !is_sort &&
-		v->u.bytes.len > ITEMKEY_MAX_PARTITION_BYTES)
-		DynValidation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes");
-	if ((v->type == ATTR_S || v->type == ATTR_B) && is_sort &&
-		v->u.bytes.len > ITEMKEY_MAX_SORT_BYTES)
-		DynValidation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes");
-}
-
-static ItemKey *
-build_key(ItemTableDef *def, const AttrValue *h, const AttrValue *r)
-{
-	ItemKeyPart hp,
-				rp;
-
-	AttrKeyPart(h, &hp);
-	if (r == NULL)
-		return KeyCodecBuild(&hp, NULL);
-	AttrKeyPart(r, &rp);
-	return KeyCodecBuild(&hp, &rp);
-}
-
 ItemKey *
 ApiKeyFromItem(ItemTableDef *def, const AttrValue *item)
 {
@@ -568,10 +541,10 @@ ApiKeyFromItem(ItemTableDef *def, const AttrValue *item)
 			DynValidation("One or more parameter values were invalid: Type mismatch for key %s expected: %s actual: %s",
 						  def->range_key, AttrTypeName(def->range_type), AttrTypeName(r->type));
 	}
-	check_key_value(def->hash_key, h, false);
+	AttrCheckKeyValue(NULL, def->hash_key, h, false);
 	if (r != NULL)
-		check_key_value(def->range_key, r, true);
-	return build_key(def, h, r);
+		AttrCheckKeyValue(NULL, def->range_key, r, true);
+	return AttrKeyFromValues(h, r);
 }
 
 ItemKey *
@@ -586,10 +559,10 @@ ApiKeyFromKeyParam(ItemTableDef *def, const AttrValue *key)
 	if (key->u.map.count != expected || h == NULL || h->type != def->hash_type ||
 		(def->range_key != NULL && (r == NULL || r->type != def->range_type)))
 		DynValidation("The provided key element does not match the schema");
-	check_key_value(def->hash_key, h, false);
+	AttrCheckKeyValue(NULL, def->hash_key, h, false);
 	if (r != NULL)
-		check_key_value(def->range_key, r, true);
-	return build_key(def, h, r);
+		AttrCheckKeyValue(NULL, def->range_key, r, true);
+	return AttrKeyFromValues(h, r);
 }
 
 AttrValue *

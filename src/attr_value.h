@@ -120,6 +120,11 @@ extern void AttrValueDescribe(StringInfo out, const AttrValue *v);
 extern const char *AttrTypeName(AttrType type);	/* "S", "N", ..., "BS" */
 /* a key attribute value (S, N or B) as an item_key part; no copy */
 extern void AttrKeyPart(const AttrValue *v, ItemKeyPart *part);
+/* DynamoDB's limits on a key value (prefix: NULL, or the start of each message) */
+extern void AttrCheckKeyValue(const char *prefix, const char *name,
+							  const AttrValue *v, bool is_sort);
+/* the item_key of a partition value and a sort value (NULL: none) */
+extern ItemKey *AttrKeyFromValues(const AttrValue *h, const AttrValue *r);
 /* the long form in DynamoDB's messages: "STRING", ..., "BINARY_SET" */
 extern const char *AttrTypeLongName(AttrType type);
 
@@ -129,15 +134,6 @@ extern int64 AttrItemSize(const AttrValue *item);
 
 /* ---- stored items read in place (attr_value.c, "stored items") ---- */
 
-/* one child of a jsonb container: JEntry type and unpadded data */
-typedef struct AttrJsonbChild
-{
-	uint32		type;			/* JENTRY_IS* */
-	const char *data;
-	int			len;
-} AttrJsonbChild;
-
-extern int	AttrJsonbChildren(const JsonbContainer *c, AttrJsonbChild *out, int max);
 /* DynamoDB's size of a stored item, or -1 when j is not laid out as an item */
 extern int64 AttrStoredItemSize(const Jsonb *j);
 
