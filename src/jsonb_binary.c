@@ -248,3 +248,24 @@ JsonbWithArrayMember(const Jsonb *object, const char *key, Jsonb *const *elems,
 	SET_VARSIZE(buf.data, buf.len);
 	return (Jsonb *) buf.data;
 }
+
+/*
+ * item_table_test_jsonb_bytes(j jsonb) -> bytea
+ *		The bytes of a jsonb datum (detoasted, without its varlena header).
+ *		A test hook: the install script does not declare it (jsonb_send
+ *		sends text, and no SQL function shows a datum's bytes); the pgTAP
+ *		test jsonb_binary declares it in pg_temp, to compare responses
+ *		byte for byte with what jsonb_in makes of their text.
+ */
+PG_FUNCTION_INFO_V1(item_table_test_jsonb_bytes);
+
+Datum
+item_table_test_jsonb_bytes(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *j = PG_GETARG_JSONB_P(0);
+	bytea	   *r = palloc(VARSIZE(j));
+
+	memcpy(VARDATA(r), VARDATA(j), VARSIZE(j) - VARHDRSZ);
+	SET_VARSIZE(r, VARSIZE(j));
+	PG_RETURN_BYTEA_P(r);
+}

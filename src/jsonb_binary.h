@@ -9,6 +9,7 @@
 #ifndef ITEM_TABLE_JSONB_BINARY_H
 #define ITEM_TABLE_JSONB_BINARY_H
 
+#include "fmgr.h"
 #include "utils/jsonb.h"
 
 /* one child of a jsonb container: JEntry type and unpadded data */
@@ -37,5 +38,8 @@ extern int	JsonbChildren(const JsonbContainer *c, JsonbChild *out, int max);
  */
 extern Jsonb *JsonbWithArrayMember(const Jsonb *object, const char *key,
 								   Jsonb *const *elems, int nelems);
+
+/* test hook (not in the install script): the bytes of a jsonb datum */
+extern Datum item_table_test_jsonb_bytes(PG_FUNCTION_ARGS);
 
 #endif							/* ITEM_TABLE_JSONB_BINARY_H */
