@@ -21,10 +21,10 @@
  * LastEvaluatedKey), query_page.c (statements, paging, the response);
  * item_collection.c is the SQL-native reader of one item collection.
  *
- * SPI: read_entry() connects and finishes it around the whole request, so
- * that the table lookup, the plans and the page reader run connected;
- * what is parsed and checked lives in SPI's procedure context until then,
- * and the response is written into the caller's context.
+ * SPI: read_entry() parses the request in the caller's context, then
+ * connects SPI for the checks against the table (bind_read), the plans
+ * and the page reader, and finishes it before returning; the response is
+ * written into the caller's context.
  *
  *-------------------------------------------------------------------------
  */
@@ -187,6 +187,15 @@ typedef struct ReadParams
 	int			rcc;
 } ReadParams;
 
+/* a request, read and checked as far as it can be without its table */
+typedef struct ReadParsed
+{
+	ReadParams	p;
+	bool		is_query;
+	KeyCondition kc;			/* Query: the key condition's shape */
+	AttrValue  *esk;			/* ExclusiveStartKey, or NULL */
+} ReadParsed;
+
 static void
 read_common_params(ApiRequest *req, ReadParams *p)
 {
@@ -267,23 +276,54 @@ init_read_request(const ReadParams *p, ReadRequest *rr)
 }
 
 /*
+ * bind_read
+ *		The checks of a request that need its table, as DynamoDB orders
+ *		them: the table, IndexName and the projection rules of an index,
+ *		the key condition against the key schema and the filter (Query),
+ *		the ExclusiveStartKey (SPI connected).
+ */
+static void
+bind_read(ReadParsed *rp, ReadRequest *rr)
+{
+	ItemTableDef *def = ApiLookupTable(rp->p.table_name);
+	ItemKey    *partition = NULL;
+
+	ReadTargetInit(def, rp->p.index_name, &rr->target);
+	ReadCheckIndexRead(&rr->target, rp->p.select, rp->p.consistent, &rr->projection, rr->filter);
+	if (rp->is_query)
+	{
+		const char *filter_key;
+
+		ReadKeyConditionRange(&rr->target, &rp->kc, &rr->range, &partition);
+		filter_key = filter_key_attribute(&rr->target, rr->filter);
+		if (filter_key != NULL)
+			DynValidation("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s",
+						  filter_key);
+	}
+	ReadApplyStartKey(rr, rp->esk, partition, !rp->is_query);
+}
+
+/*
  * read_entry
  *		The body of query/scan (the response) and explain_query/explain_scan
- *		(the range and plan, as rows): SPI is connected for prepare, which
- *		reads and checks the request, and for reading or explaining it, and
- *		finished here, before the result is returned (in callercxt).
+ *		(the range and plan, as rows): parse reads and checks the request
+ *		in the caller's context; SPI is connected for the checks against
+ *		the table and the reading or explaining, and finished here, before
+ *		the result (in callercxt) is returned.
  */
 static Datum
-read_entry(FunctionCallInfo fcinfo, void (*prepare) (Jsonb *body, ReadRequest *rr), bool explain)
+read_entry(FunctionCallInfo fcinfo,
+		   void (*parse) (Jsonb *body, ReadParsed *rp, ReadRequest *rr), bool explain)
 {
 	MemoryContext callercxt = CurrentMemoryContext;
-	Jsonb	   *body = PG_GETARG_JSONB_P(0);
+	ReadParsed	rp;
 	ReadRequest rr;
 	List	   *lines = NIL;
 	Jsonb	   *result = NULL;
 
+	parse(PG_GETARG_JSONB_P(0), &rp, &rr);
 	SPI_connect();
-	prepare(body, &rr);
+	bind_read(&rp, &rr);
 	if (explain)
 		lines = explain_read(&rr);
 	else
@@ -302,12 +342,12 @@ read_entry(FunctionCallInfo fcinfo, void (*prepare) (Jsonb *body, ReadRequest *r
  */
 
 /*
- * prepare_query
- *		Read and check a Query request up to the point of reading (SPI
- *		connected).
+ * parse_query
+ *		Read and check a Query request as far as it can be without its
+ *		table.
  */
 static void
-prepare_query(Jsonb *body, ReadRequest *rr)
+parse_query(Jsonb *body, ReadParsed *rp, ReadRequest *rr)
 {
 	static const char *const legacy[] = {"AttributesToGet", "KeyConditions", "QueryFilter",
 	"ConditionalOperator"};
@@ -317,11 +357,6 @@ prepare_query(Jsonb *body, ReadRequest *rr)
 	bool		forward = true;
 	ExprPlaceholders *ph;
 	CondNode   *keycond;
-	KeyCondition kc;
-	AttrValue  *esk;
-	ItemTableDef *def;
-	ItemKey    *partition;
-	const char *filter_key;
 
 	ApiRequestInit(&req, body);
 	read_common_params(&req, &p);
@@ -340,18 +375,10 @@ prepare_query(Jsonb *body, ReadRequest *rr)
 	keycond = ExprParseCondition(key_text, strlen(key_text), EXPR_KEY_CONDITION, ph);
 	parse_filter_projection(&p, ph, rr);
 	ExprCheckAllUsed(ph);
-	ReadKeyConditionShape(keycond, &kc);
-	esk = ReadParseStartKey(p.esk);
-
-	def = ApiLookupTable(p.table_name);
-	ReadTargetInit(def, p.index_name, &rr->target);
-	ReadCheckIndexRead(&rr->target, p.select, p.consistent, &rr->projection, rr->filter);
-	ReadKeyConditionRange(&rr->target, &kc, &rr->range, &partition);
-	filter_key = filter_key_attribute(&rr->target, rr->filter);
-	if (filter_key != NULL)
-		DynValidation("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s",
-					  filter_key);
-	ReadApplyStartKey(rr, esk, partition, false);
+	ReadKeyConditionShape(keycond, &rp->kc);
+	rp->esk = ReadParseStartKey(p.esk);
+	rp->p = p;
+	rp->is_query = true;
 }
 
 /*
@@ -361,7 +388,7 @@ prepare_query(Jsonb *body, ReadRequest *rr)
 Datum
 item_table_query(PG_FUNCTION_ARGS)
 {
-	return read_entry(fcinfo, prepare_query, false);
+	return read_entry(fcinfo, parse_query, false);
 }
 
 /*
@@ -371,7 +398,7 @@ item_table_query(PG_FUNCTION_ARGS)
 Datum
 item_table_explain_query(PG_FUNCTION_ARGS)
 {
-	return read_entry(fcinfo, prepare_query, true);
+	return read_entry(fcinfo, parse_query, true);
 }
 
 /* ----------------------------------------------------------------
@@ -379,12 +406,12 @@ item_table_explain_query(PG_FUNCTION_ARGS)
  * ----------------------------------------------------------------
  */
 /*
- * prepare_scan
- *		Read and check a Scan request up to the point of reading (SPI
- *		connected).
+ * parse_scan
+ *		Read and check a Scan request as far as it can be without its
+ *		table.
  */
 static void
-prepare_scan(Jsonb *body, ReadRequest *rr)
+parse_scan(Jsonb *body, ReadParsed *rp, ReadRequest *rr)
 {
 	static const char *const legacy[] = {"AttributesToGet", "ScanFilter", "ConditionalOperator"};
 	ApiRequest	req;
@@ -396,8 +423,6 @@ prepare_scan(Jsonb *body, ReadRequest *rr)
 	Jsonb	   *names;
 	Jsonb	   *values;
 	ExprPlaceholders *ph;
-	AttrValue  *esk;
-	ItemTableDef *def;
 
 	ApiRequestInit(&req, body);
 	read_common_params(&req, &p);
@@ -438,12 +463,9 @@ prepare_scan(Jsonb *body, ReadRequest *rr)
 	ph = ExprPlaceholdersFromRequest(names, values);
 	parse_filter_projection(&p, ph, rr);
 	ExprCheckAllUsed(ph);
-	esk = ReadParseStartKey(p.esk);
-
-	def = ApiLookupTable(p.table_name);
-	ReadTargetInit(def, p.index_name, &rr->target);
-	ReadCheckIndexRead(&rr->target, p.select, p.consistent, &rr->projection, rr->filter);
-	ReadApplyStartKey(rr, esk, NULL, true);
+	rp->esk = ReadParseStartKey(p.esk);
+	rp->p = p;
+	rp->is_query = false;
 }
 
 /*
@@ -454,7 +476,7 @@ prepare_scan(Jsonb *body, ReadRequest *rr)
 Datum
 item_table_scan(PG_FUNCTION_ARGS)
 {
-	return read_entry(fcinfo, prepare_scan, false);
+	return read_entry(fcinfo, parse_scan, false);
 }
 
 /*
@@ -464,6 +486,6 @@ item_table_scan(PG_FUNCTION_ARGS)
 Datum
 item_table_explain_scan(PG_FUNCTION_ARGS)
 {
-	return read_entry(fcinfo, prepare_scan, true);
+	return read_entry(fcinfo, parse_scan, true);
 }
 

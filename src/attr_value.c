@@ -1049,7 +1049,7 @@ AttrValueDescribe(StringInfo out, const AttrValue *v)
  *		For M, L and the sets, measure is Σ (name bytes + size) over the
  *		count members (names: M only).
  */
-static inline int64
+static pg_attribute_always_inline int64
 size_rule(AttrType type, int64 measure, int count)
 {
 	switch (type)
@@ -1141,8 +1141,8 @@ AttrItemSize(const AttrValue *item)
  * nesting within the limit); the text of numbers and binaries is taken as
  * the parser left it, so a row forced past the item guard may still fail
  * to parse later, with the parser's own error.  Names and strings are
- * counted in UTF-8, as the parser would hold them: in a database of
- * another encoding each is converted to be measured.
+ * measured as stored, which is UTF-8 in a UTF-8 database; in another the
+ * item is parsed to be measured (AttrStoredItemSizeAnyEncoding).
  * ----------------------------------------------------------------
  */
 
@@ -1185,23 +1185,6 @@ base64_raw_size(const char *s, int len)
 	return n;
 }
 
-/* bytes of a stored name or string in UTF-8 (utf8: the database's encoding is) */
-static inline int64
-utf8_bytes(const char *s, int len, bool utf8)
-{
-	char	   *conv;
-	int64		n;
-
-	if (utf8)
-		return len;
-	conv = (char *) pg_do_encoding_conversion((unsigned char *) s, len,
-											  GetDatabaseEncoding(), PG_UTF8);
-	n = conv == s ? len : (int64) strlen(conv);
-	if (conv != s)
-		pfree(conv);
-	return n;
-}
-
 /* children arrays up to this many entries live on the stack */
 #define LOCAL_CHILDREN 32
 
@@ -1209,7 +1192,7 @@ utf8_bytes(const char *s, int len, bool utf8)
 #define CHILDREN_FOR(local, n) \
 	((n) <= LOCAL_CHILDREN ? (local) : palloc(sizeof(JsonbChild) * (n)))
 
-static int64 stored_value_size(const JsonbContainer *av, int depth, bool utf8);
+static int64 stored_value_size(const JsonbContainer *av, int depth);
 
 /* type_from_name for the walker: no loop over the names */
 static bool
@@ -1236,79 +1219,121 @@ stored_type(const char *name, int len, AttrType *type)
 	return false;
 }
 
-/* the measure of an S, N or B payload string (as size_rule takes it) */
-static int64
-stored_scalar_measure(AttrType type, const JsonbChild *p, bool utf8)
+/* the measure of an S, N or B payload (as size_rule takes it), or -1 */
+static pg_attribute_always_inline int64
+stored_scalar_measure(AttrType type, const JsonbChild *p)
 {
 	if (p->type != JENTRY_ISSTRING)
 		return -1;
-	switch (type)
-	{
-		case ATTR_S:
-			return utf8_bytes(p->data, p->len, utf8);
-		case ATTR_N:
-			return number_text_digits(p->data, p->len);
-		default:
-			return base64_raw_size(p->data, p->len);
-	}
+	if (type == ATTR_S)
+		return p->len;
+	if (type == ATTR_N)
+		return number_text_digits(p->data, p->len);
+	return base64_raw_size(p->data, p->len);
 }
 
 /*
- * The measure (Σ name bytes + size) of the count members of container c:
- * an object of attribute values (names) or an array of attribute values
- * (no names) at nesting level depth, or, for a set (member_type S, N or
- * B), a non-empty array of strings; -1 when c is laid out otherwise.
+ * The measure, Σ (name bytes + size), of an object of attribute values at
+ * nesting level depth (an item's attributes: depth 1); -1 when c is laid
+ * out otherwise.  *count gets the number of members.
  */
 static int64
-stored_members_measure(const JsonbContainer *c, AttrType member_type, bool names,
-					   int depth, bool utf8, int *count)
+stored_members_measure(const JsonbContainer *c, int depth, int *count)
 {
 	int			n = JsonContainerSize(c);
-	int			nch = names ? n * 2 : n;
 	JsonbChild	local[LOCAL_CHILDREN];
 	JsonbChild *ch;
 	int64		measure = 0;
 	int			i;
 
 	*count = n;
-	if (names ? !JsonContainerIsObject(c) :
-		(!JsonContainerIsArray(c) || JsonContainerIsScalar(c)))
+	if (!JsonContainerIsObject(c))
 		return -1;
-	if (member_type != ATTR_M && n == 0)
-		return -1;				/* sets are never empty */
-	ch = CHILDREN_FOR(local, nch);
-	JsonbChildren(c, ch, nch);
-	for (i = 0; i < n && measure >= 0; i++)
+	ch = CHILDREN_FOR(local, n * 2);
+	JsonbChildren(c, ch, n * 2);
+	for (i = 0; i < n; i++)
 	{
-		const JsonbChild *v = &ch[names ? n + i : i];
 		int64		vsize = -1;
 
-		if (member_type != ATTR_M)
-		{
-			vsize = stored_scalar_measure(member_type, v, utf8);
-			if (vsize >= 0)
-				vsize = size_rule(member_type, vsize, 0);
-		}
-		else if (v->type == JENTRY_ISCONTAINER)
-			vsize = stored_value_size((const JsonbContainer *) v->data, depth, utf8);
+		if (ch[n + i].type == JENTRY_ISCONTAINER)
+			vsize = stored_value_size((const JsonbContainer *) ch[n + i].data, depth);
 		if (vsize < 0)
+		{
 			measure = -1;
-		else
-			measure += vsize + (names ? utf8_bytes(ch[i].data, ch[i].len, utf8) : 0);
+			break;
+		}
+		measure += ch[i].len + vsize;
 	}
 	if (ch != local)
 		pfree(ch);
 	return measure;
 }
 
-/* size of one attribute value {"T": payload} at nesting level depth */
+/*
+ * The measure, Σ size, of the elements of an L payload (attribute values
+ * at nesting level depth) or, for member_type S, N or B, of the members
+ * of a set payload (strings, never empty); -1 when laid out otherwise.
+ */
 static int64
-stored_value_size(const JsonbContainer *av, int depth, bool utf8)
+stored_elements_measure(const JsonbChild *payload, AttrType member_type, int depth,
+						int *count)
+{
+	const JsonbContainer *c = (const JsonbContainer *) payload->data;
+	int			n;
+	JsonbChild	local[LOCAL_CHILDREN];
+	JsonbChild *ch;
+	int64		measure = 0;
+	int			i;
+
+	if (payload->type != JENTRY_ISCONTAINER || !JsonContainerIsArray(c) ||
+		JsonContainerIsScalar(c))
+		return -1;
+	n = *count = JsonContainerSize(c);
+	if (member_type != ATTR_L && n == 0)
+		return -1;				/* sets are never empty */
+	ch = CHILDREN_FOR(local, n);
+	JsonbChildren(c, ch, n);
+	for (i = 0; i < n; i++)
+	{
+		int64		vsize = -1;
+
+		if (member_type != ATTR_L)
+		{
+			vsize = stored_scalar_measure(member_type, &ch[i]);
+			if (vsize >= 0)
+				vsize = size_rule(member_type, vsize, 0);
+		}
+		else if (ch[i].type == JENTRY_ISCONTAINER)
+			vsize = stored_value_size((const JsonbContainer *) ch[i].data, depth);
+		if (vsize < 0)
+		{
+			measure = -1;
+			break;
+		}
+		measure += vsize;
+	}
+	if (ch != local)
+		pfree(ch);
+	return measure;
+}
+
+/* size_rule, or -1 for a measure of -1 (a payload laid out otherwise) */
+static pg_attribute_always_inline int64
+rule_unless_bad(AttrType type, int64 measure, int count)
+{
+	return measure < 0 ? -1 : size_rule(type, measure, count);
+}
+
+/*
+ * size of one attribute value {"T": payload} at nesting level depth; every
+ * case passes its type as a constant, so the rule folds into it
+ */
+static int64
+stored_value_size(const JsonbContainer *av, int depth)
 {
 	JsonbChild	ch[2];
 	const JsonbChild *p = &ch[1];
 	AttrType	type;
-	int64		measure = 0;
 	int			count = 0;
 
 	check_stack_depth();
@@ -1320,59 +1345,91 @@ stored_value_size(const JsonbContainer *av, int depth, bool utf8)
 	switch (type)
 	{
 		case ATTR_S:
+			if (p->type != JENTRY_ISSTRING)
+				return -1;
+			return size_rule(ATTR_S, p->len, 0);
 		case ATTR_N:
+			if (p->type != JENTRY_ISSTRING)
+				return -1;
+			return size_rule(ATTR_N, number_text_digits(p->data, p->len), 0);
 		case ATTR_B:
-			measure = stored_scalar_measure(type, p, utf8);
-			break;
+			if (p->type != JENTRY_ISSTRING)
+				return -1;
+			return size_rule(ATTR_B, base64_raw_size(p->data, p->len), 0);
 		case ATTR_BOOL:
 			if (p->type != JENTRY_ISBOOL_TRUE && p->type != JENTRY_ISBOOL_FALSE)
 				return -1;
-			break;
+			return size_rule(ATTR_BOOL, 0, 0);
 		case ATTR_NULL:
 			if (p->type != JENTRY_ISBOOL_TRUE)
 				return -1;
-			break;
+			return size_rule(ATTR_NULL, 0, 0);
 		case ATTR_M:
-		case ATTR_L:
 			if (p->type != JENTRY_ISCONTAINER || depth > ATTR_MAX_DEPTH)
 				return -1;
-			/* members of M and elements of L are attribute values (ATTR_M) */
-			measure = stored_members_measure((const JsonbContainer *) p->data, ATTR_M,
-											 type == ATTR_M, depth + 1, utf8, &count);
-			break;
-		case ATTR_SS:
-		case ATTR_NS:
-		case ATTR_BS:
-			if (p->type != JENTRY_ISCONTAINER)
+			return rule_unless_bad(ATTR_M,
+								   stored_members_measure((const JsonbContainer *) p->data,
+														  depth + 1, &count),
+								   count);
+		case ATTR_L:
+			if (depth > ATTR_MAX_DEPTH)
 				return -1;
-			measure = stored_members_measure((const JsonbContainer *) p->data,
-											 type == ATTR_SS ? ATTR_S :
-											 type == ATTR_NS ? ATTR_N : ATTR_B,
-											 false, depth, utf8, &count);
-			break;
+			return rule_unless_bad(ATTR_L, stored_elements_measure(p, ATTR_L, depth + 1, &count),
+								   count);
+		case ATTR_SS:
+			return rule_unless_bad(ATTR_SS, stored_elements_measure(p, ATTR_S, depth, &count),
+								   count);
+		case ATTR_NS:
+			return rule_unless_bad(ATTR_NS, stored_elements_measure(p, ATTR_N, depth, &count),
+								   count);
+		case ATTR_BS:
+			return rule_unless_bad(ATTR_BS, stored_elements_measure(p, ATTR_B, depth, &count),
+								   count);
 	}
-	return measure < 0 ? -1 : size_rule(type, measure, count);
+	return -1;
 }
 
-/*
- * AttrStoredItemSize
- *		DynamoDB's size of a stored item, = AttrItemSize(AttrItemFromJsonb(j))
- *		for an item in stored form, read without building the item; -1 when
- *		j does not have the layout of a DynamoDB item.  In a UTF-8 database
- *		it allocates nothing unless a container has more than
- *		LOCAL_CHILDREN children.
- */
-int64
-AttrStoredItemSize(const Jsonb *j)
+/* AttrStoredItemSize, for both entry points below */
+static pg_attribute_always_inline int64
+stored_item_size(const Jsonb *j)
 {
 	int			count;
 	int64		measure;
 
 	if (!JB_ROOT_IS_OBJECT(j) || JB_ROOT_IS_SCALAR(j))
 		return -1;
-	measure = stored_members_measure(&j->root, ATTR_M, true, 1,
-									 GetDatabaseEncoding() == PG_UTF8, &count);
+	measure = stored_members_measure(&j->root, 1, &count);
 	return measure < 0 ? -1 : item_size_rule(measure);
+}
+
+/*
+ * AttrStoredItemSize
+ *		DynamoDB's size of a stored item, = AttrItemSize(AttrItemFromJsonb(j))
+ *		for an item in stored form in a UTF-8 database, read without
+ *		building the item; -1 when j does not have the layout of a DynamoDB
+ *		item.  Allocates nothing unless a container has more than
+ *		LOCAL_CHILDREN children.
+ */
+int64
+AttrStoredItemSize(const Jsonb *j)
+{
+	return stored_item_size(j);
+}
+
+/*
+ * AttrStoredItemSizeAnyEncoding
+ *		AttrStoredItemSize in any database encoding: where it is not UTF-8,
+ *		names and strings are held in another encoding, and the item is
+ *		parsed (converted to UTF-8) to be measured by the same rules.
+ */
+int64
+AttrStoredItemSizeAnyEncoding(Jsonb *j)
+{
+	int64		size = stored_item_size(j);
+
+	if (size >= 0 && GetDatabaseEncoding() != PG_UTF8)
+		size = AttrItemSize(AttrItemFromJsonb(j));
+	return size;
 }
 
 /* ----------------------------------------------------------------

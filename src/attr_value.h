@@ -136,6 +136,8 @@ extern int64 AttrItemSize(const AttrValue *item);
 
 /* DynamoDB's size of a stored item, or -1 when j is not laid out as an item */
 extern int64 AttrStoredItemSize(const Jsonb *j);
+/* the same in any database encoding (may parse the item) */
+extern int64 AttrStoredItemSizeAnyEncoding(Jsonb *j);
 
 /* ---- comparison ---- */
 extern bool AttrValueEquals(const AttrValue *a, const AttrValue *b);

@@ -25,7 +25,7 @@
  * backward), under the same snapshot, so a page never makes PostgreSQL
  * read much more than the page, and no cursor (portal) is needed.  Items
  * are counted against Limit and the 1 MB page cap by DynamoDB's item size
- * (AttrStoredItemSize, straight from the stored jsonb) before the filter
+ * (AttrStoredItemSizeAnyEncoding, straight from the stored jsonb) before the filter
  * and the projection.  A page never holds more than 1 MB (1,048,576
  * bytes) of items: an item that does not fit ends the page unread (it
  * starts the next one), except that the first item of a page is always
@@ -236,7 +236,7 @@ read_row(ReadRequest *rr, ReadPage *pg, Datum kd, Datum jd,
 {
 	MemoryContext old = MemoryContextSwitchTo(rowcxt);
 	Jsonb	   *item = DatumGetJsonbP(jd);
-	int64		size = AttrStoredItemSize(item);
+	int64		size = AttrStoredItemSizeAnyEncoding(item);
 	ItemKey    *key;
 	bool		pass = true;
 
