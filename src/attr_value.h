@@ -24,6 +24,7 @@
 #define ITEM_TABLE_ATTR_VALUE_H
 
 
+#include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/jsonb.h"
 
@@ -164,6 +165,12 @@ extern bool AttrSetContains(const AttrValue *set, const AttrValue *elem);
 
 /* ---- arithmetic (exact; ValidationException past DynamoDB's limits) ---- */
 extern AttrValue *AttrNumberAdd(const AttrValue *a, const AttrValue *b, bool subtract);
+
+/* ---- SQL-callable: item_size() and normalize_item() are in the install
+ * script; the test hook is declared by the pgTAP test jsonb_binary ---- */
+extern Datum item_table_normalize_item(PG_FUNCTION_ARGS);
+extern Datum item_table_item_size(PG_FUNCTION_ARGS);
+extern Datum item_table_test_stored_item_size(PG_FUNCTION_ARGS);
 
 /* ---- the canonical text of a number (palloc'd) ---- */
 extern char *AttrNumberText(const AttrValue *v);

@@ -193,6 +193,7 @@ JsonbWithArrayMember(const Jsonb *object, const char *key, Jsonb *const *elems,
 	JsonbChild *ch = palloc(sizeof(JsonbChild) * (count * 2 + 1));
 	OutMember  *m = palloc(sizeof(OutMember) * n);
 	StringInfoData buf;
+	Size		size;
 	int			entries;
 	int			base;
 	int			i;
@@ -215,7 +216,19 @@ JsonbWithArrayMember(const Jsonb *object, const char *key, Jsonb *const *elems,
 		if (out_member_cmp(&m[i - 1], &m[i]) == 0)
 			elog(ERROR, "jsonb object already has a member \"%s\"", key);
 
+	/*
+	 * One allocation for all: the object's data, the new key and its JEntry
+	 * pair, the array with its elements, and alignment padding (at most 3
+	 * bytes before each container).  The items of a page make up most of
+	 * the response, and growing the buffer by doubling would copy them
+	 * again and again.
+	 */
+	size = VARSIZE(object) + 3 * count + 2 * sizeof(JEntry) + strlen(key) +
+		sizeof(uint32) + 3;
+	for (i = 0; i < nelems; i++)
+		size += sizeof(JEntry) + VARSIZE(elems[i]) - VARHDRSZ + 3;
 	initStringInfo(&buf);
+	enlargeStringInfo(&buf, size);
 	appendBinaryStringInfo(&buf, "\0\0\0\0", VARHDRSZ);
 	entries = begin_container(&buf, JB_FOBJECT | (uint32) n, n * 2);
 	base = buf.len;

@@ -7,11 +7,14 @@
 -- containers, long and non-ASCII strings, names needing sort; pages of
 -- many items cross the JB_OFFSET_STRIDE (32) boundaries of the Items array.
 BEGIN;
-SELECT plan(37);
+SELECT plan(39);
 SET search_path = item_table, public;
 
 CREATE FUNCTION pg_temp.bytes(jsonb) RETURNS bytea LANGUAGE c STRICT
 	AS '$libdir/item_table', 'item_table_test_jsonb_bytes';
+
+CREATE FUNCTION pg_temp.stored_size(jsonb) RETURNS bigint LANGUAGE c STRICT
+	AS '$libdir/item_table', 'item_table_test_stored_item_size';
 
 -- the response's bytes against those of its text read back
 CREATE FUNCTION pg_temp.same(r jsonb, what text) RETURNS text LANGUAGE sql AS $$
@@ -83,6 +86,12 @@ SELECT is(count(put_item(jsonb_build_object('TableName', 'jbin', 'Item', pg_temp
 SELECT is(count(put_item(jsonb_build_object('TableName', 'jbin', 'Item', pg_temp.ritem('huge', i, 0)
 	|| jsonb_build_object('text', jsonb_build_object('S', repeat(pg_temp.rstr(true), 12)))))), 3::bigint, 'large items stored')
 	FROM generate_series(0, 2) i;
+
+-- DynamoDB's item size: the walk over stored items gives what item_size()
+-- gives from the parsed item (one set of rules, two walks)
+SELECT is(count(*) FILTER (WHERE pg_temp.stored_size(item) IS DISTINCT FROM item_size(item)), 0::bigint,
+	'stored item sizes = item_size() on every random item') FROM item_data.jbin;
+SELECT is(pg_temp.stored_size('{"a": {"X": "1"}}'), -1::bigint, 'stored item size: -1 for what is not an item');
 
 -- the hook shows a datum's bytes
 SELECT is(length(pg_temp.bytes('{"a": [1, "x"]}')), pg_column_size('{"a": [1, "x"]}'::jsonb) - 4, 'the hook returns the datum''s bytes');
