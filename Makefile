@@ -11,6 +11,7 @@ OBJS = \
 	src/key_gist.o \
 	src/errors.o \
 	src/catalog.o \
+	src/jsonb_binary.o \
 	src/table_def.o \
 	src/attr_value.o \
 	src/stored_item.o \
@@ -28,7 +29,12 @@ OBJS = \
 	src/api_index.o \
 	src/gsi.o \
 	src/index_build.o \
+	src/query_range.o \
+	src/query_target.o \
+	src/query_start_key.o \
+	src/query_page.o \
 	src/api_query.o \
+	src/item_collection.o \
 	src/item_guard.o \
 	src/partiql_parser.o \
 	src/partiql_compile.o \

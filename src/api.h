@@ -144,4 +144,10 @@ extern Datum item_table_execute_statement(PG_FUNCTION_ARGS);
 extern Datum item_table_batch_execute_statement(PG_FUNCTION_ARGS);
 extern Datum item_table_execute_transaction(PG_FUNCTION_ARGS);
 
+/* ---- the reader's other SQL-callable functions (api_query.c and below) ---- */
+extern Datum item_table_explain_query(PG_FUNCTION_ARGS);
+extern Datum item_table_explain_scan(PG_FUNCTION_ARGS);
+extern Datum item_table_item_collection(PG_FUNCTION_ARGS);
+extern Datum item_key_segment(PG_FUNCTION_ARGS);
+
 #endif							/* ITEM_TABLE_API_H */

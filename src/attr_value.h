@@ -24,6 +24,7 @@
 #define ITEM_TABLE_ATTR_VALUE_H
 
 
+#include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "utils/jsonb.h"
 
@@ -120,6 +121,11 @@ extern void AttrValueDescribe(StringInfo out, const AttrValue *v);
 extern const char *AttrTypeName(AttrType type);	/* "S", "N", ..., "BS" */
 /* a key attribute value (S, N or B) as an item_key part; no copy */
 extern void AttrKeyPart(const AttrValue *v, ItemKeyPart *part);
+/* DynamoDB's limits on a key value (prefix: NULL, or the start of each message) */
+extern void AttrCheckKeyValue(const char *prefix, const char *name,
+							  const AttrValue *v, bool is_sort);
+/* the item_key of a partition value and a sort value (NULL: none) */
+extern ItemKey *AttrKeyFromValues(const AttrValue *h, const AttrValue *r);
 /* the long form in DynamoDB's messages: "STRING", ..., "BINARY_SET" */
 extern const char *AttrTypeLongName(AttrType type);
 
@@ -129,17 +135,10 @@ extern int64 AttrItemSize(const AttrValue *item);
 
 /* ---- stored items read in place (attr_value.c, "stored items") ---- */
 
-/* one child of a jsonb container: JEntry type and unpadded data */
-typedef struct AttrJsonbChild
-{
-	uint32		type;			/* JENTRY_IS* */
-	const char *data;
-	int			len;
-} AttrJsonbChild;
-
-extern int	AttrJsonbChildren(const JsonbContainer *c, AttrJsonbChild *out, int max);
 /* DynamoDB's size of a stored item, or -1 when j is not laid out as an item */
 extern int64 AttrStoredItemSize(const Jsonb *j);
+/* the same in any database encoding (may parse the item) */
+extern int64 AttrStoredItemSizeAnyEncoding(Jsonb *j);
 
 /* ---- comparison ---- */
 extern bool AttrValueEquals(const AttrValue *a, const AttrValue *b);
@@ -166,6 +165,12 @@ extern bool AttrSetContains(const AttrValue *set, const AttrValue *elem);
 
 /* ---- arithmetic (exact; ValidationException past DynamoDB's limits) ---- */
 extern AttrValue *AttrNumberAdd(const AttrValue *a, const AttrValue *b, bool subtract);
+
+/* ---- SQL-callable: item_size() and normalize_item() are in the install
+ * script; the test hook is declared by the pgTAP test jsonb_binary ---- */
+extern Datum item_table_normalize_item(PG_FUNCTION_ARGS);
+extern Datum item_table_item_size(PG_FUNCTION_ARGS);
+extern Datum item_table_test_stored_item_size(PG_FUNCTION_ARGS);
 
 /* ---- the canonical text of a number (palloc'd) ---- */
 extern char *AttrNumberText(const AttrValue *v);

@@ -526,38 +526,6 @@ TableDefPlanOpts(ItemTableDef *def, SPIPlanPtr *slot, const char *sql_template,
  * keys
  * ----------------------------------------------------------------
  */
-void
-TableDefCheckKeyValue(const char *prefix, const char *name, const AttrValue *v,
-					  bool is_sort)
-{
-	const char *pre = prefix ? prefix : "";
-
-	if ((v->type == ATTR_S || v->type == ATTR_B) && v->u.bytes.len == 0)
-		DynValidation("%sOne or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s",
-					  pre, v->type == ATTR_S ? "string" : "binary", name);
-	if ((v->type == ATTR_S || v->type == ATTR_B) && !is_sort &&
-		v->u.bytes.len > ITEMKEY_MAX_PARTITION_BYTES)
-		DynValidation("%sOne or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes",
-					  pre);
-	if ((v->type == ATTR_S || v->type == ATTR_B) && is_sort &&
-		v->u.bytes.len > ITEMKEY_MAX_SORT_BYTES)
-		DynValidation("%sOne or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes",
-					  pre);
-}
-
-ItemKey *
-TableDefBuildKey(const AttrValue *h, const AttrValue *r)
-{
-	ItemKeyPart hp,
-				rp;
-
-	AttrKeyPart(h, &hp);
-	if (r == NULL)
-		return KeyCodecBuild(&hp, NULL);
-	AttrKeyPart(r, &rp);
-	return KeyCodecBuild(&hp, &rp);
-}
-
 /* key attribute name of an item, present and of its declared type */
 static const AttrValue *
 item_key_attr(const AttrValue *item, const char *name, AttrType type)
@@ -577,10 +545,10 @@ item_key_attr(const AttrValue *item, const char *name, AttrType type)
 static ItemKey *
 checked_key(ItemTableDef *def, const AttrValue *h, const AttrValue *r)
 {
-	TableDefCheckKeyValue(NULL, def->hash_key, h, false);
+	AttrCheckKeyValue(NULL, def->hash_key, h, false);
 	if (r != NULL)
-		TableDefCheckKeyValue(NULL, def->range_key, r, true);
-	return TableDefBuildKey(h, r);
+		AttrCheckKeyValue(NULL, def->range_key, r, true);
+	return AttrKeyFromValues(h, r);
 }
 
 ItemKey *

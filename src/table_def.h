@@ -140,10 +140,5 @@ extern ItemKey *TableDefKeyFromItem(ItemTableDef *def, const AttrValue *item);
 extern ItemKey *TableDefKeyFromKeyParam(ItemTableDef *def, const AttrValue *key);
 /* the key attributes of an item as a new map */
 extern AttrValue *TableDefKeyAttributes(ItemTableDef *def, const AttrValue *item);
-/* the checks of one key value (empty, too long); prefix (or NULL) leads the message */
-extern void TableDefCheckKeyValue(const char *prefix, const char *name,
-								  const AttrValue *v, bool is_sort);
-/* the item_key of a partition value and a sort value (or NULL) */
-extern ItemKey *TableDefBuildKey(const AttrValue *h, const AttrValue *r);
 
 #endif							/* ITEM_TABLE_TABLE_DEF_H */

@@ -1,0 +1,167 @@
+-- Query and Scan responses are assembled in jsonb's binary format directly
+-- (src/jsonb_binary.c): every response must have, byte for byte, the
+-- layout jsonb_in gives its text.  jsonb = jsonb compares values, not
+-- bytes, so the bytes are compared through a test hook of the library
+-- (item_table_test_jsonb_bytes, declared here in pg_temp only).  The items
+-- are random (seeded): nested maps and lists, numbers, sets, binary, empty
+-- containers, long and non-ASCII strings, names needing sort; pages of
+-- many items cross the JB_OFFSET_STRIDE (32) boundaries of the Items array.
+BEGIN;
+SELECT plan(39);
+SET search_path = item_table, public;
+
+CREATE FUNCTION pg_temp.bytes(jsonb) RETURNS bytea LANGUAGE c STRICT
+	AS '$libdir/item_table', 'item_table_test_jsonb_bytes';
+
+CREATE FUNCTION pg_temp.stored_size(jsonb) RETURNS bigint LANGUAGE c STRICT
+	AS '$libdir/item_table', 'item_table_test_stored_item_size';
+
+-- the response's bytes against those of its text read back
+CREATE FUNCTION pg_temp.same(r jsonb, what text) RETURNS text LANGUAGE sql AS $$
+	SELECT is(pg_temp.bytes(r), pg_temp.bytes(r::text::jsonb), what)
+$$;
+
+-- ---------------------------------------------------------------- random values
+CREATE FUNCTION pg_temp.rstr(long boolean DEFAULT false) RETURNS text LANGUAGE sql AS $$
+	SELECT coalesce(string_agg(substr(a, 1 + floor(random() * length(a))::int, 1), ''), '')
+	FROM (SELECT E'abcdXYZ019 _-#"\\\n\té日本語😀' AS a) s, generate_series(1, CASE WHEN long THEN 1000 + floor(random() * 4000)::int
+								 ELSE 1 + floor(random() * 12)::int END)
+$$;
+CREATE FUNCTION pg_temp.rname() RETURNS text LANGUAGE sql AS $$
+	SELECT (ARRAY['a', 'B', 'zz', 'aa', 'Ab', 'name', 'key', 'longer_name', 'x' || floor(random() * 50)::int,
+		repeat('n', 1 + floor(random() * 90)::int), 'é', '日本'])[1 + floor(random() * 12)::int]
+$$;
+CREATE FUNCTION pg_temp.rnum() RETURNS text LANGUAGE sql AS $$
+	SELECT (ARRAY[(floor(random() * 2e9) - 1e9)::bigint::text, '0', round((random() * 1000)::numeric, 5)::text,
+		'-' || round(random()::numeric, 12)::text, '1.5E+40', '-7E-20',
+		'12345678901234567890123456789012345678', floor(random() * 100)::int::text])[1 + floor(random() * 8)::int]
+$$;
+CREATE FUNCTION pg_temp.rbin() RETURNS text LANGUAGE sql AS $$
+	SELECT translate(encode(decode(md5(random()::text) || md5(random()::text), 'hex'), 'base64'), E'\n', '')
+$$;
+CREATE FUNCTION pg_temp.rval(depth int) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	k int := floor(random() * CASE WHEN depth >= 4 THEN 7 ELSE 10 END);
+	n int := floor(random() * 6);
+	r jsonb;
+BEGIN
+	CASE k
+	WHEN 0 THEN RETURN jsonb_build_object('S', pg_temp.rstr(random() < 0.05));
+	WHEN 1 THEN RETURN jsonb_build_object('N', pg_temp.rnum());
+	WHEN 2 THEN RETURN jsonb_build_object('B', pg_temp.rbin());
+	WHEN 3 THEN RETURN jsonb_build_object('BOOL', random() < 0.5);
+	WHEN 4 THEN RETURN '{"NULL": true}';
+	WHEN 5 THEN RETURN jsonb_build_object('SS', (SELECT jsonb_agg(DISTINCT pg_temp.rstr() || g) FROM generate_series(0, n) g));
+	WHEN 6 THEN RETURN jsonb_build_object('NS', (SELECT jsonb_agg(DISTINCT (g * 7 - 3)::text) FROM generate_series(0, n) g));
+	WHEN 7 THEN
+		SELECT coalesce(jsonb_object_agg(pg_temp.rname() || g, pg_temp.rval(depth + 1)), '{}') INTO r
+		FROM generate_series(1, n) g;
+		RETURN jsonb_build_object('M', r);
+	WHEN 8 THEN
+		SELECT coalesce(jsonb_agg(pg_temp.rval(depth + 1)), '[]') INTO r FROM generate_series(1, n);
+		RETURN jsonb_build_object('L', r);
+	ELSE RETURN jsonb_build_object('BS', (SELECT jsonb_agg(DISTINCT pg_temp.rbin()) FROM generate_series(0, n)));
+	END CASE;
+END $$;
+
+-- an item: key attributes, the index key g, nattrs random attributes
+CREATE FUNCTION pg_temp.ritem(pk text, sk int, nattrs int) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT jsonb_build_object('pk', jsonb_build_object('S', pk), 'sk', jsonb_build_object('N', sk::text),
+		'g', jsonb_build_object('S', 'g' || (sk % 3)))
+		|| coalesce((SELECT jsonb_object_agg(pg_temp.rname() || a, pg_temp.rval(1)) FROM generate_series(1, nattrs) a), '{}')
+$$;
+
+SELECT setseed(0.1717);
+SELECT ok(create_table('{"TableName": "jbin", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"},
+		{"AttributeName": "g", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+	"GlobalSecondaryIndexes": [{"IndexName": "byg", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+		"Projection": {"ProjectionType": "ALL"}}]}') ? 'TableDescription', 'table created');
+-- 'many': 700 small items; 'rich': 150 random ones; 'huge': 3 items with long strings
+SELECT is(count(put_item(jsonb_build_object('TableName', 'jbin', 'Item', pg_temp.ritem('many', i, 1)))), 700::bigint, 'small items stored')
+	FROM generate_series(0, 699) i;
+SELECT is(count(put_item(jsonb_build_object('TableName', 'jbin', 'Item', pg_temp.ritem('rich', i, 1 + floor(random() * 8)::int)))), 150::bigint,
+	'random items stored') FROM generate_series(0, 149) i;
+SELECT is(count(put_item(jsonb_build_object('TableName', 'jbin', 'Item', pg_temp.ritem('huge', i, 0)
+	|| jsonb_build_object('text', jsonb_build_object('S', repeat(pg_temp.rstr(true), 12)))))), 3::bigint, 'large items stored')
+	FROM generate_series(0, 2) i;
+
+-- DynamoDB's item size: the walk over stored items gives what item_size()
+-- gives from the parsed item (one set of rules, two walks)
+SELECT is(count(*) FILTER (WHERE pg_temp.stored_size(item) IS DISTINCT FROM item_size(item)), 0::bigint,
+	'stored item sizes = item_size() on every random item') FROM item_data.jbin;
+SELECT is(pg_temp.stored_size('{"a": {"X": "1"}}'), -1::bigint, 'stored item size: -1 for what is not an item');
+
+-- the hook shows a datum's bytes
+SELECT is(length(pg_temp.bytes('{"a": [1, "x"]}')), pg_column_size('{"a": [1, "x"]}'::jsonb) - 4, 'the hook returns the datum''s bytes');
+SELECT isnt(pg_temp.bytes('{"a": 1}'), pg_temp.bytes('{"a": 2}'), 'the hook tells different values apart');
+
+-- ---------------------------------------------------------------- Query
+CREATE FUNCTION pg_temp.q(pk text, more jsonb DEFAULT '{}') RETURNS jsonb LANGUAGE sql AS $$
+	SELECT query(jsonb_build_object('TableName', 'jbin', 'KeyConditionExpression', 'pk = :p',
+		'ExpressionAttributeValues', jsonb_build_object(':p', jsonb_build_object('S', pk))) || more)
+$$;
+SELECT pg_temp.same(pg_temp.q('many'), 'Query: 700 items (crossing the stride 21 times)');
+SELECT is(jsonb_array_length(pg_temp.q('many') -> 'Items'), 700, 'Query: all 700 items in the page');
+SELECT pg_temp.same(pg_temp.q('many', jsonb_build_object('Limit', n)), format('Query: Limit %s', n))
+	FROM unnest(ARRAY[1, 31, 32, 33, 63, 64, 65, 97]) n;
+SELECT pg_temp.same(pg_temp.q('many', '{"ScanIndexForward": false, "Limit": 100, "ReturnConsumedCapacity": "TOTAL"}'),
+	'Query: backward, LastEvaluatedKey and ConsumedCapacity');
+SELECT pg_temp.same(pg_temp.q('rich'), 'Query: random items');
+SELECT pg_temp.same(pg_temp.q('rich', '{"ReturnConsumedCapacity": "INDEXES", "ConsistentRead": true}'), 'Query: random items, capacity by index');
+SELECT pg_temp.same(pg_temp.q('rich', '{"ProjectionExpression": "sk, g, a1, #n", "ExpressionAttributeNames": {"#n": "name2"}}'),
+	'Query: projected items');
+SELECT pg_temp.same(pg_temp.q('rich', '{"FilterExpression": "attribute_exists(a1) OR attribute_exists(B2)", "Limit": 90}'),
+	'Query: filtered items');
+SELECT pg_temp.same(pg_temp.q('huge'), 'Query: items with long strings');
+SELECT pg_temp.same(pg_temp.q('none'), 'Query: no items (empty Items)');
+SELECT pg_temp.same(pg_temp.q('many', '{"Select": "COUNT"}'), 'Query: Select COUNT');
+
+-- every page of a paginated Query with random limits
+CREATE FUNCTION pg_temp.walk(pk text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	r jsonb;
+	esk jsonb;
+	pages int := 0;
+	seen int := 0;
+BEGIN
+	LOOP
+		r := pg_temp.q(pk, jsonb_build_object('Limit', 1 + floor(random() * 70)::int)
+			|| CASE WHEN esk IS NULL THEN '{}' ELSE jsonb_build_object('ExclusiveStartKey', esk) END);
+		IF pg_temp.bytes(r) <> pg_temp.bytes(r::text::jsonb) THEN
+			RETURN format('page %s differs: %s', pages, r::text);
+		END IF;
+		pages := pages + 1;
+		seen := seen + jsonb_array_length(r -> 'Items');
+		esk := r -> 'LastEvaluatedKey';
+		EXIT WHEN esk IS NULL;
+	END LOOP;
+	RETURN format('%s items', seen);
+END $$;
+SELECT is(pg_temp.walk('many'), '700 items', 'Query: every page of a walk with random limits');
+SELECT is(pg_temp.walk('rich'), '150 items', 'Query: every page of a walk over random items');
+
+-- ---------------------------------------------------------------- index reads and Scan
+SELECT pg_temp.same(query('{"TableName": "jbin", "IndexName": "byg", "KeyConditionExpression": "g = :g",
+	"ExpressionAttributeValues": {":g": {"S": "g1"}}, "Limit": 77}'), 'Query of a GSI: four-key LastEvaluatedKey');
+SELECT pg_temp.same(query('{"TableName": "jbin", "IndexName": "byg", "KeyConditionExpression": "g = :g AND sk > :s",
+	"ExpressionAttributeValues": {":g": {"S": "g2"}, ":s": {"N": "100"}}}'), 'Query of a GSI: a range');
+SELECT pg_temp.same(scan('{"TableName": "jbin", "Limit": 250}'), 'Scan: 250 items');
+SELECT pg_temp.same(scan('{"TableName": "jbin"}'), 'Scan: up to the page cap');
+SELECT pg_temp.same(scan(jsonb_build_object('TableName', 'jbin', 'TotalSegments', 3, 'Segment', s, 'Limit', 40)),
+	format('Scan: segment %s of 3', s)) FROM generate_series(0, 2) s;
+SELECT pg_temp.same(scan('{"TableName": "jbin", "IndexName": "byg", "Limit": 33, "ProjectionExpression": "pk, sk"}'),
+	'Scan of a GSI, projected');
+SELECT pg_temp.same(scan('{"TableName": "jbin", "FilterExpression": "sk < :z", "ExpressionAttributeValues": {":z": {"N": "0"}}}'),
+	'Scan: nothing passes the filter');
+
+-- many more random items, in one page each
+SELECT is(count(put_item(jsonb_build_object('TableName', 'jbin', 'Item', pg_temp.ritem('fresh' || i, 0, 2 + floor(random() * 10)::int)))),
+	60::bigint, 'fresh random items stored') FROM generate_series(1, 60) i;
+SELECT is(count(*) FILTER (WHERE pg_temp.bytes(r) <> pg_temp.bytes(r::text::jsonb) OR jsonb_array_length(r -> 'Items') <> 1), 0::bigint,
+	'Query: 60 single-item pages of fresh random items')
+FROM (SELECT pg_temp.q('fresh' || i) AS r FROM generate_series(1, 60) i) s;
+
+SELECT * FROM finish();
+ROLLBACK;
