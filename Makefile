@@ -27,7 +27,9 @@ OBJS = \
 	src/gsi.o \
 	src/index_build.o \
 	src/api_query.o \
-	src/item_guard.o
+	src/item_guard.o \
+	src/worker.o \
+	src/ttl.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 
@@ -45,15 +47,18 @@ SQL_PARTS = \
 	src/sql/api_item.sql \
 	src/sql/api_batch.sql \
 	src/sql/gsi.sql \
-	src/sql/api_query.sql
+	src/sql/api_query.sql \
+	src/sql/background.sql
 
 # Versions: item_table--1.0.sql is the released 1.0 script, kept as it was
 # released; the current version's script is built from src/sql/ (SQL_PARTS),
 # and each update script takes an installed version to the next.
-EXTVERSION = 1.1
+EXTVERSION = 1.2
 DATA_built = item_table--$(EXTVERSION).sql
 DATA = src/sql/released/item_table--1.0.sql \
-	src/sql/updates/item_table--1.0--1.1.sql
+	src/sql/released/item_table--1.1.sql \
+	src/sql/updates/item_table--1.0--1.1.sql \
+	src/sql/updates/item_table--1.1--1.2.sql
 
 REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index example_trading_register example_users_orders_groups example_letters_toys example_movies_actors example_bike_races
 REGRESS_OPTS = --inputdir=.

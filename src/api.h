@@ -176,5 +176,7 @@ extern Datum item_table_transact_get_items(PG_FUNCTION_ARGS);
 extern Datum item_table_transact_write_items(PG_FUNCTION_ARGS);
 extern Datum item_table_query(PG_FUNCTION_ARGS);
 extern Datum item_table_scan(PG_FUNCTION_ARGS);
+extern Datum item_table_update_time_to_live(PG_FUNCTION_ARGS);
+extern Datum item_table_describe_time_to_live(PG_FUNCTION_ARGS);
 
 #endif							/* ITEM_TABLE_API_H */

@@ -583,6 +583,7 @@ static const ActionEntry actions[] = {
 	{"DeleteItem", item_table_delete_item},
 	{"DeleteTable", item_table_delete_table},
 	{"DescribeTable", item_table_describe_table},
+	{"DescribeTimeToLive", item_table_describe_time_to_live},
 	{"GetItem", item_table_get_item},
 	{"ListTables", item_table_list_tables},
 	{"PutItem", item_table_put_item},
@@ -592,6 +593,7 @@ static const ActionEntry actions[] = {
 	{"TransactWriteItems", item_table_transact_write_items},
 	{"UpdateItem", item_table_update_item},
 	{"UpdateTable", item_table_update_table},
+	{"UpdateTimeToLive", item_table_update_time_to_live},
 };
 
 Datum

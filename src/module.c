@@ -3,8 +3,10 @@
  * module.c
  *		Module magic and initialisation.
  *
- * item_table needs no shared_preload_libraries entry: nothing here touches
- * shared memory or installs hooks, so the library loads on first use.
+ * item_table needs no shared_preload_libraries entry for its SQL API: the
+ * library loads on first use.  Loaded by shared_preload_libraries it also
+ * registers the launcher of its background workers (worker.c), which then
+ * start with the server and come back after a crash.
  *
  *-------------------------------------------------------------------------
  */
@@ -14,6 +16,7 @@
 #include "utils/guc.h"
 
 #include "item_table.h"
+#include "worker.h"
 
 PG_MODULE_MAGIC;
 
@@ -32,5 +35,6 @@ _PG_init(void)
 							 "so does item_table unless this is on.",
 							 &item_table_consistent_index_reads,
 							 false, PGC_USERSET, 0, NULL, NULL, NULL);
+	ItemWorkerInit();
 	MarkGUCPrefixReserved("item_table");
 }
