@@ -346,16 +346,26 @@ ApiCreateIndex(const char *table, Oid base_relid, ApiIndexSpec *s, List *attrdef
 	values[11] = CStringGetTextDatum(creating ? "CREATING" : "ACTIVE");
 	values[12] = Int64GetDatum(rcu);
 	values[13] = Int64GetDatum(wcu);
-	/* who fills it: the background worker unless this session said manual */
-	values[14] = CStringGetTextDatum(item_table_index_backfill == INDEX_BACKFILL_MANUAL ?
-									 "manual" : "worker");
+	/*
+	 * Who fills it: the background worker (the column's default) unless
+	 * this session said manual.  The column is named only then, so that
+	 * tables are still made under a catalog of 1.1 or before (between a new
+	 * library and ALTER EXTENSION UPDATE).
+	 */
+	values[14] = CStringGetTextDatum("manual");
 	ItemAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args("INSERT INTO item_table.indexes (table_name, index_name, kind, relid,"
+	rc = SPI_execute_with_args(creating && item_table_index_backfill == INDEX_BACKFILL_MANUAL ?
+							   "INSERT INTO item_table.indexes (table_name, index_name, kind, relid,"
 							   " hash_key, hash_type, range_key, range_type, projection_type,"
 							   " non_key_attributes, element_index, status, read_capacity, write_capacity,"
 							   " backfill_by)"
-							   " VALUES ($1, $2, $3, $4::pg_catalog.oid::pg_catalog.regclass, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-							   15, argtypes, values, nulls, false, 0);
+							   " VALUES ($1, $2, $3, $4::pg_catalog.oid::pg_catalog.regclass, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)" :
+							   "INSERT INTO item_table.indexes (table_name, index_name, kind, relid,"
+							   " hash_key, hash_type, range_key, range_type, projection_type,"
+							   " non_key_attributes, element_index, status, read_capacity, write_capacity)"
+							   " VALUES ($1, $2, $3, $4::pg_catalog.oid::pg_catalog.regclass, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+							   creating && item_table_index_backfill == INDEX_BACKFILL_MANUAL ? 15 : 14,
+							   argtypes, values, nulls, false, 0);
 	ItemAsRoleEnd(&sw);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "index catalog insert failed: %s", SPI_result_code_string(rc));

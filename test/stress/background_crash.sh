@@ -237,6 +237,17 @@ wpid=$(worker_pid)
 [ -n "$wpid" ] && pg_user kill -KILL "$wpid"
 echo "ttl: killed the worker (pid ${wpid:-none}) after $d of $expired0 expired items"
 wait_ready 60 || die "the server did not come back"
+# SIGTERM (pg_terminate_backend) ends the worker cleanly; it comes back
+for i in $(seq 1 100); do
+	wpid=$(worker_pid)
+	[ -n "$wpid" ] && break
+	sleep 0.1
+done
+if [ -n "$wpid" ]; then
+	t=$(q "SELECT pg_terminate_backend($wpid)")
+	[ "$t" = "t" ] || die "pg_terminate_backend of the worker failed"
+	echo "ttl: pg_terminate_backend ended the worker (pid $wpid)"
+fi
 deadline=$(($(date +%s) + WAIT_SECS))
 while [ "$(q "$expired_sql")" != "0" ]; do
 	[ "$(date +%s)" -lt "$deadline" ] || die "$(q "$expired_sql") expired items are left after $WAIT_SECS s"
