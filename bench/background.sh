@@ -52,13 +52,13 @@ ANALYZE item_data.$1;
 SQL
 }
 mktable() {  # mktable NAME WITH_GSIS
-	local gsis=""
+	local gsis="" defs=""
+	[ "$2" = 1 ] && defs=', {"AttributeName": "g", "AttributeType": "S"}, {"AttributeName": "h", "AttributeType": "N"}'
 	[ "$2" = 1 ] && gsis=', "GlobalSecondaryIndexes": [
 		{"IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}},
 		{"IndexName": "by_h", "KeySchema": [{"AttributeName": "h", "KeyType": "HASH"}], "Projection": {"ProjectionType": "KEYS_ONLY"}}]'
 	q "SELECT item_table.create_table('{\"TableName\": \"$1\", \"BillingMode\": \"PAY_PER_REQUEST\",
-		\"AttributeDefinitions\": [{\"AttributeName\": \"pk\", \"AttributeType\": \"S\"}, {\"AttributeName\": \"g\", \"AttributeType\": \"S\"},
-			{\"AttributeName\": \"h\", \"AttributeType\": \"N\"}],
+		\"AttributeDefinitions\": [{\"AttributeName\": \"pk\", \"AttributeType\": \"S\"}$defs],
 		\"KeySchema\": [{\"AttributeName\": \"pk\", \"KeyType\": \"HASH\"}]$gsis}') IS NOT NULL" >/dev/null
 }
 
@@ -123,7 +123,7 @@ t0=$(now_s)
 create_idx bf_work worker
 while [ "$(q "SELECT status FROM item_table.indexes WHERE table_name = 'bf_work'")" != "ACTIVE" ]; do sleep 0.2; done
 t1=$(now_s)
-kill -INT "$pgb" 2>/dev/null; wait "$pgb" 2>/dev/null
+kill -TERM "$pgb" 2>/dev/null; wait "$pgb" 2>/dev/null
 work=$(secs "$t0" "$t1")
 echo "worker under 2 writers: $work s (from UpdateTable to ACTIVE)"
 echo "ratio worker/procedure: $(awk -v a="$work" -v b="$proc" 'BEGIN { printf "%.2f", a / b }')"
