@@ -19,6 +19,8 @@
 #   IT_PG_MAJOR  PostgreSQL major version whose Debian packages are installed
 #                (default 15)
 #   IT_LOG_DIR   where logs go (default: log/ in the repository root)
+#   IT_WORKER_NAPTIME  item_table.worker_naptime of the cluster, seconds
+#                (default 1)
 
 IT_ROOT=${IT_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 IT_PG_MAJOR=${IT_PG_MAJOR:-15}
@@ -319,6 +321,10 @@ shared_buffers = 512MB
 max_connections = 50
 max_prepared_transactions = 10
 log_min_messages = warning
+# the background worker starts with the server (README, Background work);
+# IT_WORKER_NAPTIME makes its rounds quick for the tests
+shared_preload_libraries = 'item_table'
+item_table.worker_naptime = ${IT_WORKER_NAPTIME:-1}
 EOF
 
     IT_STARTING=1

@@ -143,6 +143,9 @@ extern Datum item_table_describe_continuous_backups(PG_FUNCTION_ARGS);
 extern Datum item_table_execute_statement(PG_FUNCTION_ARGS);
 extern Datum item_table_batch_execute_statement(PG_FUNCTION_ARGS);
 extern Datum item_table_execute_transaction(PG_FUNCTION_ARGS);
+/* Time to Live (ttl.c) */
+extern Datum item_table_update_time_to_live(PG_FUNCTION_ARGS);
+extern Datum item_table_describe_time_to_live(PG_FUNCTION_ARGS);
 
 /* ---- the reader's other SQL-callable functions (api_query.c and below) ---- */
 extern Datum item_table_explain_query(PG_FUNCTION_ARGS);

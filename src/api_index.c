@@ -11,10 +11,11 @@
  * KEY (ikey, key); see gsi.c for its contents.
  * The base table gets the maintenance triggers when its first index is
  * created.  UpdateTable's Create makes the index in status CREATING: the
- * trigger maintains it for every write from then on, and
- * CALL item_table.backfill_indexes(table) fills it from the existing items
- * batch by batch (committing each, so concurrent writes go on) and marks it
- * ACTIVE.
+ * trigger maintains it for every write from then on, and the background
+ * worker (worker.c) -- or CALL item_table.backfill_indexes(table), when
+ * item_table.index_backfill is 'manual' -- fills it from the existing items
+ * batch by batch (one transaction each, so concurrent writes go on) and
+ * marks it ACTIVE (index_build.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -39,6 +40,7 @@
 #include "api.h"
 #include "api_index.h"
 #include "gsi.h"
+#include "worker.h"
 
 static const char *const key_types[] = {"HASH", "RANGE"};
 static const char *const projection_types[] = {"ALL", "KEYS_ONLY", "INCLUDE"};
@@ -286,10 +288,10 @@ ApiCreateIndex(const char *table, Oid base_relid, ApiIndexSpec *s, List *attrdef
 			   bool creating, int64 rcu, int64 wcu)
 {
 	Oid			relid;
-	Oid			argtypes[14] = {TEXTOID, TEXTOID, TEXTOID, OIDOID, TEXTOID, TEXTOID,
-	TEXTOID, TEXTOID, TEXTOID, TEXTARRAYOID, BOOLOID, TEXTOID, INT8OID, INT8OID};
-	Datum		values[14];
-	char		nulls[14];
+	Oid			argtypes[15] = {TEXTOID, TEXTOID, TEXTOID, OIDOID, TEXTOID, TEXTOID,
+	TEXTOID, TEXTOID, TEXTOID, TEXTARRAYOID, BOOLOID, TEXTOID, INT8OID, INT8OID, TEXTOID};
+	Datum		values[15];
+	char		nulls[15];
 	ItemRoleSwitch sw;
 	int			rc;
 
@@ -344,17 +346,34 @@ ApiCreateIndex(const char *table, Oid base_relid, ApiIndexSpec *s, List *attrdef
 	values[11] = CStringGetTextDatum(creating ? "CREATING" : "ACTIVE");
 	values[12] = Int64GetDatum(rcu);
 	values[13] = Int64GetDatum(wcu);
+	/*
+	 * Who fills it: the background worker (the column's default) unless
+	 * this session said manual.  The column is named only then, so that
+	 * tables are still made under a catalog of 1.1 or before (between a new
+	 * library and ALTER EXTENSION UPDATE).
+	 */
+	values[14] = CStringGetTextDatum("manual");
 	ItemAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args("INSERT INTO item_table.indexes (table_name, index_name, kind, relid,"
+	rc = SPI_execute_with_args(creating && item_table_index_backfill == INDEX_BACKFILL_MANUAL ?
+							   "INSERT INTO item_table.indexes (table_name, index_name, kind, relid,"
+							   " hash_key, hash_type, range_key, range_type, projection_type,"
+							   " non_key_attributes, element_index, status, read_capacity, write_capacity,"
+							   " backfill_by)"
+							   " VALUES ($1, $2, $3, $4::pg_catalog.oid::pg_catalog.regclass, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)" :
+							   "INSERT INTO item_table.indexes (table_name, index_name, kind, relid,"
 							   " hash_key, hash_type, range_key, range_type, projection_type,"
 							   " non_key_attributes, element_index, status, read_capacity, write_capacity)"
 							   " VALUES ($1, $2, $3, $4::pg_catalog.oid::pg_catalog.regclass, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
-							   14, argtypes, values, nulls, false, 0);
+							   creating && item_table_index_backfill == INDEX_BACKFILL_MANUAL ? 15 : 14,
+							   argtypes, values, nulls, false, 0);
 	ItemAsRoleEnd(&sw);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "index catalog insert failed: %s", SPI_result_code_string(rc));
 	ensure_triggers(base_relid);
 	CacheInvalidateRelcacheByRelid(base_relid);
+	/* the background worker of this database fills it, from our commit */
+	if (creating && item_table_index_backfill == INDEX_BACKFILL_WORKER)
+		ItemWorkerRequest();
 }
 
 /*

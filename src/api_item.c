@@ -590,6 +590,7 @@ static const ActionEntry actions[] = {
 	{"DescribeTable", item_table_describe_table},
 	{"ExecuteStatement", item_table_execute_statement},
 	{"ExecuteTransaction", item_table_execute_transaction},
+	{"DescribeTimeToLive", item_table_describe_time_to_live},
 	{"GetItem", item_table_get_item},
 	{"ListTables", item_table_list_tables},
 	{"ListTagsOfResource", item_table_list_tags_of_resource},
@@ -602,6 +603,7 @@ static const ActionEntry actions[] = {
 	{"UntagResource", item_table_untag_resource},
 	{"UpdateItem", item_table_update_item},
 	{"UpdateTable", item_table_update_table},
+	{"UpdateTimeToLive", item_table_update_time_to_live},
 };
 
 Datum

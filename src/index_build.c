@@ -49,6 +49,7 @@
 #include "gsi.h"
 #include "stored_item.h"
 #include "table_def.h"
+#include "worker.h"
 
 PG_FUNCTION_INFO_V1(item_table_index_entries);
 PG_FUNCTION_INFO_V1(item_table_verify);
@@ -171,19 +172,34 @@ item_table_verify(PG_FUNCTION_ARGS)
 }
 
 /* ----------------------------------------------------------------
+ * Backfill, one batch at a time: IndexBackfillBatch() and
  * CALL backfill_indexes(table [, batch_size])
  *
- * The procedure commits after every batch, so anything that has to last
- * from one batch to the next lives in SPI's procedure context (or, for the
- * read plans, is kept with SPI_keepplan), and nothing a row needs outlives
- * the row: each row is indexed in a context reset after it, each batch's
- * tuple table is freed, and the batch read is one prepared statement, not
- * SQL text parsed again for every batch.  Memory therefore stays flat
- * whatever the size of the table.
+ * A backfill is resumable: the catalog row of the index keeps the key of
+ * the last item indexed (indexes.backfill_after) and the count so far
+ * (indexes.backfilled), both written in the transaction of the batch that
+ * indexed those items.  One batch reads up to batch_size items after that
+ * key, writes their entries, advances the position and, when it read
+ * fewer than asked, marks the index ACTIVE.  A batch is one transaction's
+ * work: the background worker (worker.c) runs each in a transaction of
+ * its own, the procedure commits after each; a crash loses at most the
+ * batch in progress, and the next batch starts where the last committed
+ * one ended.
+ *
+ * Locks, in the order every other path takes them (base table, index
+ * table, catalog row), so that a backfill never deadlocks with
+ * UpdateTable Delete or DeleteTable: the base table ROW SHARE, the index
+ * table ROW EXCLUSIVE, then the index's catalog row FOR UPDATE, which
+ * also serialises two backfills of one index (the worker and a manual
+ * CALL).  Delete of the index, or of the table, waits for the batch in
+ * progress and the next batch finds the catalog row gone: the backfill is
+ * cancelled with nothing left behind.
  *
  * The base table is read, like the index tables are written, with the
  * rights of its owner and without the owner's forced row-level security
- * (as_index_owner): an index holds every item, whoever may read which.
+ * (GsiAsIndexOwner): an index holds every item, whoever may read which.
+ * Memory: each row is indexed in a context reset after it, the batch's
+ * tuple table is freed, and the reads are prepared once per backend.
  * ----------------------------------------------------------------
  */
 
@@ -225,40 +241,199 @@ backfill_plans(Oid base_relid, const char *base)
 }
 
 /*
- * Run a catalog UPDATE of one index ($1 table, $2 index, and $3 value when
- * nargs is 3) as the catalog owner.
+ * IndexBackfillBatch
+ *		Index the next batch of at most batch items for index of table
+ *		(SPI connected, in a transaction the caller commits).  Returns
+ *		false when there is nothing left to do: the index is ACTIVE (this
+ *		batch finished it, or it already was) or gone.  *done receives the
+ *		items indexed so far, *total an estimate of the table's items (for
+ *		progress messages; may be NULL).  Runs with the rights of the
+ *		index owner; the caller checks that its user may backfill.
  */
-static void
-backfill_catalog_update(const char *sql, int nargs, Datum table, Datum index, Datum value)
+bool
+IndexBackfillBatch(const char *table, const char *index, int batch,
+				   int64 *done, int64 *total)
 {
-	Oid			argtypes[3] = {TEXTOID, TEXTOID, INT8OID};
-	Datum		args[3] = {table, index, value};
-	ItemRoleSwitch sw;
+	Oid			argtypes[4] = {TEXTOID, TEXTOID, INT8OID, InvalidOid};
+	Datum		args[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+	Oid			base_relid;
+	Oid			index_relid;
+	ItemTableDef *def;
+	IndexDef   *idx;
+	ItemKey    *after = NULL;
+	ItemKey    *last = NULL;
+	int64		count;
+	uint64		n;
+	uint64		r;
+	bool		isnull;
+	bool		finished;
 	int			rc;
+	ItemRoleSwitch sw;
+	SPITupleTable *tt;
+	MemoryContext rowcxt;
+	MemoryContext outer = CurrentMemoryContext;
 
+	args[0] = CStringGetTextDatum(table);
+	args[1] = CStringGetTextDatum(index);
+
+	/* which relations, read without locks; then lock in the agreed order */
 	ItemAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args(sql, nargs, argtypes, args, NULL, false, 0);
+	rc = SPI_execute_with_args("SELECT t.relid::pg_catalog.oid, i.relid::pg_catalog.oid"
+							   " FROM item_table.indexes i JOIN item_table.tables t USING (table_name)"
+							   " WHERE i.table_name OPERATOR(pg_catalog.=) $1"
+							   " AND i.index_name OPERATOR(pg_catalog.=) $2"
+							   " AND i.status OPERATOR(pg_catalog.=) 'CREATING'",
+							   2, argtypes, args, NULL, true, 1);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "index catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return false;
+	base_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+	LockRelationOid(base_relid, RowShareLock);
+	LockRelationOid(index_relid, RowExclusiveLock);
+
+	/* the position, locked: one backfill of an index at a time */
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("SELECT backfill_after, backfilled FROM item_table.indexes"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
+							   " AND index_name OPERATOR(pg_catalog.=) $2"
+							   " AND status OPERATOR(pg_catalog.=) 'CREATING'"
+							   " AND relid OPERATOR(pg_catalog.=) $3::pg_catalog.oid::pg_catalog.regclass FOR UPDATE",
+							   3, (Oid[]) {TEXTOID, TEXTOID, OIDOID}, (Datum[]) {args[0], args[1], ObjectIdGetDatum(index_relid)},
+							   NULL, false, 1);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "index catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return false;			/* finished, deleted or replaced meanwhile */
+	{
+		Datum		a = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+		{
+			MemoryContext old = MemoryContextSwitchTo(outer);
+
+			after = (ItemKey *) PG_DETOAST_DATUM_COPY(a);
+			MemoryContextSwitchTo(old);
+		}
+		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	SPI_freetuptable(SPI_tuptable);
+
+	def = TableDefLookup(table);
+	idx = TableDefFindIndex(def, index);
+	if (idx == NULL || idx->relid != index_relid)
+		return false;
+
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table backfill row",
+								   ALLOCSET_DEFAULT_SIZES);
+	GsiAsIndexOwner(idx->relid, &sw);
+	if (total != NULL)
+	{
+		/* the planner's estimate: cheap, and enough for a percentage */
+		float4		tuples = 0;
+		HeapTuple	ct = SearchSysCache1(RELOID, ObjectIdGetDatum(def->relid));
+
+		if (HeapTupleIsValid(ct))
+		{
+			tuples = ((Form_pg_class) GETSTRUCT(ct))->reltuples;
+			ReleaseSysCache(ct);
+		}
+		*total = tuples > 0 ? (int64) tuples : 0;
+	}
+	backfill_plans(def->relid, ItemQualifiedName(def->relid));
+	if (after == NULL)
+		rc = SPI_execute_plan(backfill_plan_first, (Datum[]) {Int32GetDatum(batch)}, NULL, false, 0);
+	else
+		rc = SPI_execute_plan(backfill_plan_next,
+							  (Datum[]) {PointerGetDatum(after), Int32GetDatum(batch)}, NULL, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "backfill read failed: %s", SPI_result_code_string(rc));
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	StoredCheckColumns(table, NULL, tt->tupdesc, 1, 2);
+	for (r = 0; r < n; r++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+		Datum		key = SPI_getbinval(tt->vals[r], tt->tupdesc, 1, &isnull);
+		Datum		itemd;
+		AttrValue  *item;
+		List	   *entries;
+		ListCell   *ec;
+
+		CHECK_FOR_INTERRUPTS();
+		if (isnull)
+			StoredRaiseNullKey(table, NULL);
+		itemd = SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &isnull);
+		item = StoredParseItem(table, NULL, DatumGetItemKeyPP(key), itemd, isnull);
+		entries = GsiEntries(def, idx, item, NULL, false);
+		foreach(ec, entries)
+		{
+			IndexEntry *e = (IndexEntry *) lfirst(ec);
+
+			GsiIndexUpsert(idx, e->ikey, key, AttrItemToJsonb(e->projected));
+		}
+		if (r == n - 1)
+		{
+			/* the next batch starts after this key */
+			MemoryContextSwitchTo(outer);
+			last = (ItemKey *) PG_DETOAST_DATUM_COPY(key);
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	SPI_freetuptable(tt);
+	ItemAsRoleEnd(&sw);
+	MemoryContextDelete(rowcxt);
+
+	count += n;
+	finished = n < (uint64) batch;
+	args[2] = Int64GetDatum(count);
+	argtypes[3] = ItemKeyTypeOid();
+	if (last != NULL)
+		args[3] = PointerGetDatum(last);
+	else
+	{
+		args[3] = after ? PointerGetDatum(after) : (Datum) 0;
+		nulls[3] = after ? ' ' : 'n';
+	}
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args(finished ?
+							   "UPDATE item_table.indexes SET backfilled = $3, backfill_after = NULL, status = 'ACTIVE'"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND index_name OPERATOR(pg_catalog.=) $2" :
+							   "UPDATE item_table.indexes SET backfilled = $3, backfill_after = $4"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND index_name OPERATOR(pg_catalog.=) $2",
+							   4, argtypes, args, nulls, false, 0);
 	ItemAsRoleEnd(&sw);
 	if (rc != SPI_OK_UPDATE)
 		elog(ERROR, "index catalog update failed: %s", SPI_result_code_string(rc));
+	if (finished)
+		CacheInvalidateRelcacheByRelid(def->relid);
+	*done = count;
+	return !finished;
 }
 
+/*
+ * The procedure: every index of the table in status CREATING, batch after
+ * batch, committing after each (so anything that lasts from one batch to
+ * the next lives in SPI's procedure context), with a NOTICE every tenth
+ * of the way.  Indexes the worker is filling are filled here too: the
+ * catalog row lock makes the two take turns, batch by batch.
+ */
 Datum
 item_table_backfill_indexes(PG_FUNCTION_ARGS)
 {
 	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	int			batch = PG_ARGISNULL(1) ? 1000 : PG_GETARG_INT32(1);
 	ItemTableDef *def;
-	char	   *base;
 	Oid			base_relid;
-	int64		total;
 	int			i;
-	int			rc;
 	List	   *creating = NIL;
 	ListCell   *lc;
-	MemoryContext rowcxt;
-	MemoryContext keycxt;
-	Datum		table_d;
 
 	if (batch < 1)
 		ereport(ERROR,
@@ -280,136 +455,43 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 		SPI_finish();
 		PG_RETURN_VOID();
 	}
-	base = ItemQualifiedName(base_relid);
-	{
-		ItemRoleSwitch sw;
-		bool		isnull;
 
-		GsiAsIndexOwner(base_relid, &sw);
-		rc = SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM %s", base), true, 0);
-		if (rc != SPI_OK_SELECT || SPI_processed != 1)
-			elog(ERROR, "backfill count failed: %s", SPI_result_code_string(rc));
-		total = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-		SPI_freetuptable(SPI_tuptable);
-		backfill_plans(base_relid, base);
-		ItemAsRoleEnd(&sw);
-	}
-
-	/* both in SPI's procedure context, which outlives the commits */
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table backfill row",
-								   ALLOCSET_DEFAULT_SIZES);
-	keycxt = AllocSetContextCreate(CurrentMemoryContext, "item_table backfill position",
-								   ALLOCSET_SMALL_SIZES);
-	table_d = CStringGetTextDatum(table);
 	foreach(lc, creating)
 	{
 		char	   *index = (char *) lfirst(lc);
-		Datum		index_d = CStringGetTextDatum(index);
-		ItemKey    *last = NULL;
 		int64		done = 0;
+		int64		total = 0;
 		int			lastpct = -1;
+		bool		more;
 
-		MemoryContextReset(keycxt);
 		for (;;)
 		{
-			Datum		args[2];
-			uint64		n;
-			uint64		r;
-			IndexDef   *idx;
-			SPITupleTable *tt;
-			ItemRoleSwitch isw;
+			int64		before = done;
 
 			CHECK_FOR_INTERRUPTS();
-			/*
-			 * Definitions may have been reloaded after the last commit, and
-			 * what was read from them before it is gone: look again.
-			 */
-			def = TableDefByRelid(base_relid);
-			idx = def ? TableDefFindIndex(def, index) : NULL;
-			if (idx == NULL)
-				break;			/* deleted meanwhile */
-
-			GsiAsIndexOwner(idx->relid, &isw);
-			if (last == NULL)
+			more = IndexBackfillBatch(table, index, batch, &done, &total);
+			if (done > before)
 			{
-				args[0] = Int32GetDatum(batch);
-				rc = SPI_execute_plan(backfill_plan_first, args, NULL, false, 0);
-			}
-			else
-			{
-				args[0] = PointerGetDatum(last);
-				args[1] = Int32GetDatum(batch);
-				rc = SPI_execute_plan(backfill_plan_next, args, NULL, false, 0);
-			}
-			if (rc != SPI_OK_SELECT)
-				elog(ERROR, "backfill read failed: %s", SPI_result_code_string(rc));
-			tt = SPI_tuptable;
-			n = SPI_processed;
-			StoredCheckColumns(table, NULL, tt->tupdesc, 1, 2);
-			for (r = 0; r < n; r++)
-			{
-				MemoryContext old = MemoryContextSwitchTo(rowcxt);
-				bool		isnull;
-				Datum		key = SPI_getbinval(tt->vals[r], tt->tupdesc, 1, &isnull);
-				Datum		itemd;
-				AttrValue  *item;
-				List	   *entries;
-				ListCell   *ec;
+				int			pct;
 
-				CHECK_FOR_INTERRUPTS();
-				if (isnull)
-					StoredRaiseNullKey(table, NULL);
-				itemd = SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &isnull);
-				item = StoredParseItem(table, NULL, DatumGetItemKeyPP(key), itemd, isnull);
-				entries = GsiEntries(def, idx, item, NULL, false);
-				foreach(ec, entries)
-				{
-					IndexEntry *e = (IndexEntry *) lfirst(ec);
-
-					GsiIndexUpsert(idx, e->ikey, key, AttrItemToJsonb(e->projected));
-				}
-				if (r == n - 1)
-				{
-					/* the next batch starts after this key */
-					MemoryContextReset(keycxt);
-					MemoryContextSwitchTo(keycxt);
-					last = (ItemKey *) PG_DETOAST_DATUM_COPY(key);
-				}
-				MemoryContextSwitchTo(old);
-				MemoryContextReset(rowcxt);
-			}
-			SPI_freetuptable(tt);
-			ItemAsRoleEnd(&isw);
-			if (n == 0)
-				break;
-			done += n;
-			backfill_catalog_update("UPDATE item_table.indexes SET backfilled = $3"
-									" WHERE table_name OPERATOR(pg_catalog.=) $1"
-									" AND index_name OPERATOR(pg_catalog.=) $2",
-									3, table_d, index_d, Int64GetDatum(done));
-			{
-				int			pct = total > 0 ? (int) Min(100, done * 100 / total) : 100;
-
-				if (pct / 10 != lastpct / 10 || (uint64) batch > n)
+				/* the estimate lags a table that grew since it was made */
+				if (total < done)
+					total = done;
+				pct = total > 0 ? (int) Min(100, done * 100 / total) : 100;
+				if (pct / 10 != lastpct / 10 || !more)
 					ereport(NOTICE,
 							(errmsg("backfilling index \"%s\" of table \"%s\": " INT64_FORMAT " of about " INT64_FORMAT " items (%d%%)",
 									index, table, done, total, pct)));
 				lastpct = pct;
 			}
 			SPI_commit();
+			if (!more)
+				break;
 		}
-		backfill_catalog_update("UPDATE item_table.indexes SET status = 'ACTIVE'"
-								" WHERE table_name OPERATOR(pg_catalog.=) $1"
-								" AND index_name OPERATOR(pg_catalog.=) $2",
-								2, table_d, index_d, (Datum) 0);
-		CacheInvalidateRelcacheByRelid(base_relid);
 		ereport(NOTICE,
 				(errmsg("index \"%s\" of table \"%s\" is ACTIVE (" INT64_FORMAT " items scanned)",
 						index, table, done)));
-		SPI_commit();
 	}
-	MemoryContextDelete(rowcxt);
-	MemoryContextDelete(keycxt);
 	SPI_finish();
 	PG_RETURN_VOID();
 }

@@ -3,8 +3,10 @@
  * module.c
  *		Module magic and initialisation.
  *
- * item_table needs no shared_preload_libraries entry: nothing here touches
- * shared memory or installs hooks, so the library loads on first use.
+ * item_table needs no shared_preload_libraries entry for its SQL API: the
+ * library loads on first use.  Loaded by shared_preload_libraries it also
+ * registers the launcher of its background workers (worker.c), which then
+ * start with the server and come back after a crash.
  *
  *-------------------------------------------------------------------------
  */
@@ -15,6 +17,7 @@
 
 #include "item_table.h"
 #include "api.h"
+#include "worker.h"
 
 PG_MODULE_MAGIC;
 
@@ -39,5 +42,6 @@ _PG_init(void)
 							   "to the public host and port of the gateway.",
 							   &item_table_endpoint_address,
 							   "localhost:8000", PGC_USERSET, 0, NULL, NULL, NULL);
+	ItemWorkerInit();
 	MarkGUCPrefixReserved("item_table");
 }

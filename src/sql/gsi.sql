@@ -19,6 +19,10 @@ CREATE TABLE indexes (
 	read_capacity bigint NOT NULL DEFAULT 0,
 	write_capacity bigint NOT NULL DEFAULT 0,
 	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	-- the backfill of an index being created: who fills it (the background
+	-- worker, or only CALL backfill_indexes) and the key it has reached
+	backfill_by text NOT NULL DEFAULT 'worker' CHECK (backfill_by IN ('worker', 'manual')),
+	backfill_after item_key,
 	PRIMARY KEY (table_name, index_name),
 	CHECK ((range_key IS NULL) = (range_type IS NULL))
 );
@@ -48,7 +52,7 @@ COMMENT ON FUNCTION verify(text) IS
 CREATE PROCEDURE backfill_indexes(table_name text, batch_size integer DEFAULT 1000)
 	AS 'MODULE_PATHNAME', 'item_table_backfill_indexes' LANGUAGE C;
 COMMENT ON PROCEDURE backfill_indexes(text, integer) IS
-	'fill the indexes that UpdateTable created (status CREATING) from existing items, committing every batch, then mark them ACTIVE';
+	'fill the indexes that UpdateTable created (status CREATING) from existing items, committing every batch, then mark them ACTIVE (resumes where the last committed batch ended)';
 
 CREATE FUNCTION update_table(request jsonb) RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'item_table_update_table' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;

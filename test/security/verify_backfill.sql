@@ -31,6 +31,7 @@ FROM generate_series(1, 40) g;
 ALTER TABLE item_data.vbf ENABLE ROW LEVEL SECURITY;
 ALTER TABLE item_data.vbf FORCE ROW LEVEL SECURITY;
 CREATE POLICY not_hidden ON item_data.vbf USING (NOT item ? 'hidden');
+SET item_table.index_backfill = manual;	-- the procedure is what is tested
 SELECT item_table.update_table('{"TableName": "vbf",
 	"AttributeDefinitions": [{"AttributeName": "g", "AttributeType": "S"}],
 	"GlobalSecondaryIndexUpdates": [{"Create": {"IndexName": "by_g",

@@ -1,0 +1,585 @@
+/*-------------------------------------------------------------------------
+ *
+ * worker.c
+ *		The background worker: the work DynamoDB does without being asked
+ *		(filling an index UpdateTable created, deleting items whose Time to
+ *		Live has passed), done in every database that has the extension.
+ *
+ * Two kinds of process, both visible in pg_stat_activity (backend_type
+ * and application_name):
+ *
+ * - "item_table worker", one per database at a time.  It connects to its
+ *   database, takes a session advisory lock (ITEM_WORKER_LOCK_KEY; a
+ *   second worker of the same database finds it taken and leaves), and
+ *   does rounds of work: every index in status CREATING that is the
+ *   worker's to fill (indexes.backfill_by), batch by batch, then every
+ *   table with Time to Live ENABLED, batch by batch until nothing more has
+ *   expired.  Each batch is a transaction of its own (so no lock is held
+ *   longer than a batch, and a crash loses at most one batch), checks for
+ *   interrupts, and an error in one is logged and leaves the others
+ *   going.  When a round leaves nothing in progress the worker exits
+ *   rather than sleeping connected: a sleeping session would make DROP
+ *   DATABASE fail.  It exits with status 1 -- which makes the postmaster
+ *   start it again after item_table.worker_naptime seconds
+ *   (bgw_restart_time) -- while some table has TTL enabled, and with 0,
+ *   which ends its registration, when the database has no background
+ *   work at all.  Before that last exit it releases its lock and looks
+ *   once more: a request made meanwhile (below) found the lock taken and
+ *   gave up, so the work it announced must be seen here.
+ *
+ * - "item_table launcher", only when the library is in
+ *   shared_preload_libraries.  It connects to no database, reads
+ *   pg_database every naptime and starts a worker for each database that
+ *   allows connections and is not a template (templates must stay free of
+ *   sessions, or CREATE DATABASE fails), at most item_table.max_workers at
+ *   once; a database whose worker ended is looked at again after
+ *   LAUNCHER_RECHECK_SECS.  It is restarted after a crash, and so after
+ *   any restart of the server every database's work resumes by itself.
+ *   A launcher rather than one worker per database listed in a setting:
+ *   databases come and go (the tests make dozens), and a list to keep in
+ *   step with them is a list that is wrong.
+ *
+ * Without preloading there is no launcher: UpdateTable Create and
+ * UpdateTimeToLive ask for the worker of their database (ItemWorkerRequest)
+ * and it is started as a dynamic background worker when the transaction
+ * commits -- after, so that it sees the work.  Its registration lasts as
+ * long as the postmaster: it survives crashes of backends, not a server
+ * restart; item_table.start_worker() starts it by hand (README).
+ *
+ * Settings (SIGHUP): worker_naptime, backfill_batch_size, ttl_batch_size,
+ * max_workers; index_backfill (per session) makes UpdateTable leave a new
+ * index to CALL item_table.backfill_indexes().
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_database.h"
+#include "commands/dbcommands.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "tcop/tcopprot.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "worker.h"
+
+PGDLLEXPORT void item_table_launcher_main(Datum main_arg);
+PGDLLEXPORT void item_table_worker_main(Datum main_arg);
+
+PG_FUNCTION_INFO_V1(item_table_start_worker);
+
+int			item_table_index_backfill = INDEX_BACKFILL_WORKER;
+int			item_table_worker_naptime = 10;
+int			item_table_backfill_batch_size = 1000;
+int			item_table_ttl_batch_size = 1000;
+int			item_table_max_workers = 4;
+
+static const struct config_enum_entry index_backfill_options[] = {
+	{"worker", INDEX_BACKFILL_WORKER, false},
+	{"manual", INDEX_BACKFILL_MANUAL, false},
+	{NULL, 0, false}
+};
+
+/* a database whose worker ended is started again after this long */
+#define LAUNCHER_RECHECK_SECS	60
+/* one round gives each index at most this long before the next */
+#define BACKFILL_SLICE_MS		2000
+/* and each TTL table */
+#define TTL_SLICE_MS			2000
+
+/* ----------------------------------------------------------------
+ * settings and registration
+ * ----------------------------------------------------------------
+ */
+void
+ItemWorkerInit(void)
+{
+	DefineCustomEnumVariable("item_table.index_backfill",
+							 "Who fills an index UpdateTable creates: the background worker or CALL item_table.backfill_indexes().",
+							 "With 'manual' the index stays CREATING until the procedure is called.",
+							 &item_table_index_backfill, INDEX_BACKFILL_WORKER,
+							 index_backfill_options, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("item_table.worker_naptime",
+							"Seconds between the background worker's rounds while tables have Time to Live enabled.",
+							NULL, &item_table_worker_naptime, 10, 1, 3600,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomIntVariable("item_table.backfill_batch_size",
+							"Items the background worker indexes per transaction when it fills a new index.",
+							NULL, &item_table_backfill_batch_size, 1000, 1, 1000000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("item_table.ttl_batch_size",
+							"Expired items the background worker deletes per transaction.",
+							NULL, &item_table_ttl_batch_size, 1000, 1, 1000000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("item_table.max_workers",
+							"Databases the launcher works in at once (one worker each).",
+							"Each worker is a background worker process: max_worker_processes must leave room.",
+							&item_table_max_workers, 4, 1, 64,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+
+	if (process_shared_preload_libraries_in_progress)
+	{
+		BackgroundWorker w;
+
+		memset(&w, 0, sizeof(w));
+		w.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+		w.bgw_start_time = BgWorkerStart_RecoveryFinished;
+		w.bgw_restart_time = 5;
+		snprintf(w.bgw_library_name, BGW_MAXLEN, "item_table");
+		snprintf(w.bgw_function_name, BGW_MAXLEN, "item_table_launcher_main");
+		snprintf(w.bgw_name, BGW_MAXLEN, "item_table launcher");
+		snprintf(w.bgw_type, BGW_MAXLEN, "item_table launcher");
+		RegisterBackgroundWorker(&w);
+	}
+}
+
+/*
+ * Register the worker of database dboid (named dbname in its process
+ * title); notify_pid gets SIGUSR1 on its start and end.
+ */
+static bool
+launch_worker(Oid dboid, const char *dbname, pid_t notify_pid,
+			  BackgroundWorkerHandle **handle)
+{
+	BackgroundWorker w;
+
+	memset(&w, 0, sizeof(w));
+	w.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	w.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	w.bgw_restart_time = item_table_worker_naptime;
+	snprintf(w.bgw_library_name, BGW_MAXLEN, "item_table");
+	snprintf(w.bgw_function_name, BGW_MAXLEN, "item_table_worker_main");
+	snprintf(w.bgw_name, BGW_MAXLEN, "item_table worker for database %s", dbname);
+	snprintf(w.bgw_type, BGW_MAXLEN, "item_table worker");
+	w.bgw_main_arg = ObjectIdGetDatum(dboid);
+	w.bgw_notify_pid = notify_pid;
+	return RegisterDynamicBackgroundWorker(&w, handle);
+}
+
+/* ----------------------------------------------------------------
+ * on demand: a worker started when a transaction that made work commits
+ * ----------------------------------------------------------------
+ */
+static bool worker_requested = false;
+static bool xact_callback_registered = false;
+
+static void
+worker_xact_callback(XactEvent event, void *arg)
+{
+	if (!worker_requested)
+		return;
+	if (event == XACT_EVENT_COMMIT)
+	{
+		char	   *dbname;
+
+		worker_requested = false;
+		dbname = get_database_name(MyDatabaseId);
+		if (!launch_worker(MyDatabaseId, dbname ? dbname : "?", 0, NULL))
+			ereport(WARNING,
+					(errmsg("could not start the item_table background worker"),
+					 errhint("Raise max_worker_processes; the work is done when a worker starts (item_table.start_worker()).")));
+	}
+	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		worker_requested = false;
+}
+
+void
+ItemWorkerRequest(void)
+{
+	/* the worker itself never asks for another */
+	if (MyBackendType == B_BG_WORKER)
+		return;
+	if (!xact_callback_registered)
+	{
+		RegisterXactCallback(worker_xact_callback, NULL);
+		xact_callback_registered = true;
+	}
+	worker_requested = true;
+}
+
+/*
+ * item_table.start_worker(): start this database's worker now (it leaves
+ * at once when it finds another running, or nothing to do).
+ */
+Datum
+item_table_start_worker(PG_FUNCTION_ARGS)
+{
+	char	   *dbname = get_database_name(MyDatabaseId);
+
+	PG_RETURN_BOOL(launch_worker(MyDatabaseId, dbname ? dbname : "?", 0, NULL));
+}
+
+/* ----------------------------------------------------------------
+ * the worker of one database
+ * ----------------------------------------------------------------
+ */
+typedef struct WorkItem
+{
+	char		kind;			/* 'b' backfill, 't' time to live */
+	char	   *table;
+	char	   *index;			/* backfill: the index */
+} WorkItem;
+
+/* lock or unlock the worker's advisory lock (in a transaction) */
+static bool
+worker_lock(bool lock)
+{
+	if (lock)
+		return DatumGetBool(DirectFunctionCall1(pg_try_advisory_lock_int8,
+												Int64GetDatum(ITEM_WORKER_LOCK_KEY)));
+	return DatumGetBool(DirectFunctionCall1(pg_advisory_unlock_int8,
+											Int64GetDatum(ITEM_WORKER_LOCK_KEY)));
+}
+
+static void
+begin_xact(const char *activity)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, activity);
+}
+
+static void
+end_xact(void)
+{
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_stat(false);
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/*
+ * The work of this database, in cxt.  *present is false when the
+ * extension (at a version with background work) is not installed.
+ * *ttl_tables counts the tables with TTL enabled.
+ */
+static List *
+list_work(MemoryContext cxt, bool *present, int *ttl_tables)
+{
+	List	   *work = NIL;
+	uint64		i;
+	int			rc;
+
+	*ttl_tables = 0;
+	begin_xact("item_table: looking for work");
+	*present = OidIsValid(get_extension_oid("item_table", true)) &&
+		OidIsValid(get_relname_relid("time_to_live", get_namespace_oid("item_table", true)));
+	if (*present)
+	{
+		rc = SPI_execute("SELECT 'b', table_name, index_name FROM item_table.indexes"
+						 " WHERE status OPERATOR(pg_catalog.=) 'CREATING'"
+						 " AND backfill_by OPERATOR(pg_catalog.=) 'worker'"
+						 " UNION ALL SELECT 't', table_name, NULL FROM item_table.time_to_live"
+						 " WHERE status OPERATOR(pg_catalog.=) 'ENABLED'"
+						 " ORDER BY 1, 2, 3", true, 0);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "background work listing failed: %s", SPI_result_code_string(rc));
+		for (i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+			WorkItem   *w = palloc0(sizeof(WorkItem));
+
+			w->kind = SPI_getvalue(tup, desc, 1)[0];
+			w->table = SPI_getvalue(tup, desc, 2);
+			w->index = SPI_getvalue(tup, desc, 3);
+			if (w->kind == 't')
+				(*ttl_tables)++;
+			work = lappend(work, w);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	end_xact();
+	return work;
+}
+
+/*
+ * Run one batch of w in a transaction of its own.  Returns true when w
+ * has more to do now; *failed is set when the batch raised an error
+ * (logged, and its transaction rolled back).
+ */
+static bool
+run_batch(WorkItem *w, bool *failed)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	volatile bool more = false;
+
+	PG_TRY();
+	{
+		if (w->kind == 'b')
+		{
+			int64		done = 0;
+
+			begin_xact(psprintf("item_table: backfilling index \"%s\" of table \"%s\"",
+								w->index, w->table));
+			more = IndexBackfillBatch(w->table, w->index, item_table_backfill_batch_size,
+									  &done, NULL);
+			end_xact();
+			if (!more)
+				ereport(LOG,
+						(errmsg("item_table: index \"%s\" of table \"%s\" is ACTIVE (" INT64_FORMAT " items scanned)",
+								w->index, w->table, done)));
+		}
+		else
+		{
+			int64		n;
+
+			begin_xact(psprintf("item_table: expiring items of table \"%s\"", w->table));
+			n = TtlExpireBatch(w->table, GetCurrentTimestamp(), item_table_ttl_batch_size, false);
+			end_xact();
+			more = n >= item_table_ttl_batch_size;
+		}
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		/* a termination request is FATAL and never gets here */
+		EmitErrorReport();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		pgstat_report_activity(STATE_IDLE, NULL);
+		*failed = true;
+		more = false;
+	}
+	PG_END_TRY();
+	return more;
+}
+
+static void
+check_signals(void)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+	}
+}
+
+void
+item_table_worker_main(Datum main_arg)
+{
+	Oid			dboid = DatumGetObjectId(main_arg);
+	MemoryContext roundcxt;
+	bool		locked;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+	pgstat_report_appname("item_table worker");
+
+	StartTransactionCommand();
+	locked = worker_lock(true);
+	CommitTransactionCommand();
+	if (!locked)
+		proc_exit(0);			/* this database's worker is running */
+
+	roundcxt = AllocSetContextCreate(TopMemoryContext, "item_table worker round",
+									 ALLOCSET_DEFAULT_SIZES);
+	for (;;)
+	{
+		List	   *work;
+		ListCell   *lc;
+		bool		present;
+		bool		more = false;
+		bool		failed = false;
+		int			ttl_tables;
+
+		check_signals();
+		MemoryContextReset(roundcxt);
+		work = list_work(roundcxt, &present, &ttl_tables);
+		if (!present)
+			proc_exit(0);
+		foreach(lc, work)
+		{
+			WorkItem   *w = (WorkItem *) lfirst(lc);
+			TimestampTz start = GetCurrentTimestamp();
+			bool		w_more;
+
+			do
+			{
+				check_signals();
+				w_more = run_batch(w, &failed);
+			} while (w_more &&
+					 !TimestampDifferenceExceeds(start, GetCurrentTimestamp(),
+												 w->kind == 'b' ? BACKFILL_SLICE_MS : TTL_SLICE_MS));
+			more |= w_more;
+		}
+		if (more)
+			continue;			/* work left over: another round at once */
+		if (failed || ttl_tables > 0)
+			proc_exit(1);		/* back after worker_naptime */
+
+		/* nothing at all: leave, unless work came while we held the lock */
+		StartTransactionCommand();
+		(void) worker_lock(false);
+		CommitTransactionCommand();
+		work = list_work(roundcxt, &present, &ttl_tables);
+		if (!present || work == NIL)
+			proc_exit(0);
+		StartTransactionCommand();
+		locked = worker_lock(true);
+		CommitTransactionCommand();
+		if (!locked)
+			proc_exit(0);		/* the worker started meanwhile has it */
+	}
+}
+
+/* ----------------------------------------------------------------
+ * the launcher (shared_preload_libraries only)
+ * ----------------------------------------------------------------
+ */
+typedef struct LaunchedDb
+{
+	Oid			dboid;			/* hash key */
+	BackgroundWorkerHandle *handle;
+	TimestampTz launched;
+} LaunchedDb;
+
+typedef struct DbToCheck
+{
+	Oid			dboid;
+	char		name[NAMEDATALEN];
+} DbToCheck;
+
+/* the databases a worker may connect to, in the current memory context */
+static List *
+list_databases(void)
+{
+	List	   *dbs = NIL;
+	Relation	rel;
+	TableScanDesc scan;
+	HeapTuple	tup;
+	MemoryContext cxt = CurrentMemoryContext;
+
+	StartTransactionCommand();
+	(void) GetTransactionSnapshot();
+	rel = table_open(DatabaseRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(rel, 0, NULL);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Form_pg_database db = (Form_pg_database) GETSTRUCT(tup);
+		MemoryContext old;
+		DbToCheck  *d;
+
+		if (!db->datallowconn || db->datistemplate)
+			continue;
+		old = MemoryContextSwitchTo(cxt);
+		d = palloc(sizeof(DbToCheck));
+		d->dboid = db->oid;
+		strlcpy(d->name, NameStr(db->datname), NAMEDATALEN);
+		dbs = lappend(dbs, d);
+		MemoryContextSwitchTo(old);
+	}
+	table_endscan(scan);
+	table_close(rel, AccessShareLock);
+	CommitTransactionCommand();
+	return dbs;
+}
+
+void
+item_table_launcher_main(Datum main_arg)
+{
+	HTAB	   *launched;
+	HASHCTL		ctl;
+	MemoryContext scancxt;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	/* no database: pg_database is a shared catalog */
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+	pgstat_report_appname("item_table launcher");
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(LaunchedDb);
+	launched = hash_create("item_table launched workers", 64, &ctl, HASH_ELEM | HASH_BLOBS);
+	scancxt = AllocSetContextCreate(TopMemoryContext, "item_table launcher scan",
+									ALLOCSET_SMALL_SIZES);
+	for (;;)
+	{
+		List	   *dbs;
+		ListCell   *lc;
+		int			running = 0;
+		HASH_SEQ_STATUS st;
+		LaunchedDb *e;
+		TimestampTz now = GetCurrentTimestamp();
+
+		check_signals();
+		MemoryContextReset(scancxt);
+		MemoryContextSwitchTo(scancxt);
+		dbs = list_databases();
+		MemoryContextSwitchTo(TopMemoryContext);
+
+		/* forget stopped workers once their database is due again */
+		hash_seq_init(&st, launched);
+		while ((e = (LaunchedDb *) hash_seq_search(&st)) != NULL)
+		{
+			pid_t		pid;
+			BgwHandleStatus s = GetBackgroundWorkerPid(e->handle, &pid);
+
+			if (s == BGWH_POSTMASTER_DIED)
+				proc_exit(1);
+			if (s != BGWH_STOPPED)
+				running++;
+			else if (TimestampDifferenceExceeds(e->launched, now, LAUNCHER_RECHECK_SECS * 1000))
+			{
+				pfree(e->handle);
+				hash_search(launched, &e->dboid, HASH_REMOVE, NULL);
+			}
+		}
+		foreach(lc, dbs)
+		{
+			DbToCheck  *d = (DbToCheck *) lfirst(lc);
+			bool		found;
+
+			if (running >= item_table_max_workers)
+				break;
+			e = (LaunchedDb *) hash_search(launched, &d->dboid, HASH_ENTER, &found);
+			if (found)
+				continue;
+			if (!launch_worker(d->dboid, d->name, MyProcPid, &e->handle))
+			{
+				hash_search(launched, &d->dboid, HASH_REMOVE, NULL);
+				ereport(LOG,
+						(errmsg("item_table launcher: no background worker slot for database \"%s\"", d->name),
+						 errhint("Raise max_worker_processes.")));
+				break;
+			}
+			e->launched = now;
+			running++;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 item_table_worker_naptime * 1000L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}

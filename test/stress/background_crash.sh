@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# Background work survives crashes: an index backfill and a Time to Live
+# pass, each interrupted by kill -9, finish by themselves.
+#
+# Starts its own throw-away cluster (it kills the server, so it never
+# touches the shared test cluster) with shared_preload_libraries =
+# 'item_table', fsync on, and small worker batches so that the work takes
+# long enough to be interrupted.  An item table of BG_CRASH_ITEMS items
+# (default 100000) gets a GSI by UpdateTable while two clients keep
+# writing; once the worker has committed some batches, the worker is
+# killed (kill -9: the postmaster resets every backend), then, once it has
+# resumed, the postmaster itself (kill -9, then pg_ctl start).  Nobody
+# calls anything: the index must reach ACTIVE by itself, with its progress
+# never going back past a committed batch, and verify() must find
+# nothing.  Then Time to Live is enabled on an attribute that has expired
+# on half the items (others: in the future, a string, absent); the worker
+# is killed in the middle of the pass, and after the restart every expired
+# item must be gone, every other item still there, and verify() clean.
+#
+#   BG_CRASH_ITEMS=1000000 bash test/stress/background_crash.sh
+set -uo pipefail
+
+BG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$BG_ROOT/scripts/lib.sh"
+
+ITEMS=${BG_CRASH_ITEMS:-100000}
+WAIT_SECS=${BG_CRASH_WAIT:-180}
+BG_TMP=""
+BG_PGDATA=""
+BG_DONE=0
+
+die() { echo "FAILED: $*"; exit 1; }
+
+it_need_root || exit 1
+if [ -z "${PGBIN:-}" ]; then
+	it_pg_env || exit 1
+fi
+
+pg_user() { it_as_postgres "$@"; }
+psql() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d bg "$@"; }
+q() { "$PGBIN/psql" -X -q -At -d bg -c "$1" 2>/dev/null; }
+
+cluster_pids() {
+	# shellcheck disable=SC2016  # expanded by the inner shell
+	pg_user bash -c 'for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/cwd" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+	done; true' _ "$BG_PGDATA"
+}
+
+kill_all() {
+	local p i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		p=$(cluster_pids)
+		[ -z "$p" ] && break
+		# shellcheck disable=SC2086
+		pg_user kill -KILL $p 2>/dev/null || true
+		sleep 0.3
+	done
+	$SUDO rm -f "$BG_PGDATA/postmaster.pid" "$BG_TMP/pg/.s.PGSQL.$PGPORT.lock"
+}
+
+wait_ready() {
+	local i
+	for i in $(seq 1 $((${1:-60} * 5))); do
+		"$PGBIN/pg_isready" -q -t 2 >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+pg_start() {
+	pg_user "$PGBIN/pg_ctl" -D "$BG_PGDATA" -l "$BG_TMP/pg/server.log" -w -t 60 start \
+		>>"$BG_TMP/pg_ctl.log" 2>&1
+}
+
+cleanup() {
+	local rc=$?
+	[ "$BG_DONE" = 1 ] && return
+	BG_DONE=1
+	[ -n "$BG_TMP" ] && : >"$BG_TMP/stop"
+	sleep 0.5
+	if [ -n "$BG_PGDATA" ] && $SUDO test -d "$BG_PGDATA"; then
+		pg_user "$PGBIN/pg_ctl" -D "$BG_PGDATA" -m immediate -w -t 30 stop >/dev/null 2>&1 || true
+		kill_all
+	fi
+	if [ "$rc" -ne 0 ] && [ -n "$BG_TMP" ]; then
+		echo "---- server log (last 40 lines) ----"
+		$SUDO tail -n 40 "$BG_TMP/pg/server.log" 2>/dev/null
+	fi
+	[ -n "$BG_TMP" ] && $SUDO rm -rf -- "$BG_TMP"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+BG_TMP=$(mktemp -d /tmp/item_table_bgcrash.XXXXXX) || die "mktemp"
+chmod 755 "$BG_TMP"
+{ mkdir "$BG_TMP/pg" && $SUDO chown postgres: "$BG_TMP/pg"; } || die "cannot prepare the cluster dir"
+BG_PGDATA=$(realpath "$BG_TMP/pg")/data
+pg_user "$PGBIN/initdb" -D "$BG_PGDATA" --auth=trust --encoding=UTF8 --locale=C.UTF-8 \
+	-U postgres >"$BG_TMP/initdb.log" 2>&1 || { cat "$BG_TMP/initdb.log"; die "initdb"; }
+PORT=$(IT_TMP=$BG_TMP/pg it_pick_port) || die "no free port"
+pg_user tee -a "$BG_PGDATA/postgresql.conf" >/dev/null <<EOF
+listen_addresses = ''
+unix_socket_directories = '$BG_TMP/pg'
+port = $PORT
+shared_buffers = 128MB
+max_connections = 20
+shared_preload_libraries = 'item_table'
+item_table.worker_naptime = 1
+item_table.backfill_batch_size = 200
+item_table.ttl_batch_size = 200
+restart_after_crash = on
+EOF
+unset PGHOSTADDR PGSERVICE PGOPTIONS PGDATABASE
+export PGHOST="$BG_TMP/pg" PGPORT="$PORT" PGUSER=postgres
+pg_start || { cat "$BG_TMP/pg_ctl.log"; die "could not start the cluster"; }
+"$PGBIN/createdb" bg || die "createdb"
+
+now=$(date +%s)
+psql -v items="$ITEMS" -v now="$now" <<'SQL' || die "setup"
+SET client_min_messages = warning;
+CREATE EXTENSION item_table;
+SELECT item_table.create_table('{"TableName": "bgc", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "o", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+	"GlobalSecondaryIndexes": [{"IndexName": "by_o", "KeySchema": [{"AttributeName": "o", "KeyType": "HASH"}],
+		"Projection": {"ProjectionType": "KEYS_ONLY"}}]}') IS NOT NULL AS created \gset
+-- exp: g % 4 = 0 expired, 1 in the future, 2 a string, 3 absent
+INSERT INTO item_data.bgc (key, item)
+SELECT NULL, jsonb_build_object('pk', jsonb_build_object('S', 'k' || g),
+		'o', jsonb_build_object('S', 'o' || (g % 97)),
+		'g', jsonb_build_object('S', 'g' || (g % 13)))
+	|| CASE g % 4
+		WHEN 0 THEN jsonb_build_object('exp', jsonb_build_object('N', (:now - 3600 - g % 1000)::text))
+		WHEN 1 THEN jsonb_build_object('exp', jsonb_build_object('N', (:now + 864000)::text))
+		WHEN 2 THEN jsonb_build_object('exp', jsonb_build_object('S', (:now - 3600)::text))
+		ELSE '{}'::jsonb END
+FROM generate_series(1, :items) g;
+ANALYZE item_data.bgc;
+SQL
+
+# ---------------------------------------------------------------- backfill
+# two writers: new values of g (the new index key) and o, on any item, with
+# an exp in the future (they never make an item expire)
+cat >"$BG_TMP/writer.sql" <<EOF
+\set k random(1, $ITEMS)
+\set v random(1, 50)
+SELECT item_table.update_item(jsonb_build_object('TableName', 'bgc',
+	'Key', jsonb_build_object('pk', jsonb_build_object('S', 'k' || :k)),
+	'UpdateExpression', 'SET g = :g, o = :o',
+	'ExpressionAttributeValues', jsonb_build_object(':g', jsonb_build_object('S', 'w' || :v),
+		':o', jsonb_build_object('S', 'o' || :v))));
+EOF
+(
+	while [ ! -e "$BG_TMP/stop" ]; do
+		"$PGBIN/pgbench" -n -d bg -c 2 -T 3 -f "$BG_TMP/writer.sql" >>"$BG_TMP/pgbench.log" 2>&1
+		sleep 0.2
+	done
+) &
+WRITERS=$!
+sleep 1
+
+psql -At -c "SELECT 'UpdateTable Create: ' || (item_table.update_table('{\"TableName\": \"bgc\",
+	\"AttributeDefinitions\": [{\"AttributeName\": \"g\", \"AttributeType\": \"S\"}],
+	\"GlobalSecondaryIndexUpdates\": [{\"Create\": {\"IndexName\": \"by_g\", \"KeySchema\": [{\"AttributeName\": \"g\", \"KeyType\": \"HASH\"}],
+		\"Projection\": {\"ProjectionType\": \"ALL\"}}}]}')->'TableDescription'->'GlobalSecondaryIndexes'->0->>'IndexStatus')" ||
+	die "UpdateTable"
+
+progress() { q "SELECT coalesce((SELECT backfilled FROM item_table.indexes WHERE table_name = 'bgc' AND index_name = 'by_g' AND status = 'CREATING'), -1)"; }
+status() { q "SELECT item_table.describe_table('{\"TableName\": \"bgc\"}')->'Table'->'GlobalSecondaryIndexes'->0->>'IndexStatus'"; }
+worker_pid() { q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'item_table worker' AND datname = 'bg' LIMIT 1"; }
+
+# wait for committed progress, then kill the worker
+wait_progress() {  # wait_progress MIN: until progress > MIN (and not finished)
+	local i p
+	for i in $(seq 1 300); do
+		p=$(progress)
+		[ -n "$p" ] && [ "$p" -gt "$1" ] && { echo "$p"; return 0; }
+		[ "$p" = "-1" ] && { echo "-1"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+p1=$(wait_progress 0) || die "the worker made no progress on the backfill"
+[ "$p1" = "-1" ] && die "the backfill finished before it could be interrupted (raise BG_CRASH_ITEMS)"
+wpid=$(worker_pid)
+[ -n "$wpid" ] || die "no item_table worker in pg_stat_activity"
+pg_user kill -KILL "$wpid"
+echo "backfill: killed the worker (pid $wpid) at $p1 items"
+wait_ready 60 || die "the server did not come back after the worker was killed"
+p2=$(progress)
+[ "$p2" = "-1" ] || [ "$p2" -ge "$p1" ] || die "the backfill went back from $p1 to $p2 items"
+p3=$(wait_progress "$p2") || die "the backfill did not resume after the crash"
+[ "$p3" = "-1" ] && die "the backfill finished before the postmaster could be killed (raise BG_CRASH_ITEMS)"
+pm=$($SUDO head -n 1 "$BG_PGDATA/postmaster.pid")
+pg_user kill -KILL "$pm"
+kill_all
+echo "backfill: resumed to $p3 items; killed the postmaster"
+pg_start || die "could not restart the server"
+wait_ready 60 || die "the server did not come back"
+
+deadline=$(($(date +%s) + WAIT_SECS))
+while [ "$(status)" != "ACTIVE" ]; do
+	[ "$(date +%s)" -lt "$deadline" ] || die "the index is not ACTIVE after $WAIT_SECS s (at $(progress) items)"
+	sleep 0.5
+done
+echo "backfill: ACTIVE by itself after the restart ($(q "SELECT backfilled FROM item_table.indexes WHERE index_name = 'by_g'") items scanned)"
+: >"$BG_TMP/stop"
+wait "$WRITERS" 2>/dev/null
+rm -f "$BG_TMP/stop"
+writes=$(grep -h 'number of transactions actually processed' "$BG_TMP/pgbench.log" | awk '{ s += $NF } END { print s + 0 }')
+writes=${writes%%/*}
+echo "backfill: $writes acknowledged writes ran beside it"
+bad=$(q "SELECT count(*) FROM item_table.verify('bgc')")
+[ "$bad" = "0" ] || { q "SELECT index_name, problem, count(*) FROM item_table.verify('bgc') GROUP BY 1, 2"; die "verify() found $bad problems after the backfill"; }
+echo "backfill: verify() clean"
+
+# ---------------------------------------------------------------- TTL
+expired_sql="SELECT count(*) FROM item_data.bgc WHERE (item->'exp'->>'N')::numeric <= extract(epoch FROM now())"
+kept_sql="SELECT count(*) FROM item_data.bgc WHERE NOT coalesce((item->'exp'->>'N')::numeric <= extract(epoch FROM now()), false)"
+expired0=$(q "$expired_sql")
+kept0=$(q "$kept_sql")
+psql -At -c "SELECT 'UpdateTimeToLive: ' || item_table.update_time_to_live('{\"TableName\": \"bgc\", \"TimeToLiveSpecification\": {\"AttributeName\": \"exp\", \"Enabled\": true}}')::text" ||
+	die "UpdateTimeToLive"
+deleted() { q "SELECT items_expired FROM item_table.time_to_live WHERE table_name = 'bgc'"; }
+for i in $(seq 1 300); do
+	d=$(deleted)
+	[ -n "$d" ] && [ "$d" -gt 0 ] && break
+	sleep 0.05
+done
+[ "${d:-0}" -gt 0 ] || die "the worker deleted nothing"
+[ "$d" -lt "$expired0" ] || die "the TTL pass finished before it could be interrupted (raise BG_CRASH_ITEMS)"
+wpid=$(worker_pid)
+[ -n "$wpid" ] && pg_user kill -KILL "$wpid"
+echo "ttl: killed the worker (pid ${wpid:-none}) after $d of $expired0 expired items"
+wait_ready 60 || die "the server did not come back"
+# SIGTERM (pg_terminate_backend) ends the worker cleanly; it comes back
+for i in $(seq 1 100); do
+	wpid=$(worker_pid)
+	[ -n "$wpid" ] && break
+	sleep 0.1
+done
+if [ -n "$wpid" ]; then
+	t=$(q "SELECT pg_terminate_backend($wpid)")
+	[ "$t" = "t" ] || die "pg_terminate_backend of the worker failed"
+	echo "ttl: pg_terminate_backend ended the worker (pid $wpid)"
+fi
+deadline=$(($(date +%s) + WAIT_SECS))
+while [ "$(q "$expired_sql")" != "0" ]; do
+	[ "$(date +%s)" -lt "$deadline" ] || die "$(q "$expired_sql") expired items are left after $WAIT_SECS s"
+	sleep 0.5
+done
+kept=$(q "$kept_sql")
+[ "$kept" = "$kept0" ] || die "$kept items that had not expired are left, expected $kept0"
+echo "ttl: every expired item deleted by itself, the $kept others kept"
+bad=$(q "SELECT count(*) FROM item_table.verify('bgc')")
+[ "$bad" = "0" ] || die "verify() found $bad problems after the TTL pass"
+echo "ttl: verify() clean"
+echo "background_crash: ok"
