@@ -133,7 +133,7 @@ item_table_update_time_to_live(PG_FUNCTION_ARGS)
 	ApiRequestCheck(&req);
 
 	SPI_connect();
-	def = ApiLookupTable(name);
+	def = TableDefLookup(name);
 	/* a table setting: its owner's right, as ALTER TABLE is */
 	ItemCheckOwner(def->relid);
 	(void) read_setting(name, true, &current, &current_enabled);
@@ -201,7 +201,7 @@ item_table_describe_time_to_live(PG_FUNCTION_ARGS)
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
 	ApiRequestCheck(&req);
 	SPI_connect();
-	(void) ApiLookupTable(name);
+	(void) TableDefLookup(name);
 	(void) read_setting(name, false, &attribute, &enabled);
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	ApiPushKey(&state, "TimeToLiveDescription");
@@ -276,8 +276,8 @@ TtlExpireBatch(const char *table, TimestampTz as_of, int max_items,
 					 errhint("Enable it with UpdateTimeToLive.")));
 		return -1;
 	}
-	def = ApiLookupTable(table);
-	base = GsiQualifiedName(def->relid);
+	def = TableDefLookup(table);
+	base = ItemQualifiedName(def->relid);
 	args[0] = CStringGetTextDatum(attribute);
 	args[1] = TimestampTzGetDatum(as_of);
 	args[2] = Int32GetDatum(max_items);
@@ -337,7 +337,7 @@ item_table_expire_items(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_items must be positive")));
 	SPI_connect();
-	def = ApiLookupTable(table);
+	def = TableDefLookup(table);
 	ItemCheckOwner(def->relid);
 	n = TtlExpireBatch(table, as_of, max_items, true);
 	SPI_finish();
