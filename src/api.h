@@ -81,6 +81,14 @@ typedef enum ReturnConsumedCapacity
 extern int	ApiGetReturnConsumedCapacity(ApiRequest *req);
 extern List *ApiArrayOfObjects(Jsonb *arr, const char *member);
 /* push "ConsumedCapacity": {...} into an object under construction */
+/* ConsumedCapacity of a multi-table call, summed per table */
+typedef struct ApiTableUnits
+{
+	const char *table;
+	double		units;
+} ApiTableUnits;
+extern List *ApiAddTableUnits(List *acc, const char *table, double units);
+extern void ApiPushTableCapacities(JsonbParseState **state, List *acc, int rcc);
 extern void ApiPushConsumedCapacity(JsonbParseState **state, const char *table,
 									double units, int rcc);
 extern double ApiReadUnits(int64 size, bool consistent);

@@ -130,65 +130,6 @@ item_ref_cmp(const ItemRef *a, const ItemRef *b)
 	return ItemKeyCompare(a->key, b->key);
 }
 
-/* ConsumedCapacity per table, accumulated in a small list */
-typedef struct TableUnits
-{
-	const char *table;
-	double		units;
-} TableUnits;
-
-static List *
-add_units(List *acc, const char *table, double units)
-{
-	ListCell   *lc;
-	TableUnits *tu;
-
-	foreach(lc, acc)
-	{
-		tu = (TableUnits *) lfirst(lc);
-		if (strcmp(tu->table, table) == 0)
-		{
-			tu->units += units;
-			return acc;
-		}
-	}
-	tu = palloc(sizeof(TableUnits));
-	tu->table = pstrdup(table);
-	tu->units = units;
-	return lappend(acc, tu);
-}
-
-static void
-push_capacity_list(JsonbParseState **state, List *acc, int rcc)
-{
-	ListCell   *lc;
-
-	if (rcc == RCC_NONE)
-		return;
-	ApiPushKey(state, "ConsumedCapacity");
-	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
-	foreach(lc, acc)
-	{
-		TableUnits *tu = (TableUnits *) lfirst(lc);
-
-		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-		ApiPushKey(state, "TableName");
-		ApiPushString(state, tu->table);
-		ApiPushKey(state, "CapacityUnits");
-		ApiPushNumeric(state, tu->units, 1);
-		if (rcc == RCC_INDEXES)
-		{
-			ApiPushKey(state, "Table");
-			pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-			ApiPushKey(state, "CapacityUnits");
-			ApiPushNumeric(state, tu->units, 1);
-			pushJsonbValue(state, WJB_END_OBJECT, NULL);
-		}
-		pushJsonbValue(state, WJB_END_OBJECT, NULL);
-	}
-	pushJsonbValue(state, WJB_END_ARRAY, NULL);
-}
-
 /* ----------------------------------------------------------------
  * BatchGetItem
  * ----------------------------------------------------------------
@@ -339,7 +280,7 @@ item_table_batch_get_item(PG_FUNCTION_ARGS)
 				ApiPushJsonb(&state, itemj);
 		}
 		pushJsonbValue(&state, WJB_END_ARRAY, NULL);
-		units = add_units(units, t->name,
+		units = ApiAddTableUnits(units, t->name,
 						  ApiReadUnits(Max(table_bytes, 1), t->consistent) *
 						  Max(1, list_length(t->keys)) / Max(1, list_length(t->keys)));
 	}
@@ -376,7 +317,7 @@ item_table_batch_get_item(PG_FUNCTION_ARGS)
 		}
 	}
 	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	push_capacity_list(&state, units, rcc);
+	ApiPushTableCapacities(&state, units, rcc);
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
@@ -520,14 +461,14 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 			ApiUpsertItem(w->def, w->key, w->itemj);
 		else
 			ApiDeleteItem(w->def, w->key);
-		units = add_units(units, w->def->name, ApiWriteUnits(w->size));
+		units = ApiAddTableUnits(units, w->def->name, ApiWriteUnits(w->size));
 	}
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	ApiPushKey(&state, "UnprocessedItems");
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	push_capacity_list(&state, units, rcc);
+	ApiPushTableCapacities(&state, units, rcc);
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
@@ -643,10 +584,10 @@ item_table_transact_get_items(PG_FUNCTION_ARGS)
 				ApiPushJsonb(&state, itemj);
 		}
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-		units = add_units(units, g->def->name, 2 * ApiReadUnits(size, true));
+		units = ApiAddTableUnits(units, g->def->name, 2 * ApiReadUnits(size, true));
 	}
 	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
-	push_capacity_list(&state, units, rcc);
+	ApiPushTableCapacities(&state, units, rcc);
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
@@ -1191,10 +1132,10 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 		int64		size = Max(a->old ? AttrItemSize(a->old) : 0,
 							   a->new ? AttrItemSize(a->new) : 0);
 
-		units = add_units(units, a->def->name, 2 * ApiWriteUnits(size));
+		units = ApiAddTableUnits(units, a->def->name, 2 * ApiWriteUnits(size));
 	}
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	push_capacity_list(&state, units, rcc);
+	ApiPushTableCapacities(&state, units, rcc);
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);

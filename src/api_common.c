@@ -655,6 +655,65 @@ ApiPushItem(JsonbParseState **state, const AttrValue *item)
 	ApiPushJsonb(state, AttrItemToJsonb(item));
 }
 
+/*
+ * ApiAddTableUnits, ApiPushTableCapacities
+ *		The ConsumedCapacity of a multi-table call (batches, transactions,
+ *		PartiQL batches): units summed per table in a small list of
+ *		ApiTableUnits, pushed as DynamoDB's array of per-table objects
+ *		(nothing when rcc is RCC_NONE).
+ */
+List *
+ApiAddTableUnits(List *acc, const char *table, double units)
+{
+	ListCell   *lc;
+	ApiTableUnits *tu;
+
+	foreach(lc, acc)
+	{
+		tu = (ApiTableUnits *) lfirst(lc);
+		if (strcmp(tu->table, table) == 0)
+		{
+			tu->units += units;
+			return acc;
+		}
+	}
+	tu = palloc(sizeof(ApiTableUnits));
+	tu->table = pstrdup(table);
+	tu->units = units;
+	return lappend(acc, tu);
+}
+
+void
+ApiPushTableCapacities(JsonbParseState **state, List *acc, int rcc)
+{
+	ListCell   *lc;
+
+	if (rcc == RCC_NONE)
+		return;
+	ApiPushKey(state, "ConsumedCapacity");
+	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+	foreach(lc, acc)
+	{
+		ApiTableUnits *tu = (ApiTableUnits *) lfirst(lc);
+
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(state, "TableName");
+		ApiPushString(state, tu->table);
+		ApiPushKey(state, "CapacityUnits");
+		ApiPushNumeric(state, tu->units, 1);
+		if (rcc == RCC_INDEXES)
+		{
+			ApiPushKey(state, "Table");
+			pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+			ApiPushKey(state, "CapacityUnits");
+			ApiPushNumeric(state, tu->units, 1);
+			pushJsonbValue(state, WJB_END_OBJECT, NULL);
+		}
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(state, WJB_END_ARRAY, NULL);
+}
+
 void
 ApiPushConsumedCapacity(JsonbParseState **state, const char *table,
 						double units, int rcc)

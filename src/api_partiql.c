@@ -476,31 +476,9 @@ decode_token(const PqItem *it, const char *token)
  * ----------------------------------------------------------------
  */
 static void
-push_key(JsonbParseState **state, const char *key)
-{
-	JsonbValue	k;
-
-	k.type = jbvString;
-	k.val.string.val = (char *) key;
-	k.val.string.len = strlen(key);
-	pushJsonbValue(state, WJB_KEY, &k);
-}
-
-static void
 push_value(JsonbParseState **state, JsonbValue *v)
 {
 	pushJsonbValue(state, WJB_VALUE, v);
-}
-
-static void
-push_string(JsonbParseState **state, const char *s)
-{
-	JsonbValue	v;
-
-	v.type = jbvString;
-	v.val.string.val = (char *) s;
-	v.val.string.len = strlen(s);
-	pushJsonbValue(state, WJB_VALUE, &v);
 }
 
 static void
@@ -574,7 +552,7 @@ item_table_execute_statement(PG_FUNCTION_ARGS)
 	{
 		JsonbValue *lek = get_member(&resp->root, "LastEvaluatedKey");
 
-		push_key(&state, "Items");
+		ApiPushKey(&state, "Items");
 		v = get_member(&resp->root, "Items");
 		if (v != NULL)
 			push_value(&state, v);
@@ -582,16 +560,16 @@ item_table_execute_statement(PG_FUNCTION_ARGS)
 			push_empty_array(&state);
 		if (lek != NULL)
 		{
-			push_key(&state, "NextToken");
-			push_string(&state, encode_token(&it, lek));
-			push_key(&state, "LastEvaluatedKey");
+			ApiPushKey(&state, "NextToken");
+			ApiPushString(&state, encode_token(&it, lek));
+			ApiPushKey(&state, "LastEvaluatedKey");
 			push_value(&state, lek);
 		}
 	}
 	else if (it.st->returning != PQR_NONE)
 	{
 		/* RETURNING: the item, when the write answered one */
-		push_key(&state, "Items");
+		ApiPushKey(&state, "Items");
 		v = get_member(&resp->root, "Attributes");
 		pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 		if (v != NULL)
@@ -601,7 +579,7 @@ item_table_execute_statement(PG_FUNCTION_ARGS)
 	v = get_member(&resp->root, "ConsumedCapacity");
 	if (v != NULL)
 	{
-		push_key(&state, "ConsumedCapacity");
+		ApiPushKey(&state, "ConsumedCapacity");
 		push_value(&state, v);
 	}
 	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
@@ -731,22 +709,13 @@ run_batch_statement(PqItem *it, List **cache, const char *extra, PqOutcome *out)
 	PG_END_TRY();
 }
 
-/* sum of CapacityUnits per table, for the ConsumedCapacity of a batch */
-typedef struct PqCapacity
-{
-	char	   *table;
-	double		units;
-} PqCapacity;
-
+/* a statement's ConsumedCapacity added to the batch's, per table */
 static List *
 add_capacity(List *caps, Jsonb *resp)
 {
 	JsonbValue *cc = get_member(&resp->root, "ConsumedCapacity");
 	JsonbValue *t;
 	JsonbValue *u;
-	PqCapacity *c = NULL;
-	ListCell   *lc;
-	double		units;
 
 	if (cc == NULL || cc->type != jbvBinary)
 		return caps;
@@ -754,55 +723,9 @@ add_capacity(List *caps, Jsonb *resp)
 	u = get_member(cc->val.binary.data, "CapacityUnits");
 	if (t == NULL || u == NULL || t->type != jbvString || u->type != jbvNumeric)
 		return caps;
-	units = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
-											   NumericGetDatum(u->val.numeric)));
-	foreach(lc, caps)
-	{
-		PqCapacity *x = lfirst(lc);
-
-		if (strlen(x->table) == (size_t) t->val.string.len &&
-			memcmp(x->table, t->val.string.val, t->val.string.len) == 0)
-			c = x;
-	}
-	if (c == NULL)
-	{
-		c = palloc0(sizeof(PqCapacity));
-		c->table = pnstrdup(t->val.string.val, t->val.string.len);
-		caps = lappend(caps, c);
-	}
-	c->units += units;
-	return caps;
-}
-
-static void
-push_capacities(JsonbParseState **state, List *caps, int rcc)
-{
-	ListCell   *lc;
-
-	if (rcc == RCC_NONE || caps == NIL)
-		return;
-	push_key(state, "ConsumedCapacity");
-	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
-	foreach(lc, caps)
-	{
-		PqCapacity *c = lfirst(lc);
-
-		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-		push_key(state, "TableName");
-		push_string(state, c->table);
-		push_key(state, "CapacityUnits");
-		ApiPushNumeric(state, c->units, 1);
-		if (rcc == RCC_INDEXES)
-		{
-			push_key(state, "Table");
-			pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-			push_key(state, "CapacityUnits");
-			ApiPushNumeric(state, c->units, 1);
-			pushJsonbValue(state, WJB_END_OBJECT, NULL);
-		}
-		pushJsonbValue(state, WJB_END_OBJECT, NULL);
-	}
-	pushJsonbValue(state, WJB_END_ARRAY, NULL);
+	return ApiAddTableUnits(caps, pnstrdup(t->val.string.val, t->val.string.len),
+							DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+															   NumericGetDatum(u->val.numeric))));
 }
 
 /* read the members of a list request (Statements, TransactStatements) */
@@ -911,24 +834,24 @@ item_table_batch_execute_statement(PG_FUNCTION_ARGS)
 	}
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	push_key(&state, "Responses");
+	ApiPushKey(&state, "Responses");
 	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 	for (i = 0; i < n; i++)
 	{
 		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 		if (outs[i].resp == NULL)
 		{
-			push_key(&state, "Error");
+			ApiPushKey(&state, "Error");
 			pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-			push_key(&state, "Code");
-			push_string(&state, outs[i].code);
-			push_key(&state, "Message");
-			push_string(&state, outs[i].message);
+			ApiPushKey(&state, "Code");
+			ApiPushString(&state, outs[i].code);
+			ApiPushKey(&state, "Message");
+			ApiPushString(&state, outs[i].message);
 			if (outs[i].item != NULL)
 			{
 				JsonbValue	iv;
 
-				push_key(&state, "Item");
+				ApiPushKey(&state, "Item");
 				iv.type = jbvBinary;
 				iv.val.binary.data = &outs[i].item->root;
 				iv.val.binary.len = VARSIZE(outs[i].item) - VARHDRSZ;
@@ -941,18 +864,19 @@ item_table_batch_execute_statement(PG_FUNCTION_ARGS)
 			JsonbValue *v = get_member(&outs[i].resp->root,
 									   PqIsRead(items[i].st) ? "Item" : "Attributes");
 
-			push_key(&state, "TableName");
-			push_string(&state, items[i].st->table);
+			ApiPushKey(&state, "TableName");
+			ApiPushString(&state, items[i].st->table);
 			if (v != NULL)
 			{
-				push_key(&state, "Item");
+				ApiPushKey(&state, "Item");
 				push_value(&state, v);
 			}
 		}
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
-	push_capacities(&state, caps, rcc);
+	if (caps != NIL)
+		ApiPushTableCapacities(&state, caps, rcc);
 	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	PG_RETURN_JSONB_P(JsonbValueToJsonb(res));
 }
@@ -1005,7 +929,7 @@ rewrite_cancellation(ErrorData *edata, PqItem *items, int n)
 	initStringInfo(&msg);
 	appendStringInfoString(&msg, "Transaction cancelled, please refer cancellation reasons for specific reasons [");
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	push_key(&state, "CancellationReasons");
+	ApiPushKey(&state, "CancellationReasons");
 	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 	for (i = 0; i < n; i++)
 	{
@@ -1023,10 +947,10 @@ rewrite_cancellation(ErrorData *edata, PqItem *items, int n)
 			changed = true;
 			appendStringInfoString(&msg, "DuplicateItem");
 			pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-			push_key(&state, "Code");
-			push_string(&state, "DuplicateItem");
-			push_key(&state, "Message");
-			push_string(&state, "Duplicate primary key exists in table");
+			ApiPushKey(&state, "Code");
+			ApiPushString(&state, "DuplicateItem");
+			ApiPushKey(&state, "Message");
+			ApiPushString(&state, "Duplicate primary key exists in table");
 			pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 		}
 		else

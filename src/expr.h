@@ -252,6 +252,8 @@ extern ProjectionExpr *ExprParseProjection(const char *text, int len,
 extern void ExprDescribeCondition(StringInfo out, const CondNode *cond);
 extern void ExprDescribeUpdate(StringInfo out, const UpdateExpr *upd);
 extern void ExprDescribeProjection(StringInfo out, const ProjectionExpr *proj);
+/* a comparison read the other way round: 3 < a is a > 3 */
+extern CompareOp ExprMirrorCompare(CompareOp op);
 
 /* ---- evaluation (expr_eval.c) ---- */
 

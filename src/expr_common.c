@@ -559,3 +559,25 @@ ExprDescribeProjection(StringInfo out, const ProjectionExpr *proj)
 		describe_path(out, proj->paths[i]);
 	}
 }
+
+/*
+ * ExprMirrorCompare
+ *		The comparison read the other way round: 3 < a is a > 3.
+ */
+CompareOp
+ExprMirrorCompare(CompareOp op)
+{
+	switch (op)
+	{
+		case CMP_LT:
+			return CMP_GT;
+		case CMP_LE:
+			return CMP_GE;
+		case CMP_GT:
+			return CMP_LT;
+		case CMP_GE:
+			return CMP_LE;
+		default:
+			return op;
+	}
+}

@@ -369,25 +369,6 @@ cmp_text(CompareOp op)
 	return "=";
 }
 
-/* a comparison read the other way round: 3 < a is a > 3 */
-static CompareOp
-cmp_flip(CompareOp op)
-{
-	switch (op)
-	{
-		case CMP_LT:
-			return CMP_GT;
-		case CMP_LE:
-			return CMP_GE;
-		case CMP_GT:
-			return CMP_LT;
-		case CMP_GE:
-			return CMP_LE;
-		default:
-			return op;
-	}
-}
-
 static void
 emit_operand(PqBuild *b, const PqOperand *o, StringInfo out)
 {
@@ -627,7 +608,7 @@ take_range_condition(PqBuild *b, List **conj, const char *key, StringInfo out)
 				if (k->kind == PQO_PATH && path_is(k->path, key) && v->kind == PQO_VALUE)
 				{
 					emit_path(b, k->path, out);
-					appendStringInfo(out, " %s ", cmp_text(side == 0 ? c->op : cmp_flip(c->op)));
+					appendStringInfo(out, " %s ", cmp_text(side == 0 ? c->op : ExprMirrorCompare(c->op)));
 					value_placeholder(b, v->value, out);
 					*conj = list_without(*conj, foreach_current_index(lc));
 					return true;

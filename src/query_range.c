@@ -148,24 +148,6 @@ key_operator_name(const CondNode *c)
 	}
 }
 
-static CompareOp
-mirror_op(CompareOp op)
-{
-	switch (op)
-	{
-		case CMP_LT:
-			return CMP_GT;
-		case CMP_LE:
-			return CMP_GE;
-		case CMP_GT:
-			return CMP_LT;
-		case CMP_GE:
-			return CMP_LE;
-		default:
-			return op;
-	}
-}
-
 /*
  * key_leaf
  *		Check one condition of a key condition for what DynamoDB refuses
@@ -211,7 +193,7 @@ key_leaf(const CondNode *c, KeyLeaf *leaf)
 	{
 		leaf->v1 = c->operands[1 - path_at]->value;
 		if (path_at == 1)
-			leaf->op = mirror_op(c->op);
+			leaf->op = ExprMirrorCompare(c->op);
 	}
 	else
 	{
