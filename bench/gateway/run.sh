@@ -61,6 +61,7 @@ NCPU=$(nproc 2>/dev/null || echo 2)
 
 # ---- set up -------------------------------------------------------------------
 t0=$(date +%s.%N)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== gateway benchmark: ${WORKLOADS[*]}; clients: $BENCH_CLIENTS"
 echo "== scale=$BENCH_SCALE seconds=$BENCH_SECONDS runs=$BENCH_RUNS soak=$BENCH_SOAK"
 it_need_root || it_die "root or sudo is required"
@@ -327,6 +328,7 @@ report=$(mktemp)
     echo "PostgreSQL $("$PGBIN/postgres" --version | sed -E 's/.* ([0-9][0-9.]*).*/\1/'); $NCPU cores; scale=$BENCH_SCALE; ${BENCH_RUNS} x ${BENCH_SECONDS}s per target, median; dynalite $want; node $(node --version)"
     echo "gateway = HTTP to item_table_gateway --auth none (wrk); sql = SELECT item_table.dynamodb(...) (pgbench -M prepared); dynalite = HTTP (wrk)"
     echo "requests/s and p99 latency (ms); wrk and pgbench use min(connections, cores) threads and share the cores with the servers"
+    echo "load average at start: $LOAD0; at the end: $(cut -d' ' -f1-3 /proc/loadavg) (anything else running on the machine skews all three targets)"
     echo
     printf '%-9s | %4s | %10s | %8s | %10s | %8s | %10s | %8s | %11s | %16s | %16s\n' workload conn "gateway/s" "p99 ms" "sql/s" "p99 ms" "dynalite/s" "p99 ms" "gateway/sql" "gateway/dynalite" "sql/dynalite"
     printf '%s\n' "----------+------+------------+----------+------------+----------+------------+----------+-------------+------------------+-----------------"
