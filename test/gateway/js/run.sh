@@ -62,10 +62,11 @@ export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
 
 tap=$(mktemp)
 trap 'rm -f "$tap"' EXIT
-# TAP is the one reporter both Node 18 and 20 print the same way; it is shown
-# as it comes and its closing counts are read afterwards.
-(cd "$HERE" && node --test --test-reporter=tap ./*.test.mjs) 2>&1 | tee "$tap"
-rc=${PIPESTATUS[0]}
+# Two reporters: "spec" on the console (one line a test, failures in
+# detail), TAP into a file, whose closing counts Node 18 and 20 print alike.
+(cd "$HERE" && node --test --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$tap" ./*.test.mjs) 2>&1
+rc=$?
 
 passed=$(awk '/^# pass /  { print $3 }' "$tap" | tail -n 1)
 failed=$(awk '/^# fail /  { print $3 }' "$tap" | tail -n 1)
