@@ -15,6 +15,7 @@ OBJS = \
 	src/stored_item.o \
 	src/api_common.o \
 	src/api_table.o \
+	src/api_control.o \
 	src/expr_lexer.o \
 	src/expr_parser.o \
 	src/expr_common.o \
@@ -41,21 +42,25 @@ SQL_PARTS = \
 	src/sql/expr.sql \
 	src/sql/expr_eval.sql \
 	src/sql/api.sql \
+	src/sql/api_control.sql \
 	src/sql/item_guard.sql \
 	src/sql/api_item.sql \
 	src/sql/api_batch.sql \
 	src/sql/gsi.sql \
-	src/sql/api_query.sql
+	src/sql/api_query.sql \
+	src/sql/gateway.sql
 
-# Versions: item_table--1.0.sql is the released 1.0 script, kept as it was
+# Versions: src/sql/released/ keeps each released script as it was
 # released; the current version's script is built from src/sql/ (SQL_PARTS),
 # and each update script takes an installed version to the next.
-EXTVERSION = 1.1
+EXTVERSION = 1.2
 DATA_built = item_table--$(EXTVERSION).sql
 DATA = src/sql/released/item_table--1.0.sql \
-	src/sql/updates/item_table--1.0--1.1.sql
+	src/sql/released/item_table--1.1.sql \
+	src/sql/updates/item_table--1.0--1.1.sql \
+	src/sql/updates/item_table--1.1--1.2.sql
 
-REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index example_trading_register example_users_orders_groups example_letters_toys example_movies_actors example_bike_races
+REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_control api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index example_trading_register example_users_orders_groups example_letters_toys example_movies_actors example_bike_races
 REGRESS_OPTS = --inputdir=.
 ISOLATION = put_race counter optimistic_lock transfer_race tx_vs_put token_in_progress gsi_races gsi_ddl_races
 ISOLATION_OPTS = --inputdir=test/isolation
@@ -77,3 +82,14 @@ EXTRA_CLEAN = item_table--$(EXTVERSION).sql results regression.diffs regression.
 
 # every object depends on the project's headers (PGXS tracks none)
 $(OBJS): $(wildcard src/*.h)
+
+# The HTTP gateway (gateway/) is a client program, built by its own PGXS
+# Makefile: PGXS allows one of MODULE_big, MODULES and PROGRAM per Makefile.
+all: gateway-all
+install: gateway-install
+clean: gateway-clean
+installdirs: gateway-installdirs
+uninstall: gateway-uninstall
+gateway-all gateway-install gateway-clean gateway-installdirs gateway-uninstall:
+	$(MAKE) -C gateway PG_CONFIG=$(PG_CONFIG) $(patsubst gateway-%,%,$@)
+.PHONY: gateway-all gateway-install gateway-clean gateway-installdirs gateway-uninstall

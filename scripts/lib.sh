@@ -29,6 +29,7 @@ IT_TMP=""          # temp dir holding the cluster (data/, socket, server.log)
 IT_PGDATA=""
 IT_CLEANED=0
 IT_STARTING=0
+IT_GATEWAY_PID=""  # item_table_gateway started by scripts/test.sh
 
 # Keep the script's original stdout/stderr: a signal trap may run while a
 # command's output is redirected to a log file, and its messages belong on the
@@ -67,6 +68,11 @@ it_as_postgres() {
 # The libFuzzer toolchain of scripts/fuzz.sh (Debian's clang and libFuzzer).
 IT_FUZZ_PKGS=(clang libfuzzer-14-dev)
 
+# item_table_gateway's libraries, and the clients its tests run (boto3 with
+# pytest, the AWS CLI; openssl makes a certificate for the TLS test).
+IT_GATEWAY_PKGS=(libmicrohttpd-dev zlib1g-dev libssl-dev libpq-dev
+    python3-boto3 python3-pytest awscli openssl)
+
 # Install the Debian packages needed to build, test, fuzz, demo and
 # benchmark, or only the packages named as arguments.  apt is skipped
 # entirely when everything is already installed.
@@ -80,6 +86,7 @@ it_install_deps() {
         libtap-parser-sourcehandler-pgtap-perl
         build-essential
         "${IT_FUZZ_PKGS[@]}"
+        "${IT_GATEWAY_PKGS[@]}"
     )
     [ $# -gt 0 ] && pkgs=("$@")
     local missing=() p status
@@ -237,6 +244,11 @@ it_cleanup() {
     [ "$IT_CLEANED" = 1 ] && return "$rc"
     IT_CLEANED=1
     trap '' INT TERM HUP
+    # a gateway started by the tests goes first (it holds connections)
+    if [ -n "${IT_GATEWAY_PID:-}" ]; then
+        kill -TERM "$IT_GATEWAY_PID" 2>/dev/null && wait "$IT_GATEWAY_PID" 2>/dev/null
+        IT_GATEWAY_PID=""
+    fi
     if [ -n "$IT_TMP" ] && [ -d "$IT_TMP" ]; then
         if [ -n "$IT_PGDATA" ] && [ -d "$IT_PGDATA" ]; then
             local tries=1 pid

@@ -10,7 +10,10 @@
 #   4. security              test/security/*.sql via pg_prove  (counted per assertion)
 #   5. upgrade               test/upgrade/*.sql via pg_prove   (counted per assertion)
 #   6. stress                test/stress/*.sh (pgbench soaks)  (counted per script)
-#   7. fuzz                  scripts/fuzz.sh, libFuzzer on the C parsers,
+#   7. gateway               item_table_gateway with boto3 (pytest), the AWS CLI
+#                            and test/gateway/js/run.sh if present
+#                                                  (counted per test and check)
+#   8. fuzz                  scripts/fuzz.sh, libFuzzer on the C parsers,
 #                            IT_FUZZ_SECONDS in total (default 60; 0 skips)
 #                                                              (counted per target)
 # and ends with one line "N passed, N failed".  Exit status 0 only if every
@@ -302,6 +305,153 @@ suite_fuzz() {
     record fuzz targets "$tp" "$tf" "$note"
 }
 
+# item_table_gateway (gateway/) against the test cluster: a database made
+# by test/gateway/setup.sql, one gateway started here as its login role on a
+# free loopback port, then boto3 tests (pytest, counted per test), the AWS
+# CLI script and, when present, the JavaScript tests (counted per check),
+# and a graceful stop (one test).
+suite_gateway() {
+    local dir="$IT_LOG_DIR/gateway" bin tp=0 tf=0 p f rc line
+    local db=item_table_gw
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    bin="$("$PG_CONFIG" --bindir)/item_table_gateway"
+    if [ ! -x "$bin" ]; then
+        record gateway tests 0 1 "$bin not installed"
+        return
+    fi
+    it_say "gateway: $bin"
+    if ! it_ensure_server; then
+        record gateway tests 0 1 "server not running"
+        return
+    fi
+    if ! {
+        "$PGBIN/dropdb" --if-exists "$db" &&
+        "$PGBIN/createdb" "$db" &&
+        "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -f test/gateway/setup.sql
+    } </dev/null >"$dir/setup.out" 2>&1; then
+        cat "$dir/setup.out"
+        record gateway tests 0 1 "database setup failed"
+        return
+    fi
+    local key key_id secret
+    key=$("$PGBIN/psql" -X -qAt -v ON_ERROR_STOP=1 -d "$db" -F ' ' \
+        -c "SELECT * FROM item_table.create_access_key('gw_app')" </dev/null) || key=""
+    read -r key_id secret <<<"$key"
+    if [ -z "${secret:-}" ]; then
+        record gateway tests 0 1 "create_access_key() failed"
+        return
+    fi
+
+    local conninfo="host=$PGHOST port=$PGPORT dbname=$db user=gw_login"
+    "$bin" --listen 127.0.0.1 --port 0 --log --dbname "$conninfo" \
+        </dev/null >"$dir/gateway.out" 2>"$dir/gateway.log" &
+    IT_GATEWAY_PID=$!
+    local endpoint="" i
+    for i in $(seq 1 150); do
+        line=$(grep -m 1 'listening on ' "$dir/gateway.out" 2>/dev/null)
+        if [ -n "$line" ]; then
+            endpoint=${line##*listening on }
+            break
+        fi
+        kill -0 "$IT_GATEWAY_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -z "$endpoint" ]; then
+        tail -n 20 "$dir/gateway.log"
+        record gateway tests 0 1 "the gateway did not start"
+        kill -TERM "$IT_GATEWAY_PID" 2>/dev/null
+        IT_GATEWAY_PID=""
+        return
+    fi
+    it_say "gateway: listening on $endpoint"
+
+    # pg_ctl as the postgres user, for the restart test
+    local as_pg stop start
+    if [ "$(id -u)" -eq 0 ]; then as_pg="runuser -u postgres --"; else as_pg="sudo -u postgres --"; fi
+    stop="cd / && $as_pg $(printf '%q' "$PGBIN/pg_ctl") -D $(printf '%q' "$IT_PGDATA") -w -t 60 -m fast stop"
+    start="cd / && $as_pg $(printf '%q' "$PGBIN/pg_ctl") -D $(printf '%q' "$IT_PGDATA") -l $(printf '%q' "$IT_TMP/server.log") -w -t 120 start"
+
+    IT_GW_BIN="$bin" IT_GW_CONNINFO="$conninfo" \
+    IT_GW_ADMIN="host=$PGHOST port=$PGPORT dbname=$db user=$PGUSER" \
+    IT_GW_PSQL="$PGBIN/psql" IT_GW_ENDPOINT="$endpoint" \
+    IT_GW_KEY_ID="$key_id" IT_GW_SECRET="$secret" \
+    IT_GW_PG_STOP="$stop" IT_GW_PG_START="$start" \
+        /usr/bin/python3 -m pytest -p no:cacheprovider -q -rA --tb=short \
+            --junitxml="$dir/junit.xml" test/gateway </dev/null >"$dir/pytest.out" 2>&1
+    rc=$?
+    read -r p f < <(/usr/bin/python3 - "$dir/junit.xml" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except Exception:
+    print(0, 0)
+    sys.exit()
+suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+t = sum(int(s.get("tests", 0)) for s in suites)
+bad = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+skip = sum(int(s.get("skipped", 0)) for s in suites)
+print(t - bad - skip, bad)
+PY
+)
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        f=1
+    fi
+    tp=$((tp + p))
+    tf=$((tf + f))
+    if [ "$f" -eq 0 ]; then
+        printf '  %-40s ok      %d test(s)\n' "test/gateway (pytest, boto3)" "$p"
+    else
+        printf '  %-40s FAILED  %d passed, %d failed (pytest status %d)\n' "test/gateway (pytest, boto3)" "$p" "$f" "$rc"
+        echo "---- pytest output (first 200 lines) ----"
+        show_capped "$dir/pytest.out" 200
+        echo "---- end of output ----"
+    fi
+
+    # shell checks that end with "N passed, N failed"
+    local script name
+    for script in test/gateway/awscli.sh test/gateway/js/run.sh; do
+        [ -f "$script" ] || continue
+        name=$(basename "$(dirname "$script")")/$(basename "$script")
+        bash "$script" "$endpoint" "$key_id" "$secret" </dev/null >"$dir/${name//\//_}.out" 2>&1
+        rc=$?
+        line=$(tail -n 1 "$dir/${name//\//_}.out")
+        if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+            p=${BASH_REMATCH[1]}
+            f=${BASH_REMATCH[2]}
+        else
+            p=0
+            f=1
+        fi
+        [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+        tp=$((tp + p))
+        tf=$((tf + f))
+        if [ "$f" -eq 0 ]; then
+            printf '  %-40s ok      %d check(s)\n' "$script" "$p"
+        else
+            printf '  %-40s FAILED  %d passed, %d failed (status %d)\n' "$script" "$p" "$f" "$rc"
+            show_capped "$dir/${name//\//_}.out" 80
+        fi
+    done
+
+    # SIGTERM: it stops, exit status 0
+    kill -TERM "$IT_GATEWAY_PID" 2>/dev/null
+    wait "$IT_GATEWAY_PID"
+    rc=$?
+    IT_GATEWAY_PID=""
+    if [ "$rc" -eq 0 ]; then
+        tp=$((tp + 1))
+        printf '  %-40s ok\n' "gateway stops on SIGTERM"
+    else
+        tf=$((tf + 1))
+        printf '  %-40s FAILED (status %d)\n' "gateway stops on SIGTERM" "$rc"
+        tail -n 20 "$dir/gateway.log"
+    fi
+    it_server_running || it_server_log_tail 40
+    record gateway tests "$tp" "$tf" "log: ${dir#"$IT_ROOT"/}"
+}
+
 main() {
     local t0
     t0=$(date +%s.%N)
@@ -313,13 +463,15 @@ main() {
     it_build_install || fatal "build failed"
     it_start_cluster || fatal "could not start the test cluster"
 
-    suite_regress
-    suite_isolation
-    suite_pgtap
-    suite_security
-    suite_upgrade
-    suite_stress
-    suite_fuzz
+    # IT_SUITES (a space-separated subset, for development) picks suites;
+    # the README's command runs them all.
+    local s
+    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway fuzz}; do
+        if ! declare -F "suite_$s" >/dev/null; then
+            fatal "unknown suite: $s"
+        fi
+        "suite_$s"
+    done
 
     it_say "tests finished in $(it_elapsed "$t0") s (logs in ${IT_LOG_DIR#"$IT_ROOT"/}/)"
     finish

@@ -161,6 +161,19 @@ extern Jsonb *ApiFinishResponse(JsonbParseState **state, MemoryContext callercxt
 extern void ApiPushAttributes(JsonbParseState **state, const AttrValue *attrs);
 
 /* ---- SQL-callable entry points the dispatcher (api_item.c) calls ---- */
+/* tags (api_control.c): CreateTable's Tags and TagResource */
+typedef struct ApiTag
+{
+	char	   *key;
+	char	   *value;
+} ApiTag;
+/* is the installed catalog 1.2's?  (api_control.c) */
+extern bool ApiCatalogIs12(void);
+extern void ApiRequireCatalog12(const char *parameter);
+extern List *ApiParseTags(ApiRequest *req, Jsonb *arr, const char *field);
+extern void ApiStoreTags(const char *table, List *tags);
+extern char *item_table_endpoint_address;
+
 extern Datum item_table_create_table(PG_FUNCTION_ARGS);
 extern Datum item_table_describe_table(PG_FUNCTION_ARGS);
 extern Datum item_table_delete_table(PG_FUNCTION_ARGS);
@@ -176,5 +189,11 @@ extern Datum item_table_transact_get_items(PG_FUNCTION_ARGS);
 extern Datum item_table_transact_write_items(PG_FUNCTION_ARGS);
 extern Datum item_table_query(PG_FUNCTION_ARGS);
 extern Datum item_table_scan(PG_FUNCTION_ARGS);
+extern Datum item_table_tag_resource(PG_FUNCTION_ARGS);
+extern Datum item_table_untag_resource(PG_FUNCTION_ARGS);
+extern Datum item_table_list_tags_of_resource(PG_FUNCTION_ARGS);
+extern Datum item_table_describe_limits(PG_FUNCTION_ARGS);
+extern Datum item_table_describe_endpoints(PG_FUNCTION_ARGS);
+extern Datum item_table_describe_continuous_backups(PG_FUNCTION_ARGS);
 
 #endif							/* ITEM_TABLE_API_H */

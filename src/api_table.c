@@ -66,6 +66,9 @@ typedef struct TableRow
 	double		created_epoch;
 	int64		item_count;
 	int64		size_bytes;
+	bool		deletion_protection;
+	char	   *table_class;	/* NULL when never set */
+	double		table_class_updated;	/* epoch seconds, or -1 */
 	bool		stale;			/* catalog row of a dropped physical table */
 } TableRow;
 
@@ -121,7 +124,14 @@ static const char *const catalog_columns =
 " t.range_key, t.range_type, t.billing_mode, t.read_capacity, t.write_capacity,"
 " pg_catalog.date_part('epoch', t.created_at)::pg_catalog.float8,"
 " GREATEST(c.reltuples, 0)::pg_catalog.int8,"
-" (c.relpages::pg_catalog.int8 OPERATOR(pg_catalog.*) pg_catalog.current_setting('block_size')::pg_catalog.int8)";
+" (c.relpages::pg_catalog.int8 OPERATOR(pg_catalog.*) pg_catalog.current_setting('block_size')::pg_catalog.int8),";
+
+/* the 1.2 columns, or what a catalog from before 1.2 implies */
+static const char *const catalog_columns_1_2 =
+" t.deletion_protection, t.table_class,"
+" coalesce(pg_catalog.date_part('epoch', t.table_class_updated_at)::pg_catalog.float8, -1)";
+static const char *const catalog_columns_1_1 =
+" false, NULL::pg_catalog.text, -1::pg_catalog.float8";
 
 static void
 read_row(HeapTuple tup, TupleDesc desc, TableRow *row)
@@ -141,6 +151,9 @@ read_row(HeapTuple tup, TupleDesc desc, TableRow *row)
 	row->created_epoch = DatumGetFloat8(SPI_getbinval(tup, desc, 11, &isnull));
 	row->item_count = DatumGetInt64(SPI_getbinval(tup, desc, 12, &isnull));
 	row->size_bytes = DatumGetInt64(SPI_getbinval(tup, desc, 13, &isnull));
+	row->deletion_protection = DatumGetBool(SPI_getbinval(tup, desc, 14, &isnull));
+	row->table_class = SPI_getvalue(tup, desc, 15);
+	row->table_class_updated = DatumGetFloat8(SPI_getbinval(tup, desc, 16, &isnull));
 }
 
 /* the catalog row of a table, or false */
@@ -149,9 +162,10 @@ fetch_row(const char *name, TableRow *row)
 {
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		values[1] = {CStringGetTextDatum(name)};
-	char	   *sql = psprintf("SELECT %s FROM item_table.tables t"
+	char	   *sql = psprintf("SELECT %s%s FROM item_table.tables t"
 							   " LEFT JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) t.relid::pg_catalog.oid"
-							   " WHERE t.table_name OPERATOR(pg_catalog.=) $1", catalog_columns);
+							   " WHERE t.table_name OPERATOR(pg_catalog.=) $1", catalog_columns,
+							   ApiCatalogIs12() ? catalog_columns_1_2 : catalog_columns_1_1);
 	int			rc;
 
 	row->stale = false;
@@ -291,8 +305,22 @@ push_description(JsonbParseState **state, const TableRow *row,
 			JsonbValue	b;
 
 			b.type = jbvBool;
-			b.val.boolean = false;
+			b.val.boolean = row->deletion_protection;
 			pushJsonbValue(state, WJB_VALUE, &b);
+		}
+		/* shown once a class was chosen, as DynamoDB does */
+		if (row->table_class != NULL)
+		{
+			ApiPushKey(state, "TableClassSummary");
+			pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+			if (row->table_class_updated >= 0)
+			{
+				ApiPushKey(state, "LastUpdateDateTime");
+				ApiPushNumeric(state, row->table_class_updated, 3);
+			}
+			ApiPushKey(state, "TableClass");
+			ApiPushString(state, row->table_class);
+			pushJsonbValue(state, WJB_END_OBJECT, NULL);
 		}
 	}
 	return pushJsonbValue(state, WJB_END_OBJECT, NULL);
@@ -331,6 +359,37 @@ typedef struct KeyElem
 static const char *const key_types[] = {"HASH", "RANGE"};
 static const char *const attr_key_types[] = {"S", "N", "B"};
 static const char *const billing_modes[] = {"PROVISIONED", "PAY_PER_REQUEST"};
+static const char *const table_classes[] = {"STANDARD", "STANDARD_INFREQUENT_ACCESS"};
+static const char *const sse_types[] = {"AES256", "KMS"};
+
+/*
+ * check_unavailable
+ *		Parameters of CreateTable/UpdateTable whose feature item_table does
+ *		not have are refused, never accepted and ignored: server-side
+ *		encryption with KMS keys and replicas (global tables).
+ */
+static void
+check_unavailable(ApiRequest *req)
+{
+	Jsonb	   *sse = ApiGetObject(req, "SSESpecification");
+
+	if (sse != NULL)
+	{
+		ApiRequest	sub;
+		bool		enabled = false;
+
+		ApiRequestInit(&sub, sse);
+		(void) ApiGetBool(&sub, "Enabled", &enabled);
+		(void) ApiGetEnum(&sub, "SSEType", "sSESpecification.sSEType", sse_types, lengthof(sse_types));
+		(void) ApiGetString(&sub, "KMSMasterKeyId", "sSESpecification.kMSMasterKeyId", false);
+		req->problems = list_concat(req->problems, sub.problems);
+		if (enabled || ApiGetMember(&sub, "SSEType") != NULL ||
+			ApiGetMember(&sub, "KMSMasterKeyId") != NULL)
+			DynValidation("One or more parameter values were invalid: server-side encryption with KMS keys is not available in item_table");
+	}
+	if (ApiGetMember(req, "ReplicaUpdates") != NULL)
+		DynValidation("One or more parameter values were invalid: replicas (global tables) are not available in item_table");
+}
 
 Datum
 item_table_create_table(PG_FUNCTION_ARGS)
@@ -361,9 +420,15 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	int			nlsi = 0;
 	int			ngsi = 0;
 	int			nonkey_total = 0;
+	bool		protect = false;
+	int			table_class;
+	List	   *tags;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	(void) ApiGetBool(&req, "DeletionProtectionEnabled", &protect);
+	table_class = ApiGetEnum(&req, "TableClass", "tableClass", table_classes, lengthof(table_classes));
+	tags = ApiParseTags(&req, ApiGetArray(&req, "Tags"), "tags");
 	attrdefs_j = ApiGetArray(&req, "AttributeDefinitions");
 	keyschema_j = ApiGetArray(&req, "KeySchema");
 	if (attrdefs_j == NULL)
@@ -451,6 +516,8 @@ item_table_create_table(PG_FUNCTION_ARGS)
 			ApiProblem(&sub, "Value '" INT64_FORMAT "' at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", wcu);
 		req.problems = list_concat(req.problems, sub.problems);
 	}
+	ApiRequestCheck(&req);
+	check_unavailable(&req);
 	ApiRequestCheck(&req);
 
 	/* semantic checks, in DynamoDB's order */
@@ -563,6 +630,9 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	else if (throughput_j == NULL)
 		DynValidation("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED");
 
+	if (protect || table_class >= 0 || tags != NIL)
+		ApiRequireCatalog12(protect ? "DeletionProtectionEnabled" :
+							table_class >= 0 ? "TableClass" : "Tags");
 	SPI_connect();
 	if (fetch_row(name, &row))
 		DynRaise(DYN_RESOURCE_IN_USE, "Table already exists: %s", name);
@@ -574,10 +644,10 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	ItemGuardInstall(relid);
 
 	{
-		Oid			argtypes[9] = {TEXTOID, OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID,
-		TEXTOID, INT8OID, INT8OID};
-		Datum		values[9];
-		char		nulls[9] = "         ";
+		Oid			argtypes[11] = {TEXTOID, OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID,
+		TEXTOID, INT8OID, INT8OID, BOOLOID, TEXTOID};
+		Datum		values[11];
+		char		nulls[11] = "           ";
 
 		values[0] = CStringGetTextDatum(name);
 		values[1] = ObjectIdGetDatum(relid);
@@ -593,12 +663,27 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		values[6] = CStringGetTextDatum(billing == 1 ? "PAY_PER_REQUEST" : "PROVISIONED");
 		values[7] = Int64GetDatum(rcu);
 		values[8] = Int64GetDatum(wcu);
-		exec_catalog("INSERT INTO item_table.tables (table_name, table_id, relid, hash_key, hash_type,"
-					 " range_key, range_type, billing_mode, read_capacity, write_capacity)"
-					 " VALUES ($1, pg_catalog.gen_random_uuid(), $2::pg_catalog.oid::pg_catalog.regclass,"
-					 " $3, $4, $5, $6, $7, $8, $9)",
-					 9, argtypes, values, nulls, SPI_OK_INSERT);
+		values[9] = BoolGetDatum(protect);
+		if (table_class >= 0)
+			values[10] = CStringGetTextDatum(table_classes[table_class]);
+		else
+			nulls[10] = 'n';
+		if (!ApiCatalogIs12())
+			exec_catalog("INSERT INTO item_table.tables (table_name, table_id, relid, hash_key, hash_type,"
+						 " range_key, range_type, billing_mode, read_capacity, write_capacity)"
+						 " VALUES ($1, pg_catalog.gen_random_uuid(), $2::pg_catalog.oid::pg_catalog.regclass,"
+						 " $3, $4, $5, $6, $7, $8, $9)",
+						 9, argtypes, values, nulls, SPI_OK_INSERT);
+		else
+				exec_catalog("INSERT INTO item_table.tables (table_name, table_id, relid, hash_key, hash_type,"
+						 " range_key, range_type, billing_mode, read_capacity, write_capacity,"
+						 " deletion_protection, table_class)"
+						 " VALUES ($1, pg_catalog.gen_random_uuid(), $2::pg_catalog.oid::pg_catalog.regclass,"
+						 " $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+						 11, argtypes, values, nulls, SPI_OK_INSERT);
 	}
+	if (tags != NIL)
+		ApiStoreTags(name, tags);
 	foreach(lc, indexes)
 	{
 		ApiIndexSpec *ix = (ApiIndexSpec *) lfirst(lc);
@@ -670,6 +755,8 @@ item_table_delete_table(PG_FUNCTION_ARGS)
 	 * (writers lock the base table before its index tables, too).
 	 */
 	ItemCheckOwner(row.relid);
+	if (row.deletion_protection)
+		DynValidation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.");
 	LockRelationOid(row.relid, AccessExclusiveLock);
 	ApiDropIndexTables(name, NULL);
 	if (OidIsValid(row.relid) && get_rel_name(row.relid) != NULL)
@@ -717,15 +804,23 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	MemoryContext callercxt = CurrentMemoryContext;
 	TableRow	row;
 	Jsonb	   *result;
+	bool		protect = false;
+	bool		has_protect;
+	int			table_class;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	has_protect = ApiGetBool(&req, "DeletionProtectionEnabled", &protect);
+	table_class = ApiGetEnum(&req, "TableClass", "tableClass", table_classes, lengthof(table_classes));
 	updates_j = ApiGetArray(&req, "GlobalSecondaryIndexUpdates");
 	attrdefs_j = ApiGetArray(&req, "AttributeDefinitions");
 	throughput_j = ApiGetObject(&req, "ProvisionedThroughput");
 	billing = ApiGetEnum(&req, "BillingMode", "billingMode", billing_modes, lengthof(billing_modes));
 	ApiRequestCheck(&req);
+	check_unavailable(&req);
+	ApiRequestCheck(&req);
 	if (updates_j == NULL && throughput_j == NULL && billing < 0 &&
+		!has_protect && table_class < 0 &&
 		ApiGetMember(&req, "StreamSpecification") == NULL &&
 		ApiGetMember(&req, "SSESpecification") == NULL &&
 		ApiGetMember(&req, "ReplicaUpdates") == NULL)
@@ -904,6 +999,29 @@ item_table_update_table(PG_FUNCTION_ARGS)
 							  " read_capacity = coalesce($3, read_capacity), write_capacity = coalesce($4, write_capacity)"
 							  " WHERE table_name OPERATOR(pg_catalog.=) $1", 4, argtypes, values, nulls, false, 0);
 		ItemAsRoleEnd(&sw);
+		changed = true;
+	}
+	if (has_protect || table_class >= 0)
+	{
+		Oid			argtypes[3] = {TEXTOID, BOOLOID, TEXTOID};
+		Datum		values[3];
+		char		nulls[3] = {' ', ' ', ' '};
+
+		values[0] = CStringGetTextDatum(name);
+		values[1] = BoolGetDatum(protect);
+		if (!has_protect)
+			nulls[1] = 'n';
+		if (table_class >= 0)
+			values[2] = CStringGetTextDatum(table_classes[table_class]);
+		else
+			nulls[2] = 'n';
+		ApiRequireCatalog12(has_protect ? "DeletionProtectionEnabled" : "TableClass");
+		exec_catalog("UPDATE item_table.tables SET deletion_protection = coalesce($2, deletion_protection),"
+					 " table_class_updated_at = CASE WHEN $3 IS NULL THEN table_class_updated_at"
+					 " ELSE pg_catalog.now() END,"
+					 " table_class = coalesce($3, table_class)"
+					 " WHERE table_name OPERATOR(pg_catalog.=) $1", 3, argtypes, values, nulls,
+					 SPI_OK_UPDATE);
 		changed = true;
 	}
 	(void) changed;

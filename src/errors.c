@@ -49,6 +49,8 @@ static const DynErrorInfo dyn_errors[DYN_NUM_ERRORS] = {
 	[DYN_REQUEST_LIMIT] = {"RequestLimitExceeded", NS_DYNAMODB, ERRCODE_DYN_REQUEST_LIMIT, false},
 	[DYN_LIMIT_EXCEEDED] = {"LimitExceededException", NS_DYNAMODB, ERRCODE_DYN_LIMIT_EXCEEDED, false},
 	[DYN_INTERNAL_SERVER_ERROR] = {"InternalServerError", NS_DYNAMODB, ERRCODE_DYN_INTERNAL_SERVER_ERROR, false},
+	[DYN_TABLE_NOT_FOUND] = {"TableNotFoundException", NS_DYNAMODB, ERRCODE_DYN_TABLE_NOT_FOUND, false},
+	[DYN_ACCESS_DENIED] = {"AccessDeniedException", NS_SERVICE, ERRCODE_DYN_ACCESS_DENIED, true},
 };
 
 const char *

@@ -40,6 +40,8 @@ typedef enum DynError
 	DYN_REQUEST_LIMIT,
 	DYN_LIMIT_EXCEEDED,
 	DYN_INTERNAL_SERVER_ERROR,
+	DYN_TABLE_NOT_FOUND,
+	DYN_ACCESS_DENIED,
 	DYN_NUM_ERRORS
 } DynError;
 
@@ -60,6 +62,8 @@ typedef enum DynError
 #define ERRCODE_DYN_REQUEST_LIMIT					MAKE_SQLSTATE('X','D','0','1','4')
 #define ERRCODE_DYN_LIMIT_EXCEEDED					MAKE_SQLSTATE('X','D','0','1','5')
 #define ERRCODE_DYN_INTERNAL_SERVER_ERROR			MAKE_SQLSTATE('X','D','0','1','6')
+#define ERRCODE_DYN_TABLE_NOT_FOUND					MAKE_SQLSTATE('X','D','0','1','7')
+#define ERRCODE_DYN_ACCESS_DENIED					MAKE_SQLSTATE('X','D','0','1','8')
 
 /* Name ("ValidationException") and namespace of an exception */
 extern const char *DynErrorName(DynError err);

@@ -14,6 +14,7 @@
 #include "utils/guc.h"
 
 #include "item_table.h"
+#include "api.h"
 
 PG_MODULE_MAGIC;
 
@@ -32,5 +33,11 @@ _PG_init(void)
 							 "so does item_table unless this is on.",
 							 &item_table_consistent_index_reads,
 							 false, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("item_table.endpoint_address",
+							   "The address DescribeEndpoints reports.",
+							   "Clients with endpoint discovery connect to this address; set it "
+							   "to the public host and port of the gateway.",
+							   &item_table_endpoint_address,
+							   "localhost:8000", PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("item_table");
 }

@@ -24,6 +24,9 @@ CREATE TABLE tables (
 	read_capacity bigint NOT NULL DEFAULT 0,
 	write_capacity bigint NOT NULL DEFAULT 0,
 	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	deletion_protection boolean NOT NULL DEFAULT false,
+	table_class text CHECK (table_class IN ('STANDARD', 'STANDARD_INFREQUENT_ACCESS')),
+	table_class_updated_at timestamptz,
 	CHECK ((range_key IS NULL) = (range_type IS NULL))
 );
 COMMENT ON TABLE tables IS 'item_table catalog: DynamoDB tables, their key schema and physical table';

@@ -1,0 +1,119 @@
+/*-------------------------------------------------------------------------
+ *
+ * gateway.h
+ *		Interfaces between the parts of item_table_gateway: the HTTP side
+ *		(main.c), SigV4 (sigv4.c) and the PostgreSQL side (pool.c).
+ *
+ * The essay on the whole program is at the top of main.c.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ITEM_TABLE_GATEWAY_H
+#define ITEM_TABLE_GATEWAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "libpq-fe.h"
+
+/* DynamoDB refuses requests over 16 MB (BatchWriteItem's limit) */
+#define GW_MAX_BODY (16 * 1024 * 1024)
+
+/* Longest access key id AWS issues is 128 characters */
+#define GW_MAX_KEY_ID 128
+#define GW_MAX_ROLE 128			/* NAMEDATALEN is 64 bytes; leave room */
+
+/* ----------------------------------------------------------------
+ * sigv4.c: AWS Signature Version 4, as DynamoDB checks it
+ * ----------------------------------------------------------------
+ */
+
+/* one header or query argument of the request, as received */
+typedef struct GwPair
+{
+	const char *name;
+	const char *value;
+} GwPair;
+
+typedef struct SigV4Request
+{
+	const char *method;
+	const char *path;			/* decoded path of the URL */
+	const GwPair *headers;
+	int			nheaders;
+	const GwPair *query;
+	int			nquery;
+	const char *body;
+	size_t		body_len;
+} SigV4Request;
+
+typedef enum SigV4Status
+{
+	SIGV4_OK,
+	SIGV4_MISSING,				/* no Authorization header */
+	SIGV4_INCOMPLETE,			/* Authorization or date malformed */
+	SIGV4_EXPIRED,				/* more than 15 minutes from our clock */
+	SIGV4_MISMATCH				/* signature differs */
+} SigV4Status;
+
+typedef struct SigV4Auth
+{
+	char		key_id[GW_MAX_KEY_ID + 1];
+	char		scope_date[9];	/* YYYYMMDD of the credential scope */
+	char		region[64];
+	char		amz_date[17];	/* YYYYMMDDTHHMMSSZ */
+	char		signed_headers[1024];	/* "host;x-amz-date;..." */
+	char		signature[65];	/* lower-case hex */
+} SigV4Auth;
+
+extern SigV4Status SigV4Parse(const SigV4Request *req, SigV4Auth *auth,
+							  char *msg, size_t msglen);
+extern SigV4Status SigV4CheckTime(const SigV4Auth *auth, time_t now,
+								  char *msg, size_t msglen);
+extern bool SigV4Verify(const SigV4Request *req, const SigV4Auth *auth,
+						const char *secret);
+extern void GwHexSha256(const void *data, size_t len, char out[65]);
+
+/* ----------------------------------------------------------------
+ * pool.c: PostgreSQL connections and the access key cache
+ * ----------------------------------------------------------------
+ */
+
+typedef struct PoolConn PoolConn;
+
+extern bool PoolInit(const char *conninfo, int size, int wait_ms,
+					 int key_ttl_s, bool need_keys);
+extern PoolConn *PoolBorrow(void);
+extern PGconn *PoolConnection(PoolConn *pc);
+extern void PoolReturn(PoolConn *pc);
+extern void PoolClose(void);
+
+/* result of switching a pooled connection to a key's role */
+typedef enum PoolRoleStatus
+{
+	POOL_ROLE_OK,
+	POOL_ROLE_DENIED,			/* PostgreSQL refused the role */
+	POOL_ROLE_FAILED			/* connection trouble */
+} PoolRoleStatus;
+
+extern PoolRoleStatus PoolSetRole(PoolConn *pc, const char *role);
+extern PGresult *PoolExecute(PoolConn *pc, const char *action,
+							 const char *body);
+
+/* result of looking up an access key */
+typedef enum KeyStatus
+{
+	KEY_FOUND,
+	KEY_UNKNOWN,
+	KEY_NO_ROLE,				/* the key's role was dropped */
+	KEY_ERROR					/* the catalog could not be read */
+} KeyStatus;
+
+extern KeyStatus KeyLookup(const char *key_id, char *secret, size_t secretlen,
+						   char *role, size_t rolelen);
+
+/* main.c */
+extern void GwLog(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+
+#endif							/* ITEM_TABLE_GATEWAY_H */

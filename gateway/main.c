@@ -1,0 +1,975 @@
+/*-------------------------------------------------------------------------
+ *
+ * main.c
+ *		item_table_gateway: DynamoDB's HTTP API in front of item_table.
+ *
+ * What it is.  A small server that speaks DynamoDB's JSON 1.0 protocol
+ * over HTTP/1.1, so that the AWS SDKs, the AWS CLI and the libraries built
+ * on them reach a PostgreSQL database with item_table by pointing their
+ * endpoint at it.  All semantics stay in the database: each request becomes
+ * one call of item_table.dynamodb(action, request), and the gateway adds
+ * transport, authentication (access key -> PostgreSQL role) and nothing
+ * else.
+ *
+ * How a request flows.  libmicrohttpd parses HTTP (no parser of ours) and
+ * calls handle_request(): first with the headers, where a Content-Length
+ * over 16 MB is refused at once (413); then with pieces of the body, which
+ * we collect up to that limit; then once more to answer.  GET and HEAD are
+ * DynamoDB's health check ("healthy: ...", unauthenticated).  A POST is, in
+ * order:
+ *
+ *	1. authenticated (sigv4.c): the Authorization header is parsed, the
+ *	   date checked against 15 minutes of skew, the key's secret and role
+ *	   fetched (pool.c's cache, else item_table.access_keys), the signature
+ *	   recomputed and compared in constant time;
+ *	2. routed: X-Amz-Target must be DynamoDB_20120810.<Action> or
+ *	   DynamoDBStreams_20120810.<Action> (the database answers actions it
+ *	   does not know with UnknownOperationException);
+ *	3. run: a pooled connection is borrowed, switched to the key's role if
+ *	   it runs as another, and the prepared SELECT item_table.dynamodb($1,
+ *	   $2) executed with action and body as bound parameters.  The body is
+ *	   never looked into beyond a NUL byte check (libpq's text parameters
+ *	   end at NUL, and what follows must not be silently dropped): the
+ *	   server's jsonb input decides whether it is JSON.
+ *
+ * Answers.  200 with exactly the function's result.  An error with a
+ * SQLSTATE of item_table's class XD carries DynamoDB's error body in its
+ * DETAIL: that body goes out as is, with 400 (500 for InternalServerError).
+ * Other errors are mapped: a request body the server could not read as
+ * jsonb (an error converting parameter $2) -> SerializationException;
+ * 42501 (insufficient privilege, and a role the login role may not
+ * assume) -> AccessDeniedException; 40001 and 40P01 (serialization
+ * failure, deadlock: the caller chose SERIALIZABLE, or two transactions
+ * crossed) -> TransactionConflictException, DynamoDB's own name for "a
+ * concurrent transaction got in the way, try again", which SDKs retry;
+ * anything else, including PostgreSQL being unreachable -> 500
+ * InternalServerError with a fixed message (the server's text goes to our
+ * log, never to the client).  All pooled connections busy for longer than
+ * --pool-wait -> 400 ThrottlingException, which is what DynamoDB answers
+ * when it sheds load and which every SDK retries with backoff.  Every
+ * answer carries Content-Type application/x-amz-json-1.0, a unique
+ * x-amzn-RequestId and x-amz-crc32 (zlib's CRC-32 of the exact body bytes,
+ * decimal; botocore checks it).
+ *
+ * Threads.  libmicrohttpd runs --threads worker threads (default: the pool
+ * size), each polling its share of the connections and running our
+ * handler; a handler blocks on PostgreSQL, so with as many threads as
+ * pooled connections neither waits for the other.  Connections are
+ * bounded (--max-connections: beyond it new ones are accepted and closed
+ * at once) and idle ones time out (--timeout).  Accepted sockets get
+ * TCP_NODELAY, as keep-alive request/response pairs otherwise wait for
+ * delayed ACKs.
+ *
+ * Shutdown.  SIGTERM or SIGINT: stop listening (MHD_quiesce_daemon), let
+ * the requests in progress finish (up to 30 s), stop the daemon, close the
+ * pool, exit 0.
+ *
+ * --auth none runs every request as the login role and checks no
+ * credentials, as DynamoDB Local does; for development and tests only.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <zlib.h>
+
+#include "gateway.h"
+
+#define NS_SERVICE "com.amazon.coral.service"
+#define NS_VALIDATE "com.amazon.coral.validate"
+#define NS_DYNAMODB "com.amazonaws.dynamodb.v20120810"
+
+#define MSG_INTERNAL "The server encountered an internal error trying to fulfill the request."
+#define MSG_BAD_SIGNATURE "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
+
+#define MAX_HEADERS 128
+
+static struct
+{
+	const char *listen;
+	int			port;
+	int			pool;
+	int			threads;
+	bool		auth_none;
+	const char *tls_cert;
+	const char *tls_key;
+	int			max_connections;
+	int			timeout;
+	int			pool_wait_ms;
+	int			key_ttl;
+	bool		log;
+	const char *conninfo;
+}			opt = {
+	.listen = "127.0.0.1",
+	.port = 8000,
+	.max_connections = 1000,
+	.timeout = 60,
+	.pool_wait_ms = 5000,
+	.key_ttl = 5,
+};
+
+/* one HTTP request in progress */
+typedef struct GwRequest
+{
+	struct timespec start;
+	char		id[40];
+	char		action[64];		/* for the log */
+	char	   *body;
+	size_t		len;
+	size_t		cap;
+	bool		too_big;
+	bool		answered;
+} GwRequest;
+
+static int	inflight;			/* requests between first call and completion */
+static int	open_connections;
+static uint64_t request_counter;
+static unsigned char id_salt[16];
+
+/*
+ * GwLog
+ *		One line on stderr, with the time.
+ */
+void
+GwLog(const char *fmt,...)
+{
+	char		line[2048];
+	char		ts[32];
+	struct timeval tv;
+	struct tm	tm;
+	va_list		ap;
+	size_t		n;
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	n = strlen(line);
+	while (n > 0 && line[n - 1] == '\n')
+		line[--n] = '\0';
+	fprintf(stderr, "%s.%03dZ %s\n", ts, (int) (tv.tv_usec / 1000), line);
+}
+
+static void mhd_logger(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+static void
+mhd_logger(void *cls, const char *fmt, va_list ap)
+{
+	char		line[1024];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	if (opt.log)
+		GwLog("http: %s", line);
+}
+
+/*
+ * A request id: SHA-256 of a per-process random salt and a counter, the
+ * first 160 bits in base32 (32 characters).  Distinct counters make
+ * distinct inputs, so ids repeat only if SHA-256 collides; the hash makes
+ * them look like DynamoDB's opaque ids rather than a sequence.
+ */
+static void
+make_request_id(char *out)
+{
+	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+	unsigned char raw[sizeof(id_salt) + 8];
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	uint64_t	n = __atomic_add_fetch(&request_counter, 1, __ATOMIC_RELAXED);
+	int			i,
+				bit = 0;
+
+	memcpy(raw, id_salt, sizeof(id_salt));
+	for (i = 0; i < 8; i++)
+		raw[sizeof(id_salt) + i] = (unsigned char) (n >> (56 - 8 * i));
+	SHA256(raw, sizeof(raw), md);
+	for (i = 0; i < 32; i++, bit += 5)
+	{
+		int			byte = bit / 8,
+					off = bit % 8;
+		unsigned	v = (md[byte] << 8) | md[byte + 1];
+
+		out[i] = alphabet[(v >> (11 - off)) & 31];
+	}
+	out[32] = '\0';
+}
+
+/* append s to out as the inside of a JSON string */
+static void
+json_escape(char *out, size_t outlen, const char *s)
+{
+	size_t		o = strlen(out);
+
+	for (; *s && o + 7 < outlen; s++)
+	{
+		unsigned char c = (unsigned char) *s;
+
+		if (c == '"' || c == '\\')
+		{
+			out[o++] = '\\';
+			out[o++] = (char) c;
+		}
+		else if (c < 0x20)
+			o += snprintf(out + o, outlen - o, "\\u%04x", c);
+		else
+			out[o++] = (char) c;
+	}
+	out[o] = '\0';
+}
+
+static long
+elapsed_us(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000000L + (now.tv_nsec - start->tv_nsec) / 1000;
+}
+
+static void
+remote_address(struct MHD_Connection *c, char *out, size_t outlen)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	snprintf(out, outlen, "-");
+	if (ci == NULL || ci->client_addr == NULL)
+		return;
+	if (ci->client_addr->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *) ci->client_addr)->sin_addr, out, outlen);
+	else if (ci->client_addr->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *) ci->client_addr)->sin6_addr, out, outlen);
+}
+
+/*
+ * Queue an answer with DynamoDB's headers.  body is copied.
+ */
+static enum MHD_Result
+respond(struct MHD_Connection *c, GwRequest *r, unsigned status,
+		const char *body, size_t len, const char *content_type)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	char		crc[16];
+
+	resp = MHD_create_response_from_buffer(len, (void *) body, MHD_RESPMEM_MUST_COPY);
+	if (resp == NULL)
+		return MHD_NO;
+	snprintf(crc, sizeof(crc), "%lu", (unsigned long) crc32(0L, (const Bytef *) body, (uInt) len));
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	MHD_add_response_header(resp, "x-amzn-RequestId", r->id);
+	MHD_add_response_header(resp, "x-amz-crc32", crc);
+	ret = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	r->answered = true;
+
+	if (opt.log)
+	{
+		char		remote[INET6_ADDRSTRLEN + 1];
+
+		remote_address(c, remote, sizeof(remote));
+		GwLog("%s %s %u %ldus %s", remote, r->action[0] ? r->action : "-",
+			  status, elapsed_us(&r->start), r->id);
+	}
+	return ret;
+}
+
+/* an error body of our own: {"__type": "ns#name", "message": "..."} */
+static enum MHD_Result
+respond_error(struct MHD_Connection *c, GwRequest *r, unsigned status,
+			  const char *ns, const char *name, const char *message)
+{
+	char		body[1024];
+	bool		capital = strcmp(name, "SerializationException") == 0;
+
+	snprintf(body, sizeof(body), "{\"__type\":\"%s#%s\",\"%s\":\"", ns, name,
+			 capital ? "Message" : "message");
+	json_escape(body, sizeof(body) - 3, message);
+	strcat(body, "\"}");
+	return respond(c, r, status, body, strlen(body), "application/x-amz-json-1.0");
+}
+
+static enum MHD_Result
+respond_internal(struct MHD_Connection *c, GwRequest *r)
+{
+	return respond_error(c, r, MHD_HTTP_INTERNAL_SERVER_ERROR, NS_DYNAMODB,
+						 "InternalServerError", MSG_INTERNAL);
+}
+
+/* collect headers and query arguments for SigV4 */
+typedef struct PairList
+{
+	GwPair		items[MAX_HEADERS];
+	int			n;
+	bool		overflow;
+} PairList;
+
+static enum MHD_Result
+collect_pair(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	PairList   *l = cls;
+
+	if (l->n >= MAX_HEADERS)
+	{
+		l->overflow = true;
+		return MHD_NO;
+	}
+	l->items[l->n].name = key;
+	l->items[l->n].value = value ? value : "";
+	l->n++;
+	return MHD_YES;
+}
+
+/*
+ * The PostgreSQL answer to the HTTP answer (see the header comment).
+ */
+static enum MHD_Result
+respond_result(struct MHD_Connection *c, GwRequest *r, PGconn *conn, PGresult *res)
+{
+	const char *state,
+			   *detail,
+			   *context;
+
+	switch (PQresultStatus(res))
+	{
+		case PGRES_TUPLES_OK:
+			if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
+				return respond(c, r, MHD_HTTP_OK, PQgetvalue(res, 0, 0),
+							   PQgetlength(res, 0, 0), "application/x-amz-json-1.0");
+			GwLog("request %s: dynamodb() returned no value", r->id);
+			return respond_internal(c, r);
+		case PGRES_FATAL_ERROR:
+			break;
+		default:
+			GwLog("request %s: unexpected result %s", r->id, PQresStatus(PQresultStatus(res)));
+			return respond_internal(c, r);
+	}
+
+	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
+	context = PQresultErrorField(res, PG_DIAG_CONTEXT);
+	if (state == NULL || PQstatus(conn) != CONNECTION_OK)
+	{
+		GwLog("request %s: %s", r->id, PQerrorMessage(conn));
+		return respond_internal(c, r);
+	}
+	if (strncmp(state, "XD", 2) == 0 && detail &&
+		strncmp(detail, "{\"__type\":", 10) == 0)
+	{
+		unsigned	status = strstr(detail, "#InternalServerError\"") ?
+			MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_BAD_REQUEST;
+
+		return respond(c, r, status, detail, strlen(detail), "application/x-amz-json-1.0");
+	}
+	/* the body could not be read as jsonb: an error binding parameter $2 */
+	if ((strncmp(state, "22", 2) == 0 || strcmp(state, "54001") == 0) &&
+		context && strstr(context, "parameter $2"))
+		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							 "SerializationException", "The request body is not valid JSON.");
+	if (strcmp(state, "42501") == 0)
+	{
+		char		msg[256];
+
+		snprintf(msg, sizeof(msg),
+				 "The role of this access key is not allowed to perform dynamodb:%s on the resource.",
+				 r->action);
+		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							 "AccessDeniedException", msg);
+	}
+	if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)
+		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
+							 "TransactionConflictException",
+							 "Transaction is ongoing for the item");
+	GwLog("request %s: %s: %s", r->id, state, PQresultErrorMessage(res));
+	return respond_internal(c, r);
+}
+
+/* the POST: authenticate, route, run */
+static enum MHD_Result
+handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char *method)
+{
+	PairList	headers = {0},
+				query = {0};
+	const char *target;
+	const char *action;
+	char		role[GW_MAX_ROLE + 1] = "";
+	PoolConn   *pc;
+	PGresult   *res;
+	enum MHD_Result ret;
+	size_t		i;
+
+	if (r->too_big)
+		return respond_error(c, r, 413, NS_VALIDATE,
+							 "ValidationException", "Request size exceeds 16777216 bytes");
+
+	/* the target first, for the log; errors about it come after auth */
+	target = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Amz-Target");
+	action = NULL;
+	if (target)
+	{
+		if (strncmp(target, "DynamoDB_20120810.", 18) == 0)
+			action = target + 18;
+		else if (strncmp(target, "DynamoDBStreams_20120810.", 25) == 0)
+			action = target + 25;
+		if (action)
+		{
+			for (i = 0; action[i]; i++)
+				if (!((action[i] >= 'A' && action[i] <= 'Z') || (action[i] >= 'a' && action[i] <= 'z')))
+					break;
+			if (action[i] != '\0' || i == 0 || i >= sizeof(r->action))
+				action = NULL;
+			else
+				snprintf(r->action, sizeof(r->action), "%s", action);
+		}
+	}
+
+	if (!opt.auth_none)
+	{
+		SigV4Request sreq;
+		SigV4Auth	auth;
+		SigV4Status st;
+		char		msg[512];
+		char		secret[512];
+
+		MHD_get_connection_values(c, MHD_HEADER_KIND, collect_pair, &headers);
+		MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_pair, &query);
+		if (headers.overflow || query.overflow)
+			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+								 "IncompleteSignatureException", "Too many headers.");
+		sreq.method = method;
+		sreq.path = url;
+		sreq.headers = headers.items;
+		sreq.nheaders = headers.n;
+		sreq.query = query.items;
+		sreq.nquery = query.n;
+		sreq.body = r->body;
+		sreq.body_len = r->len;
+
+		st = SigV4Parse(&sreq, &auth, msg, sizeof(msg));
+		if (st == SIGV4_OK)
+			st = SigV4CheckTime(&auth, time(NULL), msg, sizeof(msg));
+		switch (st)
+		{
+			case SIGV4_OK:
+				break;
+			case SIGV4_MISSING:
+				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+									 "MissingAuthenticationTokenException", msg);
+			case SIGV4_INCOMPLETE:
+				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+									 "IncompleteSignatureException", msg);
+			case SIGV4_EXPIRED:
+			case SIGV4_MISMATCH:
+				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+									 "InvalidSignatureException", msg);
+		}
+		switch (KeyLookup(auth.key_id, secret, sizeof(secret), role, sizeof(role)))
+		{
+			case KEY_FOUND:
+			case KEY_NO_ROLE:
+				break;
+			case KEY_UNKNOWN:
+				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+									 "UnrecognizedClientException",
+									 "The security token included in the request is invalid.");
+			case KEY_ERROR:
+				return respond_internal(c, r);
+		}
+		if (!SigV4Verify(&sreq, &auth, secret))
+			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+								 "InvalidSignatureException", MSG_BAD_SIGNATURE);
+		if (role[0] == '\0')
+			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+								 "AccessDeniedException",
+								 "The role of this access key no longer exists.");
+	}
+
+	if (target == NULL)
+		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							 "UnknownOperationException", "The X-Amz-Target header is required");
+	if (action == NULL)
+		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							 "UnknownOperationException", "Unknown operation");
+	if (r->body == NULL || memchr(r->body, '\0', r->len) != NULL)
+		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							 "SerializationException", "The request body is not valid JSON.");
+
+	pc = PoolBorrow();
+	if (pc == NULL)
+		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
+							 "ThrottlingException", "Rate of requests exceeds the allowed throughput.");
+	if (PoolConnection(pc) == NULL)
+	{
+		PoolReturn(pc);
+		return respond_internal(c, r);
+	}
+	if (!opt.auth_none)
+	{
+		switch (PoolSetRole(pc, role))
+		{
+			case POOL_ROLE_OK:
+				break;
+			case POOL_ROLE_DENIED:
+				PoolReturn(pc);
+				GwLog("request %s: the login role cannot act as role \"%s\" (GRANT it to the login role)",
+					  r->id, role);
+				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+									 "AccessDeniedException",
+									 "The gateway is not allowed to act as the role of this access key.");
+			case POOL_ROLE_FAILED:
+				PoolReturn(pc);
+				return respond_internal(c, r);
+		}
+	}
+	res = PoolExecute(pc, action, r->body);
+	ret = respond_result(c, r, PoolConnection(pc), res);
+	PQclear(res);
+	PoolReturn(pc);
+	return ret;
+}
+
+static enum MHD_Result
+handle_request(void *cls, struct MHD_Connection *c, const char *url,
+			   const char *method, const char *version, const char *upload_data,
+			   size_t *upload_data_size, void **con_cls)
+{
+	GwRequest  *r = *con_cls;
+
+	if (r == NULL)
+	{
+		const char *cl;
+
+		r = calloc(1, sizeof(GwRequest));
+		if (r == NULL)
+			return MHD_NO;
+		clock_gettime(CLOCK_MONOTONIC, &r->start);
+		make_request_id(r->id);
+		*con_cls = r;
+		__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
+
+		/* refuse an announced oversize body before reading it */
+		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+		if (cl && strtoull(cl, NULL, 10) > GW_MAX_BODY)
+		{
+			r->too_big = true;
+			return respond_error(c, r, 413, NS_VALIDATE,
+								 "ValidationException", "Request size exceeds 16777216 bytes");
+		}
+		return MHD_YES;
+	}
+
+	if (*upload_data_size > 0)
+	{
+		size_t		n = *upload_data_size;
+
+		*upload_data_size = 0;
+		if (r->too_big || r->answered)
+			return MHD_YES;
+		if (r->len + n > GW_MAX_BODY)
+		{
+			r->too_big = true;
+			free(r->body);
+			r->body = NULL;
+			r->len = r->cap = 0;
+			return MHD_YES;
+		}
+		if (r->len + n + 1 > r->cap)
+		{
+			size_t		cap = r->cap ? r->cap : 4096;
+			char	   *b;
+
+			while (cap < r->len + n + 1)
+				cap *= 2;
+			b = realloc(r->body, cap);
+			if (b == NULL)
+				return MHD_NO;
+			r->body = b;
+			r->cap = cap;
+		}
+		memcpy(r->body + r->len, upload_data, n);
+		r->len += n;
+		r->body[r->len] = '\0';
+		return MHD_YES;
+	}
+
+	if (r->answered)
+		return MHD_YES;
+	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+	{
+		static const char healthy[] = "healthy: item_table_gateway";
+
+		return respond(c, r, MHD_HTTP_OK, healthy, sizeof(healthy) - 1, "text/plain");
+	}
+	if (strcmp(method, "POST") != 0)
+		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							 "UnknownOperationException", "Only POST requests are served");
+	if (r->body == NULL && !r->too_big)
+	{
+		r->body = strdup("");
+		if (r->body == NULL)
+			return MHD_NO;
+	}
+	return handle_post(c, r, url, method);
+}
+
+static void
+request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+				  enum MHD_RequestTerminationCode toe)
+{
+	GwRequest  *r = *con_cls;
+
+	if (r == NULL)
+		return;
+	free(r->body);
+	free(r);
+	*con_cls = NULL;
+	__atomic_sub_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Beyond --max-connections a new connection is closed as soon as accepted.
+ * (libmicrohttpd's own limit, set higher as a backstop, would stop
+ * accepting instead, leaving clients waiting in the listen queue.)
+ */
+static enum MHD_Result
+accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	if (__atomic_load_n(&open_connections, __ATOMIC_RELAXED) >= opt.max_connections)
+	{
+		if (opt.log)
+			GwLog("connection refused: %d connections are open", opt.max_connections);
+		return MHD_NO;
+	}
+	return MHD_YES;
+}
+
+/* count connections; Nagle off on every accepted socket */
+static void
+connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+				  enum MHD_ConnectionNotificationCode toe)
+{
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
+		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_RELAXED);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+	{
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		int			one = 1;
+
+		__atomic_add_fetch(&open_connections, 1, __ATOMIC_RELAXED);
+		if (ci)
+			(void) setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	}
+}
+
+static char *
+read_file(const char *path)
+{
+	FILE	   *f = fopen(path, "rb");
+	char	   *buf = NULL;
+	size_t		len = 0,
+				n;
+	char		chunk[4096];
+
+	if (f == NULL)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+	{
+		char	   *b = realloc(buf, len + n + 1);
+
+		if (b == NULL)
+		{
+			free(buf);
+			fclose(f);
+			return NULL;
+		}
+		buf = b;
+		memcpy(buf + len, chunk, n);
+		len += n;
+		buf[len] = '\0';
+	}
+	fclose(f);
+	return buf;
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+			"item_table_gateway serves DynamoDB's HTTP API from a PostgreSQL database\n"
+			"with the item_table extension.\n\n"
+			"Usage:\n"
+			"  item_table_gateway [OPTION]... [CONNINFO]\n\n"
+			"Options:\n"
+			"  --listen ADDR          address to listen on (default 127.0.0.1)\n"
+			"  --port N               TCP port (default 8000; 0 picks a free one)\n"
+			"  --dbname CONNINFO      database to serve, a name or connection string\n"
+			"                         (default: the PG* environment, as psql)\n"
+			"  --pool N               PostgreSQL connections (default 2 x CPU cores)\n"
+			"  --threads N            HTTP worker threads (default: the pool size)\n"
+			"  --pool-wait MS         wait for a free connection before answering\n"
+			"                         ThrottlingException (default 5000)\n"
+			"  --auth sigv4|none      check AWS SigV4 signatures against\n"
+			"                         item_table.access_keys (default), or accept any\n"
+			"                         request and run it as the login role\n"
+			"  --key-ttl SEC          seconds an access key is cached (default 5)\n"
+			"  --tls-cert FILE        serve HTTPS with this certificate (PEM) ...\n"
+			"  --tls-key FILE         ... and this private key (PEM)\n"
+			"  --max-connections N    concurrent HTTP connections (default 1000)\n"
+			"  --timeout SEC          close connections idle this long (default 60)\n"
+			"  --log                  one line per request on stderr: time, client,\n"
+			"                         action, status, duration, request id\n"
+			"  --help                 show this help and exit\n\n"
+			"When it is ready it prints \"item_table_gateway: listening on URL\".\n"
+			"SIGTERM or SIGINT stops it after the requests in progress.\n");
+}
+
+static int
+int_arg(const char *name, const char *s, int min)
+{
+	char	   *end;
+	long		v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v < min || v > 1000000000L)
+	{
+		fprintf(stderr, "item_table_gateway: invalid value for --%s: \"%s\"\n", name, s);
+		exit(2);
+	}
+	return (int) v;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"listen", required_argument, NULL, 'l'},
+		{"port", required_argument, NULL, 'p'},
+		{"dbname", required_argument, NULL, 'd'},
+		{"pool", required_argument, NULL, 'P'},
+		{"threads", required_argument, NULL, 'T'},
+		{"pool-wait", required_argument, NULL, 'w'},
+		{"auth", required_argument, NULL, 'a'},
+		{"key-ttl", required_argument, NULL, 'k'},
+		{"tls-cert", required_argument, NULL, 'c'},
+		{"tls-key", required_argument, NULL, 'K'},
+		{"max-connections", required_argument, NULL, 'm'},
+		{"timeout", required_argument, NULL, 't'},
+		{"log", no_argument, NULL, 'L'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}
+	};
+	struct addrinfo hints = {0},
+			   *ai;
+	struct MHD_Daemon *d;
+	unsigned int flags;
+	char	   *cert = NULL,
+			   *key = NULL;
+	const union MHD_DaemonInfo *info;
+	sigset_t	sigs;
+	int			ch,
+				sig,
+				port,
+				waited;
+	long		ncpu;
+
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+	{
+		switch (ch)
+		{
+			case 'l':
+				opt.listen = optarg;
+				break;
+			case 'p':
+				opt.port = int_arg("port", optarg, 0);
+				if (opt.port > 65535)
+					opt.port = int_arg("port", "-1", 0);
+				break;
+			case 'd':
+				opt.conninfo = optarg;
+				break;
+			case 'P':
+				opt.pool = int_arg("pool", optarg, 1);
+				break;
+			case 'T':
+				opt.threads = int_arg("threads", optarg, 1);
+				break;
+			case 'w':
+				opt.pool_wait_ms = int_arg("pool-wait", optarg, 0);
+				break;
+			case 'a':
+				if (strcmp(optarg, "none") == 0)
+					opt.auth_none = true;
+				else if (strcmp(optarg, "sigv4") == 0)
+					opt.auth_none = false;
+				else
+				{
+					fprintf(stderr, "item_table_gateway: --auth must be sigv4 or none\n");
+					return 2;
+				}
+				break;
+			case 'k':
+				opt.key_ttl = int_arg("key-ttl", optarg, 0);
+				break;
+			case 'c':
+				opt.tls_cert = optarg;
+				break;
+			case 'K':
+				opt.tls_key = optarg;
+				break;
+			case 'm':
+				opt.max_connections = int_arg("max-connections", optarg, 1);
+				break;
+			case 't':
+				opt.timeout = int_arg("timeout", optarg, 0);
+				break;
+			case 'L':
+				opt.log = true;
+				break;
+			case 'h':
+				usage(stdout);
+				return 0;
+			default:
+				usage(stderr);
+				return 2;
+		}
+	}
+	if (optind < argc)
+	{
+		if (opt.conninfo || optind + 1 < argc)
+		{
+			fprintf(stderr, "item_table_gateway: give the database once, with --dbname or as one argument\n");
+			return 2;
+		}
+		opt.conninfo = argv[optind];
+	}
+	if ((opt.tls_cert == NULL) != (opt.tls_key == NULL))
+	{
+		fprintf(stderr, "item_table_gateway: --tls-cert and --tls-key go together\n");
+		return 2;
+	}
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (opt.pool == 0)
+		opt.pool = 2 * (int) (ncpu > 0 ? ncpu : 1);
+	if (opt.threads == 0)
+		opt.threads = opt.pool;
+
+	if (RAND_bytes(id_salt, sizeof(id_salt)) != 1)
+	{
+		fprintf(stderr, "item_table_gateway: no random bytes for request ids\n");
+		return 1;
+	}
+
+	/* the workers inherit a mask without SIGTERM/SIGINT; main waits for them */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+	if (!PoolInit(opt.conninfo, opt.pool, opt.pool_wait_ms, opt.key_ttl, !opt.auth_none))
+	{
+		fprintf(stderr, "item_table_gateway: cannot use the database (is item_table installed, and may the login role read item_table.access_keys?)\n");
+		return 1;
+	}
+
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	if (getaddrinfo(opt.listen, "0", &hints, &ai) != 0 || ai == NULL)
+	{
+		fprintf(stderr, "item_table_gateway: cannot resolve listen address \"%s\"\n", opt.listen);
+		return 1;
+	}
+	if (ai->ai_family == AF_INET)
+		((struct sockaddr_in *) ai->ai_addr)->sin_port = htons((uint16_t) opt.port);
+	else
+		((struct sockaddr_in6 *) ai->ai_addr)->sin6_port = htons((uint16_t) opt.port);
+
+	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	if (ai->ai_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if (opt.tls_cert)
+	{
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+		{
+			fprintf(stderr, "item_table_gateway: this libmicrohttpd has no TLS support\n");
+			return 1;
+		}
+		cert = read_file(opt.tls_cert);
+		key = read_file(opt.tls_key);
+		if (cert == NULL || key == NULL)
+		{
+			fprintf(stderr, "item_table_gateway: cannot read %s\n", cert ? opt.tls_key : opt.tls_cert);
+			return 1;
+		}
+		flags |= MHD_USE_TLS;
+	}
+
+	d = MHD_start_daemon(flags, 0, accept_policy, NULL, handle_request, NULL,
+						 MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
+						 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+						 MHD_OPTION_THREAD_POOL_SIZE, (unsigned int) opt.threads,
+						 MHD_OPTION_CONNECTION_LIMIT,
+						 (unsigned int) (opt.max_connections + 16 * opt.threads),
+						 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) opt.timeout,
+						 MHD_OPTION_NOTIFY_COMPLETED, request_completed, NULL,
+						 MHD_OPTION_NOTIFY_CONNECTION, connection_notify, NULL,
+						 MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U,
+						 cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, cert,
+						 MHD_OPTION_HTTPS_MEM_KEY, key,
+						 MHD_OPTION_END);
+	if (d == NULL)
+	{
+		fprintf(stderr, "item_table_gateway: cannot listen on %s port %d: %s\n",
+				opt.listen, opt.port, strerror(errno));
+		return 1;
+	}
+	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	port = info ? info->port : opt.port;
+	printf("item_table_gateway: listening on %s://%s%s%s:%d\n",
+		   opt.tls_cert ? "https" : "http",
+		   ai->ai_family == AF_INET6 ? "[" : "", opt.listen,
+		   ai->ai_family == AF_INET6 ? "]" : "", port);
+	fflush(stdout);
+	freeaddrinfo(ai);
+
+	if (sigwait(&sigs, &sig) != 0)
+		sig = SIGTERM;
+	GwLog("item_table_gateway: %s received, finishing the requests in progress",
+		  sig == SIGINT ? "SIGINT" : "SIGTERM");
+	/* stop listening: the socket is ours to close after quiescing */
+	{
+		MHD_socket	lfd = MHD_quiesce_daemon(d);
+
+		if (lfd != MHD_INVALID_SOCKET)
+			close(lfd);
+	}
+	for (waited = 0; waited < 3000 && __atomic_load_n(&inflight, __ATOMIC_SEQ_CST) > 0; waited++)
+		usleep(10000);
+	MHD_stop_daemon(d);
+	PoolClose();
+	free(cert);
+	free(key);
+	return 0;
+}

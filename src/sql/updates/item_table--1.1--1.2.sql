@@ -1,0 +1,122 @@
+-- item_table 1.1 -> 1.2
+--
+-- An installation updated with ALTER EXTENSION item_table UPDATE ends with
+-- the same objects as a fresh 1.2 installation (test/upgrade checks it).
+-- Each part below adds what one feature of 1.2 needs.
+
+\echo Use "ALTER EXTENSION item_table UPDATE TO '1.2'" to load this file. \quit
+-- ---------------------------------------------------------------------
+-- Access keys of item_table_gateway (gateway/): AWS-style access key ids
+-- and secrets, each mapped to the PostgreSQL role whose privileges its
+-- requests run with.
+--
+-- The secrets are kept as they are, because SigV4 needs them to compute
+-- the signature.  So PUBLIC has no right on the table: an administrator
+-- manages keys (these functions run as the caller, like the rest of the
+-- API, so the caller needs INSERT, DELETE and SELECT on the table), and
+-- grants SELECT on it to the gateway's login role only.
+-- ---------------------------------------------------------------------
+CREATE TABLE access_keys (
+	access_key_id text COLLATE "C" PRIMARY KEY
+		CHECK (access_key_id OPERATOR(pg_catalog.~) '^[A-Z0-9]{16,128}$'),
+	secret_access_key text COLLATE "C" NOT NULL,
+	role regrole NOT NULL,		-- requests signed with the key run as this role
+	created_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+COMMENT ON TABLE access_keys IS 'item_table: access keys of item_table_gateway (access key id, secret, role)';
+REVOKE ALL ON access_keys FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('access_keys', '');
+
+-- A new key for a role: a 20-character id (AKIT and 16 of A-Z, 2-7) and a
+-- 40-character secret (A-Z, a-z, 0-9), both from gen_random_uuid(), that
+-- is from pg_strong_random().  Only the bytes of a UUID that are wholly
+-- random are used (not the version and variant bits).
+CREATE FUNCTION create_access_key(role regrole)
+	RETURNS TABLE (access_key_id text, secret_access_key text)
+	LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
+	AS $$
+	WITH r AS (
+		SELECT pg_catalog.uuid_send(pg_catalog.gen_random_uuid())
+			OPERATOR(pg_catalog.||) pg_catalog.uuid_send(pg_catalog.gen_random_uuid())
+			OPERATOR(pg_catalog.||) pg_catalog.uuid_send(pg_catalog.gen_random_uuid()) AS b),
+	pos AS (		-- the 42 wholly random byte positions of three UUIDs
+		SELECT p, pg_catalog.row_number() OVER (ORDER BY p) AS n
+		FROM pg_catalog.generate_series(0, 47) p
+		WHERE (p OPERATOR(pg_catalog.%) 16) NOT IN (6, 8)),
+	k AS (
+		SELECT 'AKIT' OPERATOR(pg_catalog.||) pg_catalog.string_agg(
+				pg_catalog.substr('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567',
+					(pg_catalog.get_byte(r.b, pos.p) OPERATOR(pg_catalog.%) 32) OPERATOR(pg_catalog.+) 1, 1),
+				'' ORDER BY pos.p) FILTER (WHERE pos.n OPERATOR(pg_catalog.<=) 16) AS id,
+			pg_catalog.translate(pg_catalog.encode(pg_catalog.string_agg(
+				pg_catalog.substr(r.b, pos.p OPERATOR(pg_catalog.+) 1, 1), ''::bytea ORDER BY pos.p)
+				FILTER (WHERE pos.n OPERATOR(pg_catalog.>) 12), 'base64'), '+/', 'xz') AS secret
+		FROM r, pos)
+	INSERT INTO item_table.access_keys (access_key_id, secret_access_key, role)
+	SELECT k.id, k.secret, $1 FROM k
+	RETURNING access_keys.access_key_id, access_keys.secret_access_key
+	$$;
+COMMENT ON FUNCTION create_access_key(regrole) IS
+	'item_table_gateway: a new access key id and secret whose requests run as the role (needs INSERT on item_table.access_keys)';
+
+CREATE FUNCTION delete_access_key(access_key_id text) RETURNS boolean
+	LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE
+	AS $$
+	WITH d AS (
+		DELETE FROM item_table.access_keys k
+		WHERE k.access_key_id OPERATOR(pg_catalog.=) $1
+		RETURNING 1)
+	SELECT pg_catalog.count(*) OPERATOR(pg_catalog.>) 0 FROM d
+	$$;
+COMMENT ON FUNCTION delete_access_key(text) IS
+	'item_table_gateway: remove an access key; true if it existed (needs DELETE and SELECT on item_table.access_keys)';
+
+CREATE FUNCTION list_access_keys()
+	RETURNS TABLE (access_key_id text, role regrole, created_at timestamptz)
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	AS $$
+	SELECT k.access_key_id, k.role, k.created_at
+	FROM item_table.access_keys k
+	ORDER BY k.created_at, k.access_key_id
+	$$;
+COMMENT ON FUNCTION list_access_keys() IS
+	'item_table_gateway: the access keys without their secrets (needs SELECT on the columns listed)';
+
+
+-- control plane (tags, deletion protection, table class, limits, endpoints,
+-- continuous backups)
+ALTER TABLE tables
+	ADD COLUMN deletion_protection boolean NOT NULL DEFAULT false,
+	ADD COLUMN table_class text CHECK (table_class IN ('STANDARD', 'STANDARD_INFREQUENT_ACCESS')),
+	ADD COLUMN table_class_updated_at timestamptz;
+
+CREATE TABLE tags (
+	table_name text COLLATE "C" NOT NULL
+		REFERENCES tables (table_name) ON DELETE CASCADE,
+	tag_key text COLLATE "C" NOT NULL,
+	tag_value text NOT NULL,
+	PRIMARY KEY (table_name, tag_key)
+);
+COMMENT ON TABLE tags IS 'item_table catalog: tags of tables (TagResource)';
+SELECT pg_catalog.pg_extension_config_dump('tags', '');
+REVOKE ALL ON tags FROM PUBLIC;
+GRANT SELECT ON tags TO PUBLIC;
+
+CREATE FUNCTION tag_resource(request jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_tag_resource' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION tag_resource(jsonb) IS 'DynamoDB TagResource';
+CREATE FUNCTION untag_resource(request jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_untag_resource' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION untag_resource(jsonb) IS 'DynamoDB UntagResource';
+CREATE FUNCTION list_tags_of_resource(request jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_list_tags_of_resource' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION list_tags_of_resource(jsonb) IS 'DynamoDB ListTagsOfResource';
+CREATE FUNCTION describe_limits(request jsonb DEFAULT '{}') RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_describe_limits' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION describe_limits(jsonb) IS 'DynamoDB DescribeLimits';
+CREATE FUNCTION describe_endpoints(request jsonb DEFAULT '{}') RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_describe_endpoints' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION describe_endpoints(jsonb) IS 'DynamoDB DescribeEndpoints';
+CREATE FUNCTION describe_continuous_backups(request jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_describe_continuous_backups' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION describe_continuous_backups(jsonb) IS 'DynamoDB DescribeContinuousBackups';

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The AWS CLI against item_table_gateway:  awscli.sh ENDPOINT KEY_ID SECRET
+# Run by scripts/test.sh (suite "gateway"); prints one line per check and
+# ends with "N passed, N failed".
+set -uo pipefail
+endpoint=$1
+export AWS_ACCESS_KEY_ID=$2 AWS_SECRET_ACCESS_KEY=$3
+export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_PAGER="" \
+    AWS_EC2_METADATA_DISABLED=true AWS_DEFAULT_REGION=us-east-1 AWS_RETRY_MODE=standard AWS_MAX_ATTEMPTS=1
+AWS=${AWS:-/usr/bin/aws}
+table="cli_$$_$RANDOM"
+pass=0 fail=0 out=""
+
+ddb() { out=$("$AWS" dynamodb --endpoint-url "$endpoint" --output json "$@" 2>&1); }
+
+check() {  # check NAME PATTERN: the last output matches the extended regexp
+    if printf '%s' "$out" | tr -d '\n' | grep -Eq -- "$2"; then
+        pass=$((pass + 1)); echo "ok    $1"
+    else
+        fail=$((fail + 1)); echo "FAIL  $1"; printf '%s\n' "$out" | head -n 20 | sed 's/^/      /'
+    fi
+}
+
+ddb create-table --table-name "$table" --billing-mode PAY_PER_REQUEST \
+    --attribute-definitions AttributeName=pk,AttributeType=S AttributeName=sk,AttributeType=N \
+    --key-schema AttributeName=pk,KeyType=HASH AttributeName=sk,KeyType=RANGE
+check "create-table" "\"TableName\": \"$table\".*\"TableStatus\": \"ACTIVE\""
+
+ddb wait table-exists --table-name "$table"
+[ -z "$out" ]; out="waited:$?"
+check "wait table-exists" "^waited:0$"
+
+ddb put-item --table-name "$table" --item '{"pk": {"S": "user#1"}, "sk": {"N": "1"}, "note": {"S": "n1"}}'
+out="put-item:$?:$out"
+check "put-item" "^put-item:0:$"
+items=""
+for i in 2 3 4 5; do
+    items="$items${items:+, }{\"PutRequest\": {\"Item\": {\"pk\": {\"S\": \"user#1\"}, \"sk\": {\"N\": \"$i\"}, \"note\": {\"S\": \"n$i\"}}}}"
+done
+items="$items, {\"PutRequest\": {\"Item\": {\"pk\": {\"S\": \"user#2\"}, \"sk\": {\"N\": \"1\"}}}}"
+ddb batch-write-item --request-items "{\"$table\": [$items]}"
+check "batch-write-item" "\"UnprocessedItems\": \{\}"
+
+ddb get-item --table-name "$table" --key '{"pk": {"S": "user#1"}, "sk": {"N": "3"}}'
+check "get-item" "\"note\": \{ *\"S\": \"n3\" *\}"
+
+ddb query --table-name "$table" --key-condition-expression "pk = :p AND sk > :s" \
+    --expression-attribute-values '{":p": {"S": "user#1"}, ":s": {"N": "2"}}' --no-scan-index-forward
+check "query (descending)" "\"N\": \"5\".*\"N\": \"4\".*\"N\": \"3\".*\"Count\": 3,"
+
+# the CLI paginates by itself: 5 items in pages of 2
+ddb query --table-name "$table" --key-condition-expression "pk = :p" \
+    --expression-attribute-values '{":p": {"S": "user#1"}}' --page-size 2
+check "query (paginated by the CLI)" "\"Count\": 5,"
+
+ddb scan --table-name "$table" --filter-expression "sk = :one" --expression-attribute-values '{":one": {"N": "1"}}'
+check "scan (filter)" "\"Count\": 2,.*\"ScannedCount\": 6"
+
+ddb put-item --table-name "$table" --item '{"pk": {"S": "user#2"}, "sk": {"N": "1"}}' \
+    --condition-expression "attribute_not_exists(pk)"
+check "conditional put fails" "ConditionalCheckFailedException.*The conditional request failed"
+
+AWS_SECRET_ACCESS_KEY="${AWS_SECRET_ACCESS_KEY}x" ddb list-tables
+check "wrong secret" "InvalidSignatureException"
+
+ddb delete-table --table-name "$table"
+check "delete-table" "\"TableName\": \"$table\""
+
+ddb describe-table --table-name "$table"
+check "describe after delete" "ResourceNotFoundException"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

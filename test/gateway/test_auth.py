@@ -1,0 +1,175 @@
+"""SigV4 and access keys: the key decides who a request runs as."""
+import datetime
+import json
+import sys
+import types
+
+import botocore.auth
+import botocore.awsrequest
+import botocore.credentials
+import pytest
+
+from conftest import client, make_table, new_key, psql, unique
+from test_api import raw_post
+
+
+def error_of(exc_info):
+    r = exc_info.value.response
+    return r["Error"]["Code"], r["Error"].get("Message", ""), r["ResponseMetadata"]["HTTPStatusCode"]
+
+
+def test_right_key(endpoint, app_key):
+    assert "TableNames" in client(endpoint, *app_key).list_tables()
+
+
+def test_wrong_secret(endpoint, app_key):
+    c = client(endpoint, app_key[0], app_key[1][:-1] + ("a" if app_key[1][-1] != "a" else "b"))
+    with pytest.raises(c.exceptions.ClientError) as e:
+        c.list_tables()
+    code, msg, status = error_of(e)
+    assert (code, status) == ("InvalidSignatureException", 400)
+    assert msg.startswith("The request signature we calculated does not match")
+
+
+def test_unknown_key(endpoint):
+    c = client(endpoint, "AKITNOSUCHKEY0000000", "x" * 40)
+    with pytest.raises(c.exceptions.ClientError) as e:
+        c.list_tables()
+    assert error_of(e) == ("UnrecognizedClientException",
+                           "The security token included in the request is invalid.", 400)
+
+
+def clock_behind(monkeypatch, minutes):
+    """Set the clock of botocore's signers (its own, and awscrt's when
+    installed, which botocore then prefers) back by some minutes."""
+    real = datetime.datetime
+
+    class Past(real):
+        @classmethod
+        def utcnow(cls):
+            return real.utcnow() - datetime.timedelta(minutes=minutes)
+
+    fake = types.SimpleNamespace(datetime=Past, timezone=datetime.timezone)
+    monkeypatch.setattr(botocore.auth, "datetime", fake)
+    crt = sys.modules.get("botocore.crt.auth")
+    if crt is not None:
+        monkeypatch.setattr(crt, "datetime", fake)
+
+
+def test_expired_signature(endpoint, app_key, monkeypatch):
+    """botocore's own signer, with its clock 20 minutes behind."""
+    clock_behind(monkeypatch, 20)
+    c = client(endpoint, *app_key)
+    with pytest.raises(c.exceptions.ClientError) as e:
+        c.list_tables()
+    code, msg, status = error_of(e)
+    assert (code, status) == ("InvalidSignatureException", 400)
+    assert msg.startswith("Signature expired: ")
+    assert "is now earlier than" in msg
+
+
+def test_fourteen_minutes_is_fine(endpoint, app_key, monkeypatch):
+    clock_behind(monkeypatch, 14)
+    assert "TableNames" in client(endpoint, *app_key).list_tables()
+
+
+def signed_headers(key_id, secret, body=b"{}", target="DynamoDB_20120810.ListTables", url="http://h/"):
+    req = botocore.awsrequest.AWSRequest(method="POST", url=url, data=body,
+                                         headers={"X-Amz-Target": target,
+                                                  "Content-Type": "application/x-amz-json-1.0"})
+    botocore.auth.SigV4Auth(botocore.credentials.Credentials(key_id, secret), "dynamodb",
+                            "us-east-1").add_auth(req)
+    return dict(req.headers.items())
+
+
+def test_missing_and_malformed_authorization(endpoint, app_key):
+    resp, data = raw_post(endpoint, "DynamoDB_20120810.ListTables", b"{}")
+    assert resp.status == 400
+    assert json.loads(data) == {"__type": "com.amazon.coral.service#MissingAuthenticationTokenException",
+                                "message": "Request is missing Authentication Token"}
+    good = signed_headers(*app_key, url=endpoint + "/")
+    for bad in ["AWS4-HMAC-SHA256 Credential=x",
+                "Basic dXNlcjpwYXNz",
+                good["Authorization"].replace("/dynamodb/", "/s3/"),
+                good["Authorization"].replace("SignedHeaders=", "SignedHeadrs="),
+                good["Authorization"].replace("host;", "")]:
+        resp, data = raw_post(endpoint, "DynamoDB_20120810.ListTables", b"{}", {**good, "Authorization": bad})
+        assert resp.status == 400, bad
+        assert json.loads(data)["__type"] == "com.amazon.coral.service#IncompleteSignatureException", bad
+    no_date = {k: v for k, v in good.items() if k.lower() != "x-amz-date"}
+    resp, data = raw_post(endpoint, "DynamoDB_20120810.ListTables", b"{}", no_date)
+    assert json.loads(data)["__type"] == "com.amazon.coral.service#IncompleteSignatureException"
+
+
+def test_signature_covers_body_and_headers(endpoint, app_key):
+    h = signed_headers(*app_key, url=endpoint + "/")
+    resp, data = raw_post(endpoint, "DynamoDB_20120810.ListTables", b"{}", h)
+    assert resp.status == 200, data
+    # the same signature on another body, or another target, is refused
+    resp, data = raw_post(endpoint, "DynamoDB_20120810.ListTables", b'{"Limit": 1}', h)
+    assert json.loads(data)["__type"] == "com.amazon.coral.service#InvalidSignatureException"
+    resp, data = raw_post(endpoint, "DynamoDB_20120810.DescribeLimits", b"{}",
+                          {**h, "X-Amz-Target": "DynamoDB_20120810.DescribeLimits"})
+    assert json.loads(data)["__type"] == "com.amazon.coral.service#InvalidSignatureException"
+
+
+def test_role_lacking_privileges(endpoint, ddb):
+    """A key of gw_reader, which has no right on gw_app's table."""
+    name = make_table(ddb, unique("priv"))
+    ddb.put_item(TableName=name, Item={"pk": {"S": "k"}, "secret": {"S": "s"}})
+    reader = client(endpoint, *new_key("gw_reader"))
+    for call in (lambda: reader.get_item(TableName=name, Key={"pk": {"S": "k"}}),
+                 lambda: reader.put_item(TableName=name, Item={"pk": {"S": "k"}}),
+                 lambda: reader.delete_table(TableName=name)):
+        with pytest.raises(reader.exceptions.ClientError) as e:
+            call()
+        code, msg, status = error_of(e)
+        assert (code, status) == ("AccessDeniedException", 400)
+        assert "permission denied" not in msg    # no server text
+    assert ddb.get_item(TableName=name, Key={"pk": {"S": "k"}})["Item"]["secret"] == {"S": "s"}
+    # a GRANT is what opens it
+    psql(f'GRANT SELECT ON item_data."{name}" TO gw_reader')
+    assert reader.get_item(TableName=name, Key={"pk": {"S": "k"}})["Item"]["secret"] == {"S": "s"}
+    with pytest.raises(reader.exceptions.ClientError) as e:
+        reader.put_item(TableName=name, Item={"pk": {"S": "k"}})
+    assert error_of(e)[0] == "AccessDeniedException"
+    ddb.delete_table(TableName=name)
+
+
+def test_role_not_granted_to_login_role(endpoint):
+    c = client(endpoint, *new_key("gw_outsider"))
+    with pytest.raises(c.exceptions.ClientError) as e:
+        c.list_tables()
+    assert error_of(e)[:1] == ("AccessDeniedException",)
+
+
+def test_requests_run_as_the_keys_role(endpoint, ddb):
+    """The table made through a key of gw_app is owned by gw_app."""
+    name = make_table(ddb, unique("own"))
+    owner = psql(f"SELECT tableowner FROM pg_tables WHERE schemaname = 'item_data' AND tablename = '{name}'")
+    assert owner == "gw_app"
+    ddb.delete_table(TableName=name)
+
+
+def test_deleted_key_stops_working(start_gateway):
+    g = start_gateway("--key-ttl", "0")
+    key = new_key("gw_app")
+    c = client(g.url, *key)
+    assert "TableNames" in c.list_tables()
+    assert psql(f"SELECT item_table.delete_access_key('{key[0]}')") == "t"
+    with pytest.raises(c.exceptions.ClientError) as e:
+        c.list_tables()
+    assert error_of(e)[0] == "UnrecognizedClientException"
+
+
+def test_auth_none_runs_as_login_role(start_gateway):
+    g = start_gateway("--auth", "none")
+    c = client(g.url, "anything", "at all")
+    assert "TableNames" in c.list_tables()
+    # no Authorization at all is fine too
+    resp, data = raw_post(g.url, "DynamoDB_20120810.ListTables", b"{}")
+    assert resp.status == 200 and "TableNames" in json.loads(data)
+    # the login role (gw_login) may not create tables in item_data
+    with pytest.raises(c.exceptions.ClientError) as e:
+        make_table(c, unique("none"), waiter=False)
+    assert error_of(e)[0] == "AccessDeniedException"

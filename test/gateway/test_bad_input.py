@@ -1,0 +1,227 @@
+"""Bad input: each gets DynamoDB's answer or a clean HTTP error, the gateway
+keeps answering, and nothing reaches the tables."""
+import json
+import socket
+import time
+import urllib.parse
+
+import pytest
+
+from conftest import client, make_table, unique, wait_until
+from test_api import raw_post
+from test_auth import signed_headers
+
+
+def healthy(url):
+    u = urllib.parse.urlparse(url)
+    with socket.create_connection((u.hostname, u.port), timeout=5) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        data = b""
+        while True:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    return data.startswith(b"HTTP/1.1 200") and b"healthy: " in data
+
+
+def exchange(url, payload, timeout=5):
+    """Send raw bytes, return what comes back until the server closes or
+    goes quiet."""
+    u = urllib.parse.urlparse(url)
+    with socket.create_connection((u.hostname, u.port), timeout=timeout) as s:
+        s.sendall(payload)
+        data = b""
+        try:
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+        except socket.timeout:
+            pass
+    return data
+
+
+@pytest.mark.parametrize("payload", [
+    b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(range(64)),   # a TLS hello
+    b"GARBAGE\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n{}",
+    b"POST / HTTP/1.1\r\nHost x\r\n\r\n",
+    b"POST / HTTP/9.9\r\nHost: x\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    b"POST / HTTP/1.1\r\n" + b"X-Long: " + b"a" * 100000 + b"\r\n\r\n",
+    b"\x00" * 1000,
+])
+def test_malformed_http(endpoint, payload):
+    data = exchange(endpoint, payload)
+    # either an HTTP error status or a closed connection, never a 200
+    assert data == b"" or data.startswith(b"HTTP/1.1 4") or data.startswith(b"HTTP/1.0 4") \
+        or data.startswith(b"HTTP/1.1 5"), data[:200]
+    assert healthy(endpoint)
+
+
+def test_missing_and_unknown_target(endpoint, app_key):
+    for target, message in [(None, "The X-Amz-Target header is required"),
+                            ("DynamoDB_20120810.", "Unknown operation"),
+                            ("Kinesis_20131202.ListStreams", "Unknown operation"),
+                            ("DynamoDB_20120810.List Tables", "Unknown operation")]:
+        h = signed_headers(*app_key, url=endpoint + "/", target=target or "x")
+        if target is None:
+            h.pop("X-Amz-Target")
+            h["Authorization"] = signed_headers(*app_key, url=endpoint + "/", target="x")["Authorization"]
+        resp, data = raw_post(endpoint, None, b"{}", h)
+        body = json.loads(data)
+        if target is None:
+            # x-amz-target was signed but is missing: the signature fails first
+            assert body["__type"].endswith("#InvalidSignatureException")
+            continue
+        assert resp.status == 400
+        assert body == {"__type": "com.amazon.coral.service#UnknownOperationException", "message": message}
+    h = signed_headers(*app_key, url=endpoint + "/", target="DynamoDB_20120810.FrobnicateTable")
+    resp, data = raw_post(endpoint, None, b"{}", h)
+    assert json.loads(data) == {"__type": "com.amazon.coral.service#UnknownOperationException",
+                                "message": "Unknown operation: FrobnicateTable"}
+
+
+def test_missing_target_unsigned(start_gateway):
+    g = start_gateway("--auth", "none")
+    resp, data = raw_post(g.url, None, b"{}")
+    assert resp.status == 400
+    assert json.loads(data)["__type"] == "com.amazon.coral.service#UnknownOperationException"
+
+
+@pytest.mark.parametrize("body", [
+    b"garbage", b'{"TableName": ', b"", b'{"a": "\xff"}', b'{"a": "\x00"}', b'{"a": "\\u0000"}',
+    b"[" * 200000 + b"]" * 200000, b'{"TableName": "x"} trailing',
+])
+def test_body_not_json(endpoint, app_key, body):
+    h = signed_headers(*app_key, body=body, url=endpoint + "/", target="DynamoDB_20120810.PutItem")
+    resp, data = raw_post(endpoint, None, body, h)
+    assert resp.status == 400
+    assert json.loads(data) == {"__type": "com.amazon.coral.service#SerializationException",
+                                "Message": "The request body is not valid JSON."}
+
+
+def test_body_not_an_object(endpoint, app_key):
+    h = signed_headers(*app_key, body=b"[1]", url=endpoint + "/", target="DynamoDB_20120810.ListTables")
+    resp, data = raw_post(endpoint, None, b"[1]", h)
+    assert resp.status == 400
+    assert json.loads(data)["__type"] == "com.amazon.coral.service#SerializationException"
+
+
+def test_oversized_body(endpoint):
+    # announced: refused before it is read
+    u = urllib.parse.urlparse(endpoint)
+    data = exchange(endpoint, b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+                              b"Content-Length: 16777217\r\n\r\n{")
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 413")
+    assert json.loads(body)["__type"] == "com.amazon.coral.validate#ValidationException"
+    # chunked, so only counted while read
+    with socket.create_connection((u.hostname, u.port), timeout=30) as s:
+        s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n")
+        chunk = b"a" * 1048576
+        try:
+            for _ in range(17):
+                s.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+            s.sendall(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        data = b""
+        try:
+            while not data.endswith(b"}"):
+                more = s.recv(65536)
+                if not more:
+                    break
+                data += more
+        except (socket.timeout, ConnectionResetError):
+            pass
+    assert data.startswith(b"HTTP/1.1 413"), data[:100]
+    assert healthy(endpoint)
+
+
+def test_slow_client_times_out(start_gateway):
+    g = start_gateway("--auth", "none", "--timeout", "2")
+    u = urllib.parse.urlparse(g.url)
+    t0 = time.monotonic()
+    with socket.create_connection((u.hostname, u.port), timeout=10) as s:
+        s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        data = s.recv(4096)          # blocks until the gateway closes
+    waited = time.monotonic() - t0
+    assert data == b"" or data.startswith(b"HTTP/1.1 4")
+    assert 1.5 <= waited < 8, waited
+    # an idle keep-alive connection is closed too
+    with socket.create_connection((u.hostname, u.port), timeout=10) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        first = s.recv(4096)
+        assert first.startswith(b"HTTP/1.1 200")
+        t0 = time.monotonic()
+        assert s.recv(4096) == b""
+        assert time.monotonic() - t0 < 8
+    assert healthy(g.url)
+
+
+def test_connections_beyond_the_limit(start_gateway):
+    g = start_gateway("--auth", "none", "--max-connections", "20", "--threads", "2", "--pool", "2")
+    u = urllib.parse.urlparse(g.url)
+    socks = []
+    try:
+        for _ in range(200):
+            socks.append(socket.create_connection((u.hostname, u.port), timeout=5))
+        # the first ones are served (keep-alive, held open) ...
+        for s in socks[:10]:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert s.recv(4096).startswith(b"HTTP/1.1 200")
+        # ... those past the limit are closed at once, cleanly
+        refused = 0
+        for s in socks[40:]:
+            try:
+                s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                if s.recv(4096) == b"":
+                    refused += 1
+            except (ConnectionResetError, BrokenPipeError):
+                refused += 1
+        assert refused == len(socks) - 40
+    finally:
+        for s in socks:
+            s.close()
+    # and once they are gone, it answers again
+    assert wait_until(lambda: healthy(g.url), timeout=10)
+    c = client(g.url, "any", "thing")
+    assert "TableNames" in c.list_tables()
+
+
+def test_rejected_requests_change_nothing(endpoint, ddb, app_key):
+    name = make_table(ddb, unique("rej"))
+    ddb.put_item(TableName=name, Item={"pk": {"S": "a"}, "v": {"N": "1"}})
+    item = {"TableName": name, "Item": {"pk": {"S": "a"}, "v": {"N": "2"}}}
+    body = json.dumps(item).encode()
+    good = signed_headers(*app_key, body=body, url=endpoint + "/", target="DynamoDB_20120810.PutItem")
+    attempts = [
+        (body, {**good, "Authorization": good["Authorization"][:-1] + ("0" if good["Authorization"][-1] != "0" else "1")}),
+        (body.replace(b'"2"', b'"3"'), good),                         # body changed after signing
+        (body, {k: v for k, v in good.items() if k != "Authorization"}),
+        (body + b"\x00", signed_headers(*app_key, body=body + b"\x00", url=endpoint + "/",
+                                        target="DynamoDB_20120810.PutItem")),
+        (body[:-1], signed_headers(*app_key, body=body[:-1], url=endpoint + "/",
+                                   target="DynamoDB_20120810.PutItem")),
+    ]
+    for b, h in attempts:
+        resp, data = raw_post(endpoint, None, b, h)
+        assert resp.status == 400, data
+    c = client(endpoint, "AKITNOSUCHKEY0000000", "nope")
+    with pytest.raises(c.exceptions.ClientError):
+        c.put_item(**item)
+    with pytest.raises(ddb.exceptions.ConditionalCheckFailedException):
+        ddb.put_item(**item, ConditionExpression="v = :x", ExpressionAttributeValues={":x": {"N": "9"}})
+    with pytest.raises(ddb.exceptions.ClientError):
+        ddb.put_item(TableName=name, Item={"pk": {"S": "b"}, "bad": {"N": "not a number"}})
+    items = ddb.scan(TableName=name)["Items"]
+    assert items == [{"pk": {"S": "a"}, "v": {"N": "1"}}]
+    # and the same request, signed right, goes through
+    resp, data = raw_post(endpoint, None, body, good)
+    assert resp.status == 200, data
+    assert ddb.get_item(TableName=name, Key={"pk": {"S": "a"}})["Item"]["v"] == {"N": "2"}
+    ddb.delete_table(TableName=name)
