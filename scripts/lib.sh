@@ -117,6 +117,16 @@ it_install_deps() {
     fi
 }
 
+# Node.js and npm, for the JavaScript client tests (test/gateway/js) and the
+# gateway benchmark: Debian's nodejs and npm, installed only when `node` or
+# `npm` is not on the PATH (a Node installed some other way is kept).
+it_install_node() {
+    if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+        return 0
+    fi
+    it_install_deps nodejs npm
+}
+
 # Resolve and export PG_CONFIG (the one given, else the PostgreSQL
 # $IT_PG_MAJOR one, else pg_config from PATH).
 it_pg_config() {
