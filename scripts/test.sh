@@ -459,6 +459,7 @@ main() {
     it_log_dir || fatal "cannot create log dir $IT_LOG_DIR"
     it_need_root || fatal "root or sudo is required"
     it_install_deps || fatal "dependency installation failed"
+    it_install_node || fatal "nodejs/npm installation failed"
     it_pg_env || fatal "PostgreSQL tools not found"
     it_build_install || fatal "build failed"
     it_start_cluster || fatal "could not start the test cluster"
