@@ -363,8 +363,24 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
 					  ricm_values, lengthof(ricm_values));
 	ApiRequestCheck(&req);
+	if (JB_ROOT_COUNT(items_j) == 0)
+		DynValidation("The requestItems parameter is required for BatchWriteItem");
 
+	/* the shape of the map first: 1 to 25 requests under each table */
 	entries = container_values(items_j, &names);
+	foreach(lc, entries)
+	{
+		JsonbValue *arr = (JsonbValue *) lfirst(lc);
+		int			n;
+
+		if (arr->type != jbvBinary || !JsonContainerIsArray(arr->val.binary.data))
+			DynRaise(DYN_SERIALIZATION, "Unexpected value in RequestItems; expected an array of write requests");
+		n = JsonContainerSize(arr->val.binary.data);
+		if (n < 1 || n > BATCH_WRITE_MAX)
+			DynValidation("1 validation error detected: Value '%s' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]",
+						  ApiEchoMapOfLists(items_j, &ApiEchoWriteRequest));
+	}
+
 	forboth(lc, names, lc2, entries)
 	{
 		char	   *table = (char *) lfirst(lc);
@@ -372,12 +388,7 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 		List	   *reqs;
 		ListCell   *rc;
 
-		if (arr->type != jbvBinary || !JsonContainerIsArray(arr->val.binary.data))
-			DynRaise(DYN_SERIALIZATION, "Unexpected value in RequestItems; expected an array of write requests");
 		reqs = container_values(JsonbValueToJsonb(arr), NULL);
-		if (reqs == NIL)
-			DynValidation("1 validation error detected: Value '[]' at 'requestItems.%s.member' failed to satisfy constraint: Member must have length greater than or equal to 1",
-						  table);
 		foreach(rc, reqs)
 		{
 			ApiRequest	sub;
@@ -420,9 +431,7 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 		}
 	}
 	if (list_length(writes) > BATCH_WRITE_MAX)
-		DynValidation("1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]");
-	if (writes == NIL)
-		DynValidation("1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1");
+		DynValidation("Too many items requested for the BatchWriteItem call");
 
 	SPI_connect();
 	/* validate everything before the first write */
@@ -510,7 +519,8 @@ item_table_transact_get_items(PG_FUNCTION_ARGS)
 	if (list_length(gets) < 1)
 		DynValidation("1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1");
 	if (list_length(gets) > TRANSACT_MAX_ITEMS)
-		DynValidation("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100");
+		DynValidation("1 validation error detected: Value '%s' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100",
+					  ApiEchoList(items_j, &ApiEchoTransactGetItem));
 
 	foreach(lc, gets)
 	{
@@ -971,7 +981,8 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 	if (list_length(elems) < 1)
 		DynValidation("1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1");
 	if (list_length(elems) > TRANSACT_MAX_ITEMS)
-		DynValidation("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100");
+		DynValidation("1 validation error detected: Value '%s' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100",
+					  ApiEchoList(items_j, &ApiEchoTransactWriteItem));
 	if (VARSIZE(body) > TRANSACT_MAX_BYTES)
 		DynValidation("Transaction request size has exceeded the maximum allowed size of 4 MB");
 
