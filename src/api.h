@@ -100,6 +100,23 @@ extern const ApiEchoShape ApiEchoTransactWriteItem;
 extern char *ApiEchoList(Jsonb *arr, const ApiEchoShape *shape);
 extern char *ApiEchoMapOfLists(Jsonb *obj, const ApiEchoShape *shape);
 
+/*
+ * ItemCollectionMetrics (ReturnItemCollectionMetrics SIZE): only tables
+ * with a local secondary index have item collections.  The push adds the
+ * metrics object of key's partition (ItemCollectionKey and
+ * SizeEstimateRangeGB) as a value; SPI connected.
+ */
+extern bool ApiWantsCollectionMetrics(ItemTableDef *def, int ricm);
+extern void ApiPushItemCollectionMetrics(JsonbParseState **state, ItemTableDef *def,
+										 const ItemKey *key);
+/*
+ * Batch and transaction form: "ItemCollectionMetrics": {table: [metrics of
+ * each partition written]}, over the writes (defs[i], keys[i]) to tables
+ * with an LSI; nothing when there are none or ricm is not SIZE.
+ */
+extern void ApiPushCollectionMetricsByTable(JsonbParseState **state, List *defs,
+											List *keys, int ricm);
+
 extern Jsonb *ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock);
 extern bool ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);

@@ -353,6 +353,9 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 	List	   *units = NIL;
 	JsonbParseState *state = NULL;
 	Jsonb	   *result;
+	int			ricm;
+	List	   *written_defs = NIL;
+	List	   *written_keys = NIL;
 	static const char *const ricm_values[] = {"SIZE", "NONE"};
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
@@ -360,7 +363,7 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 	if (items_j == NULL)
 		ApiProblem(&req, "Value null at 'requestItems' failed to satisfy constraint: Member must not be null");
 	rcc = ApiGetReturnConsumedCapacity(&req);
-	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
+	ricm = ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
 					  ricm_values, lengthof(ricm_values));
 	ApiRequestCheck(&req);
 	if (JB_ROOT_COUNT(items_j) == 0)
@@ -471,6 +474,8 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 		else
 			ApiDeleteItem(w->def, w->key);
 		units = ApiAddTableUnits(units, w->def->name, ApiWriteUnits(w->size));
+		written_defs = lappend(written_defs, w->def);
+		written_keys = lappend(written_keys, w->key);
 	}
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
@@ -478,6 +483,7 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	ApiPushTableCapacities(&state, units, rcc);
+	ApiPushCollectionMetricsByTable(&state, written_defs, written_keys, ricm);
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
@@ -962,6 +968,9 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 	List	   *units = NIL;
 	JsonbParseState *state = NULL;
 	Jsonb	   *result;
+	int			ricm;
+	List	   *written_defs = NIL;
+	List	   *written_keys = NIL;
 	static const char *const ricm_values[] = {"SIZE", "NONE"};
 
 	ApiRequestInit(&req, body);
@@ -974,7 +983,7 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 	if (token != NULL && strlen(token) > TOKEN_MAX_LEN)
 		ApiProblem(&req, "Value '%s' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36", token);
 	rcc = ApiGetReturnConsumedCapacity(&req);
-	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
+	ricm = ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
 					  ricm_values, lengthof(ricm_values));
 	ApiRequestCheck(&req);
 	elems = container_values(items_j, NULL);
@@ -1144,9 +1153,15 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 							   a->new ? AttrItemSize(a->new) : 0);
 
 		units = ApiAddTableUnits(units, a->def->name, 2 * ApiWriteUnits(size));
+		if (a->kind != TX_CONDITION_CHECK)
+		{
+			written_defs = lappend(written_defs, a->def);
+			written_keys = lappend(written_keys, a->key);
+		}
 	}
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	ApiPushTableCapacities(&state, units, rcc);
+	ApiPushCollectionMetricsByTable(&state, written_defs, written_keys, ricm);
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);

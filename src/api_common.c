@@ -31,6 +31,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/stratnum.h"
@@ -583,6 +585,198 @@ ApiEchoMapOfLists(Jsonb *obj, const ApiEchoShape *shape)
 	}
 	appendStringInfoChar(&buf, '}');
 	return buf.data;
+}
+
+/* ----------------------------------------------------------------
+ * ItemCollectionMetrics
+ *
+ * An item collection is the items of one partition key value together with
+ * their entries in the table's local secondary indexes; DynamoDB reports
+ * its size as a range in GB (the collection is limited to 10 GB).  We
+ * measure it exactly, as the DynamoDB sizes of the items in the partition
+ * plus those of their LSI entries with DynamoDB's 100 bytes of overhead per
+ * index entry, by one prepared statement that reads the partition's index
+ * range in the table and in each LSI table, and report the whole gigabytes
+ * around it: [floor, floor + 1].  The statement runs as the table's owner
+ * (a writer need not be able to read the table to be told its size).
+ * ----------------------------------------------------------------
+ */
+#define RICM_SIZE 0				/* index of "SIZE" in the callers' enum */
+#define LSI_ENTRY_OVERHEAD 100
+
+bool
+ApiWantsCollectionMetrics(ItemTableDef *def, int ricm)
+{
+	int			i;
+
+	if (ricm != RICM_SIZE)
+		return false;
+	for (i = 0; i < def->nindexes; i++)
+	{
+		if (def->indexes[i].is_local)
+			return true;
+	}
+	return false;
+}
+
+/* the size in bytes of the item collection [lo, hi) of def */
+static double
+collection_size(ItemTableDef *def, ItemKey *lo, ItemKey *hi)
+{
+	SPIPlanPtr	plan = def->plan_collection_size;
+	Datum		values[2] = {PointerGetDatum(lo), PointerGetDatum(hi)};
+	ItemRoleSwitch sw;
+	bool		isnull;
+	Datum		d;
+	int			rc;
+
+	if (plan == NULL)
+	{
+		StringInfoData sql;
+		Oid			argtypes[2] = {ItemKeyTypeOid(), ItemKeyTypeOid()};
+		int			i;
+
+		initStringInfo(&sql);
+		appendStringInfoString(&sql,
+							   "SELECT (COALESCE((SELECT pg_catalog.sum(item_table.item_size(t.item))"
+							   " FROM %s t WHERE t.key OPERATOR(item_table.>=) $1"
+							   " AND t.key OPERATOR(item_table.<) $2), 0)");
+		for (i = 0; i < def->nindexes; i++)
+		{
+			IndexDef   *idx = &def->indexes[i];
+			char	   *qname;
+			const char *c;
+
+			if (!idx->is_local)
+				continue;
+			appendStringInfoString(&sql, " OPERATOR(pg_catalog.+) COALESCE((SELECT pg_catalog.sum(item_table.item_size(i.item)"
+								   " OPERATOR(pg_catalog.+) " CppAsString2(LSI_ENTRY_OVERHEAD) ") FROM ");
+			/* the template's one %s is the table: escape the index's name */
+			qname = ItemQualifiedName(idx->relid);
+			for (c = qname; *c; c++)
+			{
+				if (*c == '%')
+					appendStringInfoChar(&sql, '%');
+				appendStringInfoChar(&sql, *c);
+			}
+			appendStringInfoString(&sql, " i WHERE i.ikey OPERATOR(item_table.>=) $1"
+								   " AND i.ikey OPERATOR(item_table.<) $2), 0)");
+		}
+		appendStringInfoString(&sql, ")::pg_catalog.float8");
+		plan = TableDefPlan(def, &def->plan_collection_size, sql.data, 2, argtypes);
+	}
+	ItemAsRoleBegin(&sw, ItemRelationOwner(def->relid), 0);
+	rc = SPI_execute_plan(plan, values, NULL, true, 1);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "item collection size: %s", SPI_result_code_string(rc));
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? 0 : DatumGetFloat8(d);
+}
+
+void
+ApiPushItemCollectionMetrics(JsonbParseState **state, ItemTableDef *def,
+							 const ItemKey *key)
+{
+	const uint8 *data = (const uint8 *) ITEMKEY_DATA(key);
+	ItemKey    *partition = KeyCodecMakeVarlena(data,
+												KeyCodecPartitionLength(data, ITEMKEY_LEN(key)));
+	ItemKeyParsed parsed;
+	ItemKey    *lo,
+			   *hi;
+	double		gb;
+	double		bound;
+
+	KeyCodecPrefixBounds(partition, &lo, &hi);
+	gb = floor(collection_size(def, lo, hi) / (1024.0 * 1024.0 * 1024.0));
+
+	ItemKeyDecodeOrError(partition, &parsed);
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(state, "ItemCollectionKey");
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(state, def->hash_key);
+	ApiPushJsonb(state, ItemKeyPartToAttributeValue(&parsed.partition));
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	ApiPushKey(state, "SizeEstimateRangeGB");
+	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+	for (bound = gb; bound <= gb + 1; bound++)
+	{
+		JsonbValue	v;
+
+		v.type = jbvNumeric;
+		v.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
+															CStringGetDatum(psprintf("%.1f", bound)),
+															ObjectIdGetDatum(InvalidOid),
+															Int32GetDatum(-1)));
+		pushJsonbValue(state, WJB_ELEM, &v);
+	}
+	pushJsonbValue(state, WJB_END_ARRAY, NULL);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/* is the partition of key already among those of the keys in done? */
+static bool
+partition_listed(List *done, const ItemKey *key)
+{
+	const uint8 *k = (const uint8 *) ITEMKEY_DATA(key);
+	int			klen = KeyCodecPartitionLength(k, ITEMKEY_LEN(key));
+	ListCell   *lc;
+
+	foreach(lc, done)
+	{
+		const ItemKey *o = (const ItemKey *) lfirst(lc);
+		const uint8 *od = (const uint8 *) ITEMKEY_DATA(o);
+		int			olen = KeyCodecPartitionLength(od, ITEMKEY_LEN(o));
+
+		if (olen == klen && memcmp(od, k, klen) == 0)
+			return true;
+	}
+	return false;
+}
+
+void
+ApiPushCollectionMetricsByTable(JsonbParseState **state, List *defs, List *keys,
+								int ricm)
+{
+	List	   *tables = NIL;	/* ItemTableDef *, each once, with an LSI */
+	ListCell   *tc,
+			   *dc,
+			   *kc;
+
+	foreach(dc, defs)
+	{
+		ItemTableDef *def = (ItemTableDef *) lfirst(dc);
+		bool		seen = false;
+
+		foreach(tc, tables)
+			seen |= ((ItemTableDef *) lfirst(tc))->relid == def->relid;
+		if (!seen && ApiWantsCollectionMetrics(def, ricm))
+			tables = lappend(tables, def);
+	}
+	if (tables == NIL)
+		return;
+	ApiPushKey(state, "ItemCollectionMetrics");
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	foreach(tc, tables)
+	{
+		ItemTableDef *t = (ItemTableDef *) lfirst(tc);
+		List	   *done = NIL;
+
+		ApiPushKey(state, t->name);
+		pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+		forboth(dc, defs, kc, keys)
+		{
+			ItemKey    *key = (ItemKey *) lfirst(kc);
+
+			if (((ItemTableDef *) lfirst(dc))->relid != t->relid ||
+				partition_listed(done, key))
+				continue;
+			done = lappend(done, key);
+			ApiPushItemCollectionMetrics(state, t, key);
+		}
+		pushJsonbValue(state, WJB_END_ARRAY, NULL);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
 /* ----------------------------------------------------------------
