@@ -78,6 +78,65 @@ static const char *const rvccf_values[] = {"ALL_OLD", "NONE"};
  * ----------------------------------------------------------------
  */
 
+/*
+ * raise_cancellation
+ *		TransactionCanceledException with one reason per action: codes[i]
+ *		(NULL: None, no message), messages[i], and the item of a failed
+ *		condition (items may be NULL).
+ */
+static void
+raise_cancellation(int n, const char *const *codes, char *const *messages,
+				   AttrValue *const *items)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue *res;
+	StringInfoData msg;
+	int			i;
+
+	initStringInfo(&msg);
+	appendStringInfoString(&msg, "Transaction cancelled, please refer cancellation reasons for specific reasons [");
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(&state, "CancellationReasons");
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	for (i = 0; i < n; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(&msg, ", ");
+		appendStringInfoString(&msg, codes[i] ? codes[i] : "None");
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(&state, "Code");
+		ApiPushString(&state, codes[i] ? codes[i] : "None");
+		if (codes[i] != NULL)
+		{
+			ApiPushKey(&state, "Message");
+			ApiPushString(&state, messages[i]);
+		}
+		if (items != NULL && items[i] != NULL)
+		{
+			ApiPushKey(&state, "Item");
+			ApiPushItem(&state, items[i]);
+		}
+		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	appendStringInfoChar(&msg, ']');
+	DynRaiseBody(DYN_TRANSACTION_CANCELED, JsonbValueToJsonb(res), msg.data);
+}
+
+/* message of a ValidationException raised by our own code, or NULL */
+static char *
+validation_message(ErrorData *edata)
+{
+	const char *prefix = "ValidationException: ";
+
+	if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION || edata->message == NULL)
+		return NULL;
+	if (strncmp(edata->message, prefix, strlen(prefix)) == 0)
+		return pstrdup(edata->message + strlen(prefix));
+	return pstrdup(edata->message);
+}
+
 /* the elements of an array (or the members of an object) as JsonbValues */
 static List *
 container_values(Jsonb *jb, List **keys)
@@ -493,6 +552,37 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
  * TransactGetItems
  * ----------------------------------------------------------------
  */
+/*
+ * key_param_problem
+ *		The item_key of a Key parameter into *key, or the message of the
+ *		ValidationException that refused it (other errors propagate).
+ */
+static char *
+key_param_problem(ItemTableDef *def, const AttrValue *keyattrs, ItemKey **key,
+				  MemoryContext cxt)
+{
+	char	   *volatile problem = NULL;
+
+	PG_TRY();
+	{
+		*key = TableDefKeyFromKeyParam(def, keyattrs);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+		MemoryContext ecxt = MemoryContextSwitchTo(cxt);
+
+		edata = CopyErrorData();
+		MemoryContextSwitchTo(ecxt);
+		if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION)
+			PG_RE_THROW();
+		FlushErrorState();
+		problem = validation_message(edata);
+	}
+	PG_END_TRY();
+	return problem;
+}
+
 Datum
 item_table_transact_get_items(PG_FUNCTION_ARGS)
 {
@@ -563,9 +653,21 @@ item_table_transact_get_items(PG_FUNCTION_ARGS)
 	{
 		TxGet	   *g = (TxGet *) lfirst(lc);
 		ListCell   *pc;
+		char	   *problem;
 
 		g->def = TableDefLookup(g->table);
-		g->key = TableDefKeyFromKeyParam(g->def, g->keyattrs);
+		/* a key that does not fit the schema cancels the transaction */
+		problem = key_param_problem(g->def, g->keyattrs, &g->key, callercxt);
+		if (problem != NULL)
+		{
+			int			n = list_length(parsed);
+			const char **codes = palloc0(n * sizeof(char *));
+			char	  **messages = palloc0(n * sizeof(char *));
+
+			codes[foreach_current_index(lc)] = "ValidationError";
+			messages[foreach_current_index(lc)] = problem;
+			raise_cancellation(n, codes, messages, NULL);
+		}
 		foreach(pc, parsed)
 		{
 			TxGet	   *o = (TxGet *) lfirst(pc);
@@ -726,55 +828,22 @@ parse_tx_action(JsonbValue *v, int index)
 static void
 raise_canceled(List *actions)
 {
-	JsonbParseState *state = NULL;
-	JsonbValue *res;
-	StringInfoData msg;
+	int			n = list_length(actions);
+	const char **codes = palloc(n * sizeof(char *));
+	char	  **messages = palloc(n * sizeof(char *));
+	AttrValue **items = palloc(n * sizeof(AttrValue *));
 	ListCell   *lc;
 
-	initStringInfo(&msg);
-	appendStringInfoString(&msg, "Transaction cancelled, please refer cancellation reasons for specific reasons [");
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	ApiPushKey(&state, "CancellationReasons");
-	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 	foreach(lc, actions)
 	{
 		TxAction   *a = (TxAction *) lfirst(lc);
+		int			i = foreach_current_index(lc);
 
-		if (lc != list_head(actions))
-			appendStringInfoString(&msg, ", ");
-		appendStringInfoString(&msg, a->code ? a->code : "None");
-		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-		ApiPushKey(&state, "Code");
-		ApiPushString(&state, a->code ? a->code : "None");
-		if (a->code != NULL)
-		{
-			ApiPushKey(&state, "Message");
-			ApiPushString(&state, a->message);
-		}
-		if (a->reason_item != NULL)
-		{
-			ApiPushKey(&state, "Item");
-			ApiPushItem(&state, a->reason_item);
-		}
-		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+		codes[i] = a->code;
+		messages[i] = a->message;
+		items[i] = a->reason_item;
 	}
-	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
-	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	appendStringInfoChar(&msg, ']');
-	DynRaiseBody(DYN_TRANSACTION_CANCELED, JsonbValueToJsonb(res), msg.data);
-}
-
-/* message of a ValidationException raised by our own code, or NULL */
-static char *
-validation_message(ErrorData *edata)
-{
-	const char *prefix = "ValidationException: ";
-
-	if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION || edata->message == NULL)
-		return NULL;
-	if (strncmp(edata->message, prefix, strlen(prefix)) == 0)
-		return pstrdup(edata->message + strlen(prefix));
-	return pstrdup(edata->message);
+	raise_cancellation(n, codes, messages, items);
 }
 
 static bool
