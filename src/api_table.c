@@ -548,7 +548,7 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		foreach(pc, defs)
 		{
 			if (strcmp(((ApiAttrDef *) lfirst(pc))->name, d->name) == 0)
-				DynValidation("Cannot have two attributes with the same name");
+				DynValidation("Attribute Name is duplicated: %s", d->name);
 		}
 		defs = lappend(defs, d);
 	}
@@ -958,6 +958,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 			ApiRequest	cr;
 			ApiIndexSpec *ix;
 			ListCell   *dc;
+			List	   *ixdefs;
 			int			ngsi = 0;
 			int			i;
 			int64		irc = 0,
@@ -973,43 +974,41 @@ item_table_update_table(PG_FUNCTION_ARGS)
 				ngsi += !t->indexes[i].is_local;
 			if (ngsi >= 20)
 				DynRaise(DYN_LIMIT_EXCEEDED, "Subscriber limit exceeded: The number of global secondary indexes exceeds the per-table limit of 20");
-			/* key attributes: definitions given, consistent with existing ones */
+			/*
+			 * Key attributes: the request's AttributeDefinitions must define
+			 * them (definitions the table already has do not count), and an
+			 * attribute the table or another index already keys on keeps its
+			 * type, a different one in the request being ignored, as
+			 * DynamoDB does.  Definitions no key uses are dropped.
+			 */
+			ApiCheckKeysDefined(ix->hash_key, ix->range_key, defs);
+			ixdefs = NIL;
 			foreach(dc, list_make2(ix->hash_key, ix->range_key))
 			{
 				const char *attr = (const char *) lfirst(dc);
 				ListCell   *ac;
-				const char *given = NULL;
-				const char *existing = NULL;
+				ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
 				List	   *known = ApiIndexAttributeDefinitions(name, "", NULL);
 
 				if (attr == NULL)
 					continue;
-				foreach(ac, defs)
-				{
-					if (strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
-						given = ((ApiAttrDef *) lfirst(ac))->type;
-				}
+				d->name = (char *) attr;
+				d->type = NULL;
 				if (strcmp(attr, def->hash_key) == 0)
-					existing = AttrTypeName(def->hash_type);
+					d->type = (char *) AttrTypeName(def->hash_type);
 				else if (def->range_key && strcmp(attr, def->range_key) == 0)
-					existing = AttrTypeName(def->range_type);
+					d->type = (char *) AttrTypeName(def->range_type);
 				foreach(ac, known)
 				{
-					if (strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
-						existing = ((ApiAttrDef *) lfirst(ac))->type;
+					if (d->type == NULL && strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
+						d->type = ((ApiAttrDef *) lfirst(ac))->type;
 				}
-				if (given == NULL && existing == NULL)
-					DynValidation("One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s]", attr);
-				if (given != NULL && existing != NULL && strcmp(given, existing) != 0)
-					DynValidation("One or more parameter values were invalid: Attribute %s has conflicting types: %s and %s", attr, existing, given);
-				if (given == NULL)
+				foreach(ac, defs)
 				{
-					ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
-
-					d->name = (char *) attr;
-					d->type = (char *) existing;
-					defs = lappend(defs, d);
+					if (d->type == NULL && strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
+						d->type = ((ApiAttrDef *) lfirst(ac))->type;
 				}
+				ixdefs = lappend(ixdefs, d);
 			}
 			if (ix->throughput != NULL)
 			{
@@ -1019,7 +1018,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 				(void) ApiGetInt(&tp, "ReadCapacityUnits", "readCapacityUnits", &irc);
 				(void) ApiGetInt(&tp, "WriteCapacityUnits", "writeCapacityUnits", &iwc);
 			}
-			ApiCreateIndex(name, def->relid, ix, defs, true, irc, iwc);
+			ApiCreateIndex(name, def->relid, ix, ixdefs, true, irc, iwc);
 			changed = true;
 		}
 		else if (del != NULL)
