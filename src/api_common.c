@@ -42,7 +42,6 @@
 #include "catalog/pg_am.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
-#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "executor/tuptable.h"
@@ -464,11 +463,15 @@ echo_map(StringInfo buf, JsonbValue *v, ApiEchoKind kind)
 		appendStringInfoChar(buf, '=');
 		if (kind == API_ECHO_ATTR_MAP)
 		{
+			/* FNV-1a of the value's JSON text: the same on every platform */
 			char	   *text = val.type == jbvBinary ?
 				JsonbToCString(NULL, val.val.binary.data, val.val.binary.len) : "";
+			uint32		h = 2166136261u;
+			const char *c;
 
-			appendStringInfo(buf, "com.amazonaws.dynamodb.v20120810.AttributeValue@%08x",
-							 (uint32) hash_bytes((const unsigned char *) text, strlen(text)));
+			for (c = text; *c; c++)
+				h = (h ^ (unsigned char) *c) * 16777619u;
+			appendStringInfo(buf, "com.amazonaws.dynamodb.v20120810.AttributeValue@%08x", h);
 		}
 		else
 			echo_scalar(buf, &val);

@@ -72,10 +72,12 @@ ApiCheckKeyAttributeName(ApiRequest *req, const char *name, const char *field)
 /*
  * ApiParseIndex
  *		One element of GlobalSecondaryIndexes / LocalSecondaryIndexes (or a
- *		GlobalSecondaryIndexUpdates Create).  Shape problems go to req.
+ *		GlobalSecondaryIndexUpdates Create), whose members messages name
+ *		under path ("globalSecondaryIndexes.1.member").  Shape problems go
+ *		to req.
  */
 ApiIndexSpec *
-ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
+ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, const char *path)
 {
 	ApiIndexSpec *s = palloc0(sizeof(ApiIndexSpec));
 	ApiRequest	sub;
@@ -83,18 +85,16 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
 	Jsonb	   *proj;
 	List	   *elems;
 	ListCell   *lc;
-	const char *what = is_local ? "localSecondaryIndexes" : "globalSecondaryIndexes";
 
 	s->is_local = is_local;
 	ApiRequestInit(&sub, body);
-	s->name = ApiGetTableName(&sub, "IndexName",
-							  psprintf("%s.%d.member.indexName", what, position), true);
+	s->name = ApiGetTableName(&sub, "IndexName", psprintf("%s.indexName", path), true);
 	ks = ApiGetArray(&sub, "KeySchema");
 	proj = ApiGetObject(&sub, "Projection");
 	if (ks == NULL)
-		ApiProblem(&sub, "Value null at '%s.%d.member.keySchema' failed to satisfy constraint: Member must not be null", what, position);
+		ApiProblem(&sub, "Value null at '%s.keySchema' failed to satisfy constraint: Member must not be null", path);
 	if (proj == NULL)
-		ApiProblem(&sub, "Value null at '%s.%d.member.projection' failed to satisfy constraint: Member must not be null", what, position);
+		ApiProblem(&sub, "Value null at '%s.projection' failed to satisfy constraint: Member must not be null", path);
 	if (!is_local)
 	{
 		bool		element = false;
@@ -105,7 +105,7 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
 	}
 	elems = ApiArrayOfObjects(ks, "KeySchema");
 	if (ks != NULL && (list_length(elems) < 1 || list_length(elems) > 2))
-		ApiProblem(&sub, "Value at '%s.%d.member.keySchema' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1", what, position);
+		ApiProblem(&sub, "Value at '%s.keySchema' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1", path);
 	foreach(lc, elems)
 	{
 		ApiRequest	ke;
@@ -118,9 +118,9 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
 		ApiRequestInit(&ke, (Jsonb *) lfirst(lc));
 		an = ApiGetString(&ke, "AttributeName", "attributeName", true);
 		ApiCheckKeyAttributeName(&ke, an,
-								 psprintf("%s.%d.member.keySchema.%d.member.attributeName",
-										  what, position, i + 1));
-		kt = ApiGetEnum(&ke, "KeyType", "keyType", key_types, lengthof(key_types));
+								 psprintf("%s.keySchema.%d.member.attributeName", path, i + 1));
+		kt = ApiGetEnum(&ke, "KeyType", psprintf("%s.keySchema.%d.member.keyType", path, i + 1),
+						key_types, lengthof(key_types));
 		sub.problems = list_concat(sub.problems, ke.problems);
 		if (i == 0)
 		{
@@ -139,7 +139,8 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
 		Jsonb	   *nonkey;
 
 		ApiRequestInit(&pe, proj);
-		s->projection = ApiGetEnum(&pe, "ProjectionType", "projectionType",
+		s->projection = ApiGetEnum(&pe, "ProjectionType",
+								   psprintf("%s.projection.projectionType", path),
 								   projection_types, lengthof(projection_types));
 		s->projection_given = (ApiGetMember(&pe, "ProjectionType") != NULL);
 		if (s->projection < 0)

@@ -39,7 +39,7 @@ typedef struct ApiIndexSpec
 extern void ApiCheckKeyAttributeName(ApiRequest *req, const char *name,
 									 const char *field);
 extern ApiIndexSpec *ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local,
-								   int position);
+								   const char *path);
 /* the key attributes of one key schema against AttributeDefinitions */
 extern void ApiCheckKeysDefined(const char *hash, const char *range, List *attrdefs);
 extern void ApiCheckIndex(ApiIndexSpec *s, const char *table_hash,

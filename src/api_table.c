@@ -457,10 +457,12 @@ item_table_create_table(PG_FUNCTION_ARGS)
 
 		foreach(lc, g)
 			indexes = lappend(indexes, ApiParseIndex(&req, (Jsonb *) lfirst(lc), false,
-													 foreach_current_index(lc) + 1));
+													 psprintf("globalSecondaryIndexes.%d.member",
+															  foreach_current_index(lc) + 1)));
 		foreach(lc, l)
 			indexes = lappend(indexes, ApiParseIndex(&req, (Jsonb *) lfirst(lc), true,
-													 foreach_current_index(lc) + 1));
+													 psprintf("localSecondaryIndexes.%d.member",
+															  foreach_current_index(lc) + 1)));
 		nlsi = list_length(l);
 		ngsi = list_length(g);
 	}
@@ -521,14 +523,15 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		ApiRequestInit(&sub, throughput_j);
 		has_r = ApiGetInt(&sub, "ReadCapacityUnits", "provisionedThroughput.readCapacityUnits", &rcu);
 		has_w = ApiGetInt(&sub, "WriteCapacityUnits", "provisionedThroughput.writeCapacityUnits", &wcu);
-		if (!has_r)
-			ApiProblem(&sub, "Value null at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must not be null");
-		else if (rcu < 1)
-			ApiProblem(&sub, "Value '" INT64_FORMAT "' at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", rcu);
+		/* DynamoDB lists WriteCapacityUnits first */
 		if (!has_w)
 			ApiProblem(&sub, "Value null at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must not be null");
 		else if (wcu < 1)
 			ApiProblem(&sub, "Value '" INT64_FORMAT "' at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", wcu);
+		if (!has_r)
+			ApiProblem(&sub, "Value null at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must not be null");
+		else if (rcu < 1)
+			ApiProblem(&sub, "Value '" INT64_FORMAT "' at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", rcu);
 		req.problems = list_concat(req.problems, sub.problems);
 	}
 	ApiRequestCheck(&req);
@@ -849,14 +852,15 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		ApiRequestInit(&tp, throughput_j);
 		has_r = ApiGetInt(&tp, "ReadCapacityUnits", "provisionedThroughput.readCapacityUnits", &rcu);
 		has_w = ApiGetInt(&tp, "WriteCapacityUnits", "provisionedThroughput.writeCapacityUnits", &wcu);
-		if (!has_r)
-			ApiProblem(&tp, "Value null at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must not be null");
-		else if (rcu < 1)
-			ApiProblem(&tp, "Value '" INT64_FORMAT "' at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", rcu);
+		/* DynamoDB lists WriteCapacityUnits first */
 		if (!has_w)
 			ApiProblem(&tp, "Value null at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must not be null");
 		else if (wcu < 1)
 			ApiProblem(&tp, "Value '" INT64_FORMAT "' at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", wcu);
+		if (!has_r)
+			ApiProblem(&tp, "Value null at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must not be null");
+		else if (rcu < 1)
+			ApiProblem(&tp, "Value '" INT64_FORMAT "' at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", rcu);
 		req.problems = list_concat(req.problems, tp.problems);
 	}
 	ApiRequestCheck(&req);
@@ -965,7 +969,9 @@ item_table_update_table(PG_FUNCTION_ARGS)
 						iwc = 0;
 
 			ApiRequestInit(&cr, PG_GETARG_JSONB_P(0));
-			ix = ApiParseIndex(&cr, create, false, 1);
+			ix = ApiParseIndex(&cr, create, false,
+							   psprintf("globalSecondaryIndexUpdates.%d.member.create",
+										foreach_current_index(lc) + 1));
 			ApiRequestCheck(&cr);
 			ApiCheckIndex(ix, def->hash_key, def->range_key);
 			if (t != NULL && TableDefFindIndex(t, ix->name) != NULL)
