@@ -116,6 +116,7 @@ extern void ApiPushItemCollectionMetrics(JsonbParseState **state, ItemTableDef *
  */
 extern void ApiPushCollectionMetricsByTable(JsonbParseState **state, List *defs,
 											List *keys, int ricm);
+extern Datum item_table_test_collection_size(PG_FUNCTION_ARGS);
 
 extern Jsonb *ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock);
 extern bool ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);

@@ -677,6 +677,38 @@ collection_size(ItemTableDef *def, ItemKey *lo, ItemKey *hi)
 	return isnull ? 0 : DatumGetFloat8(d);
 }
 
+/*
+ * item_table_test_collection_size(table text, key jsonb) -> float8
+ *		The size in bytes the metrics are computed from, for the partition
+ *		of a Key parameter.  A test hook: the install script does not
+ *		declare it; the pgTAP test item_collection_metrics declares it in
+ *		pg_temp and checks it against the item sizes summed in SQL.
+ */
+PG_FUNCTION_INFO_V1(item_table_test_collection_size);
+
+Datum
+item_table_test_collection_size(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	AttrValue  *keyattrs = AttrItemFromJsonb(PG_GETARG_JSONB_P(1));
+	ItemTableDef *def;
+	ItemKey    *key;
+	const uint8 *data;
+	ItemKey    *lo,
+			   *hi;
+	double		size;
+
+	SPI_connect();
+	def = TableDefLookup(name);
+	key = TableDefKeyFromKeyParam(def, keyattrs);
+	data = (const uint8 *) ITEMKEY_DATA(key);
+	KeyCodecPrefixBounds(KeyCodecMakeVarlena(data, KeyCodecPartitionLength(data, ITEMKEY_LEN(key))),
+						 &lo, &hi);
+	size = collection_size(def, lo, hi);
+	SPI_finish();
+	PG_RETURN_FLOAT8(size);
+}
+
 void
 ApiPushItemCollectionMetrics(JsonbParseState **state, ItemTableDef *def,
 							 const ItemKey *key)
