@@ -7,7 +7,15 @@
  * of the wrong JSON type is a SerializationException at once; constraint
  * violations (missing required members, lengths, patterns, enum values)
  * are collected and raised together by ApiRequestCheck() in DynamoDB's
- * "N validation errors detected: a; b" form.
+ * "N validation errors detected: a; b" form.  Enum values are listed in
+ * DynamoDB's order, and collections DynamoDB echoes in such messages (a key
+ * schema, a batch, a transaction over its length) render as its Java model
+ * renders them (ApiEchoList and friends).
+ *
+ * Item collections.  ReturnItemCollectionMetrics SIZE on a table with an
+ * LSI reports the size of the written partition with its LSI entries,
+ * measured by one prepared statement per table definition over the
+ * partition's index range (see "ItemCollectionMetrics" below).
  *
  * Tables.  Every operation finds its table's definition -- physical table,
  * key schema, indexes -- through table_def.c, and builds keys there.  The
