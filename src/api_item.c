@@ -277,7 +277,7 @@ item_table_put_item(PG_FUNCTION_ARGS)
 		DynValidation("Item size has exceeded the maximum allowed size");
 	newj = as_stored ? w.target : AttrItemToJsonb(item);
 
-	if (w.cond == NULL && w.rv == RV_NONE && w.rcc == RCC_NONE && w.ricm < 0)
+	if (w.cond == NULL && w.rv == RV_NONE && w.rcc == RCC_NONE)
 		ApiUpsertItem(def, key, newj);
 	else
 	{
