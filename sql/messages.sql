@@ -108,6 +108,7 @@ INSERT INTO cases (action, request) VALUES
 ('PutItem', '{"TableName": "msg", "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}}, "ReturnValues": "hi"}'),
 ('PutItem', '{"TableName": "msg", "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}}, "ReturnItemCollectionMetrics": "hi", "ReturnConsumedCapacity": "hi"}'),
 ('GetItem', '{"TableName": "", "Key": {"pk": {"S": "a"}, "sk": {"N": "1"}}}'),
+('GetItem', '{"TableName": "a;", "Key": {"pk": {"S": "a"}, "sk": {"N": "1"}}}'),
 ('Query', '{"TableName": "msg", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "a"}}, "Limit": 0}'),
 ('Query', '{"TableName": "msg", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "a"}}, "Select": "INVALID_VALUE"}'),
 ('Scan', '{"TableName": "msg", "Limit": -1}'),

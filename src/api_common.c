@@ -316,12 +316,7 @@ ApiGetTableName(ApiRequest *req, const char *name, const char *field,
 				   field);
 		return s;
 	}
-	if (len < 3)
-		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 3",
-				   s, field);
-	if (len > 255)
-		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to 255",
-				   s, field);
+	/* DynamoDB reports the pattern before the lengths */
 	for (p = s; *p; p++)
 	{
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
@@ -332,6 +327,12 @@ ApiGetTableName(ApiRequest *req, const char *name, const char *field,
 			break;
 		}
 	}
+	if (len < 3)
+		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 3",
+				   s, field);
+	if (len > 255)
+		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to 255",
+				   s, field);
 	return s;
 }
 
