@@ -82,7 +82,13 @@ INSERT INTO cases (action, request) VALUES
 		{"IndexName": "same", "KeySchema": [{"AttributeName": "h", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}}]}'),
 ('CreateTable', '{"TableName": "ct3", "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}'),
 ('CreateTable', '{"TableName": "ct3", "BillingMode": "PAY_PER_REQUEST", "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}, "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}'),
-('CreateTable', '{"TableName": "ct3", "ProvisionedThroughput": {"ReadCapacityUnits": -1, "WriteCapacityUnits": 0}, "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}');
+('CreateTable', '{"TableName": "ct3", "ProvisionedThroughput": {"ReadCapacityUnits": -1, "WriteCapacityUnits": 0}, "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}'),
+-- billing is checked before the key schema
+('CreateTable', '{"TableName": "ct3", "BillingMode": "PAY_PER_REQUEST", "ProvisionedThroughput": {"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}, "AttributeDefinitions": [],
+	"KeySchema": [{"AttributeName": "a", "KeyType": "HASH"}, {"AttributeName": "a", "KeyType": "HASH"}]}'),
+('CreateTable', '{"TableName": "ct3", "AttributeDefinitions": [], "KeySchema": [{"AttributeName": "a", "KeyType": "HASH"}]}'),
+('CreateTable', '{"TableName": "ct3", "ProvisionedThroughput": {"ReadCapacityUnits": 1000000000001, "WriteCapacityUnits": 1000000000001}, "AttributeDefinitions": [], "KeySchema": [{"AttributeName": "a", "KeyType": "HASH"}]}'),
+('CreateTable', '{"TableName": "ct3", "ProvisionedThroughput": {"ReadCapacityUnits": 1000000000000, "WriteCapacityUnits": 1000000000001}, "AttributeDefinitions": [], "KeySchema": [{"AttributeName": "a", "KeyType": "HASH"}]}');
 
 -- UpdateTable: billing mode and throughput
 INSERT INTO cases (action, request) VALUES

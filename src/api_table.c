@@ -538,6 +538,19 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	check_unavailable(&req);
 	ApiRequestCheck(&req);
 
+	/* billing first, as DynamoDB checks it */
+	if (billing == 1)
+	{
+		if (throughput_j != NULL)
+			DynValidation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST");
+	}
+	else if (throughput_j == NULL)
+		DynValidation("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED");
+	if (rcu > INT64CONST(1000000000000))
+		DynValidation("Given value " INT64_FORMAT " for ReadCapacityUnits is out of bounds", rcu);
+	if (wcu > INT64CONST(1000000000000))
+		DynValidation("Given value " INT64_FORMAT " for WriteCapacityUnits is out of bounds", wcu);
+
 	/* the definitions, each name once */
 	foreach(lc, attrdefs)
 	{
@@ -647,14 +660,6 @@ item_table_create_table(PG_FUNCTION_ARGS)
 						  all.data, used.data);
 	}
 
-	/* billing */
-	if (billing == 1)
-	{
-		if (throughput_j != NULL)
-			DynValidation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST");
-	}
-	else if (throughput_j == NULL)
-		DynValidation("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED");
 
 	if (protect || table_class >= 0 || tags != NIL)
 		ApiRequireCatalog12(protect ? "DeletionProtectionEnabled" :
