@@ -132,6 +132,10 @@ INSERT INTO cases (action, request) VALUES
 ('BatchWriteItem', jsonb_build_object('RequestItems', jsonb_build_object(
 	'msg', (SELECT jsonb_agg(jsonb_build_object('PutRequest', jsonb_build_object('Item', jsonb_build_object('pk', jsonb_build_object('S', 'k' || i), 'sk', '{"N": "1"}'::jsonb)))) FROM generate_series(1, 13) i),
 	'msg_prov', (SELECT jsonb_agg(jsonb_build_object('PutRequest', jsonb_build_object('Item', jsonb_build_object('pk', jsonb_build_object('S', 'k' || i))))) FROM generate_series(1, 13) i)))),
+('BatchWriteItem', '{"RequestItems": {"msg": [{"PutRequest": {"Item": {"pk": {"N": "5"}, "sk": {"N": "1"}}}}]}}'),
+('BatchWriteItem', '{"RequestItems": {"msg": [{"PutRequest": {"Item": {"pk": {"S": "a"}, "sk": {"L": [{"N": "1"}]}}}}]}}'),
+('BatchWriteItem', '{"RequestItems": {"msg": [{"PutRequest": {"Item": {"pk": {"S": ""}, "sk": {"N": "1"}}}}]}}'),
+('PutItem', '{"TableName": "msg", "Item": {"pk": {"N": "5"}, "sk": {"N": "1"}}}'),
 ('BatchGetItem', '{"RequestItems": {}}'),
 ('TransactGetItems', '{"TransactItems": []}'),
 ('TransactGetItems', jsonb_build_object('TransactItems',

@@ -397,6 +397,24 @@ typedef struct BatchWrite
 	int64		size;
 } BatchWrite;
 
+/*
+ * put_key_types
+ *		A PutRequest item whose key attribute has another type than the
+ *		schema's: BatchWriteItem answers with the Key message, where PutItem
+ *		names the type mismatch (both recorded against DynamoDB).
+ */
+static void
+put_key_types(ItemTableDef *def, const AttrValue *item)
+{
+	const AttrValue *h = AttrMapGet(item, def->hash_key, strlen(def->hash_key));
+	const AttrValue *r = def->range_key ?
+		AttrMapGet(item, def->range_key, strlen(def->range_key)) : NULL;
+
+	if ((h != NULL && h->type != def->hash_type) ||
+		(r != NULL && r->type != def->range_type))
+		DynValidation("The provided key element does not match the schema");
+}
+
 Datum
 item_table_batch_write_item(PG_FUNCTION_ARGS)
 {
@@ -505,6 +523,7 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 		w->def = TableDefLookup(w->table);
 		if (w->is_put)
 		{
+			put_key_types(w->def, w->value);
 			w->key = TableDefKeyFromItem(w->def, w->value);
 			w->size = AttrItemSize(w->value);
 			if (w->size > ATTR_MAX_ITEM_SIZE)
