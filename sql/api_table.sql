@@ -4,10 +4,12 @@ SET search_path = item_table, public;
 
 CREATE FUNCTION pg_temp.masked(j jsonb) RETURNS jsonb LANGUAGE sql AS $$
 	SELECT CASE
-		WHEN j ? 'TableDescription' THEN jsonb_set(jsonb_set(j, '{TableDescription,TableId}', '"<uuid>"'),
-			'{TableDescription,CreationDateTime}', '0', false)
-		WHEN j ? 'Table' THEN jsonb_set(jsonb_set(j, '{Table,TableId}', '"<uuid>"'),
-			'{Table,CreationDateTime}', '0', false)
+		WHEN j ? 'TableDescription' THEN jsonb_set(jsonb_set(jsonb_set(j, '{TableDescription,TableId}', '"<uuid>"'),
+			'{TableDescription,CreationDateTime}', '0', false),
+			'{TableDescription,BillingModeSummary,LastUpdateToPayPerRequestDateTime}', '0', false)
+		WHEN j ? 'Table' THEN jsonb_set(jsonb_set(jsonb_set(j, '{Table,TableId}', '"<uuid>"'),
+			'{Table,CreationDateTime}', '0', false),
+			'{Table,BillingModeSummary,LastUpdateToPayPerRequestDateTime}', '0', false)
 		ELSE j END
 $$;
 

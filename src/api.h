@@ -65,6 +65,59 @@ extern void ApiRejectLegacy(ApiRequest *req, const char *const *legacy,
 							int nlegacy, const char *expression_params);
 
 /* ---- reading and writing items through SPI ---- */
+/*
+ * Values echoed in constraint messages, rendered as DynamoDB's Java model
+ * renders them ("[KeySchemaElement(attributeName=pk, keyType=HASH)]").
+ * Results are palloc'd.
+ */
+typedef enum ApiEchoKind
+{
+	API_ECHO_SCALAR,			/* a string, number or boolean as is */
+	API_ECHO_ATTR_MAP,			/* name -> AttributeValue (class@hash) */
+	API_ECHO_STRING_MAP,		/* name -> string */
+	API_ECHO_STRUCT				/* a nested structure (shape) */
+} ApiEchoKind;
+
+typedef struct ApiEchoShape ApiEchoShape;
+typedef struct ApiEchoMember
+{
+	const char *name;			/* JSON member name; Java's is lowerCamel */
+	ApiEchoKind kind;
+	const ApiEchoShape *shape;	/* for API_ECHO_STRUCT */
+} ApiEchoMember;
+
+struct ApiEchoShape
+{
+	const char *name;			/* the model's class name */
+	int			nmembers;
+	ApiEchoMember members[8];
+};
+
+extern const ApiEchoShape ApiEchoKeySchemaElement;
+extern const ApiEchoShape ApiEchoWriteRequest;
+extern const ApiEchoShape ApiEchoTransactGetItem;
+extern const ApiEchoShape ApiEchoTransactWriteItem;
+extern char *ApiEchoList(Jsonb *arr, const ApiEchoShape *shape);
+extern char *ApiEchoMapOfLists(Jsonb *obj, const ApiEchoShape *shape);
+
+/*
+ * ItemCollectionMetrics (ReturnItemCollectionMetrics SIZE): only tables
+ * with a local secondary index have item collections.  The push adds the
+ * metrics object of key's partition (ItemCollectionKey and
+ * SizeEstimateRangeGB) as a value; SPI connected.
+ */
+extern bool ApiWantsCollectionMetrics(ItemTableDef *def, int ricm);
+extern void ApiPushItemCollectionMetrics(JsonbParseState **state, ItemTableDef *def,
+										 const ItemKey *key);
+/*
+ * Batch and transaction form: "ItemCollectionMetrics": {table: [metrics of
+ * each partition written]}, over the writes (defs[i], keys[i]) to tables
+ * with an LSI; nothing when there are none or ricm is not SIZE.
+ */
+extern void ApiPushCollectionMetricsByTable(JsonbParseState **state, List *defs,
+											List *keys, int ricm);
+extern Datum item_table_test_collection_size(PG_FUNCTION_ARGS);
+
 extern Jsonb *ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock);
 extern bool ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);

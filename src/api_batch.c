@@ -78,6 +78,65 @@ static const char *const rvccf_values[] = {"ALL_OLD", "NONE"};
  * ----------------------------------------------------------------
  */
 
+/*
+ * raise_cancellation
+ *		TransactionCanceledException with one reason per action: codes[i]
+ *		(NULL: None, no message), messages[i], and the item of a failed
+ *		condition (items may be NULL).
+ */
+static void
+raise_cancellation(int n, const char *const *codes, char *const *messages,
+				   AttrValue *const *items)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue *res;
+	StringInfoData msg;
+	int			i;
+
+	initStringInfo(&msg);
+	appendStringInfoString(&msg, "Transaction cancelled, please refer cancellation reasons for specific reasons [");
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(&state, "CancellationReasons");
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	for (i = 0; i < n; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(&msg, ", ");
+		appendStringInfoString(&msg, codes[i] ? codes[i] : "None");
+		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(&state, "Code");
+		ApiPushString(&state, codes[i] ? codes[i] : "None");
+		if (codes[i] != NULL)
+		{
+			ApiPushKey(&state, "Message");
+			ApiPushString(&state, messages[i]);
+		}
+		if (items != NULL && items[i] != NULL)
+		{
+			ApiPushKey(&state, "Item");
+			ApiPushItem(&state, items[i]);
+		}
+		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	appendStringInfoChar(&msg, ']');
+	DynRaiseBody(DYN_TRANSACTION_CANCELED, JsonbValueToJsonb(res), msg.data);
+}
+
+/* message of a ValidationException raised by our own code, or NULL */
+static char *
+validation_message(ErrorData *edata)
+{
+	const char *prefix = "ValidationException: ";
+
+	if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION || edata->message == NULL)
+		return NULL;
+	if (strncmp(edata->message, prefix, strlen(prefix)) == 0)
+		return pstrdup(edata->message + strlen(prefix));
+	return pstrdup(edata->message);
+}
+
 /* the elements of an array (or the members of an object) as JsonbValues */
 static List *
 container_values(Jsonb *jb, List **keys)
@@ -338,6 +397,24 @@ typedef struct BatchWrite
 	int64		size;
 } BatchWrite;
 
+/*
+ * put_key_types
+ *		A PutRequest item whose key attribute has another type than the
+ *		schema's: BatchWriteItem answers with the Key message, where PutItem
+ *		names the type mismatch (both recorded against DynamoDB).
+ */
+static void
+put_key_types(ItemTableDef *def, const AttrValue *item)
+{
+	const AttrValue *h = AttrMapGet(item, def->hash_key, strlen(def->hash_key));
+	const AttrValue *r = def->range_key ?
+		AttrMapGet(item, def->range_key, strlen(def->range_key)) : NULL;
+
+	if ((h != NULL && h->type != def->hash_type) ||
+		(r != NULL && r->type != def->range_type))
+		DynValidation("The provided key element does not match the schema");
+}
+
 Datum
 item_table_batch_write_item(PG_FUNCTION_ARGS)
 {
@@ -353,6 +430,9 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 	List	   *units = NIL;
 	JsonbParseState *state = NULL;
 	Jsonb	   *result;
+	int			ricm;
+	List	   *written_defs = NIL;
+	List	   *written_keys = NIL;
 	static const char *const ricm_values[] = {"SIZE", "NONE"};
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
@@ -360,11 +440,27 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 	if (items_j == NULL)
 		ApiProblem(&req, "Value null at 'requestItems' failed to satisfy constraint: Member must not be null");
 	rcc = ApiGetReturnConsumedCapacity(&req);
-	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
+	ricm = ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
 					  ricm_values, lengthof(ricm_values));
 	ApiRequestCheck(&req);
+	if (JB_ROOT_COUNT(items_j) == 0)
+		DynValidation("The requestItems parameter is required for BatchWriteItem");
 
+	/* the shape of the map first: 1 to 25 requests under each table */
 	entries = container_values(items_j, &names);
+	foreach(lc, entries)
+	{
+		JsonbValue *arr = (JsonbValue *) lfirst(lc);
+		int			n;
+
+		if (arr->type != jbvBinary || !JsonContainerIsArray(arr->val.binary.data))
+			DynRaise(DYN_SERIALIZATION, "Unexpected value in RequestItems; expected an array of write requests");
+		n = JsonContainerSize(arr->val.binary.data);
+		if (n < 1 || n > BATCH_WRITE_MAX)
+			DynValidation("1 validation error detected: Value '%s' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]",
+						  ApiEchoMapOfLists(items_j, &ApiEchoWriteRequest));
+	}
+
 	forboth(lc, names, lc2, entries)
 	{
 		char	   *table = (char *) lfirst(lc);
@@ -372,12 +468,7 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 		List	   *reqs;
 		ListCell   *rc;
 
-		if (arr->type != jbvBinary || !JsonContainerIsArray(arr->val.binary.data))
-			DynRaise(DYN_SERIALIZATION, "Unexpected value in RequestItems; expected an array of write requests");
 		reqs = container_values(JsonbValueToJsonb(arr), NULL);
-		if (reqs == NIL)
-			DynValidation("1 validation error detected: Value '[]' at 'requestItems.%s.member' failed to satisfy constraint: Member must have length greater than or equal to 1",
-						  table);
 		foreach(rc, reqs)
 		{
 			ApiRequest	sub;
@@ -420,9 +511,7 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 		}
 	}
 	if (list_length(writes) > BATCH_WRITE_MAX)
-		DynValidation("1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to 25, Member must have length greater than or equal to 1]");
-	if (writes == NIL)
-		DynValidation("1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1");
+		DynValidation("Too many items requested for the BatchWriteItem call");
 
 	SPI_connect();
 	/* validate everything before the first write */
@@ -434,6 +523,7 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 		w->def = TableDefLookup(w->table);
 		if (w->is_put)
 		{
+			put_key_types(w->def, w->value);
 			w->key = TableDefKeyFromItem(w->def, w->value);
 			w->size = AttrItemSize(w->value);
 			if (w->size > ATTR_MAX_ITEM_SIZE)
@@ -462,6 +552,8 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 		else
 			ApiDeleteItem(w->def, w->key);
 		units = ApiAddTableUnits(units, w->def->name, ApiWriteUnits(w->size));
+		written_defs = lappend(written_defs, w->def);
+		written_keys = lappend(written_keys, w->key);
 	}
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
@@ -469,6 +561,7 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	ApiPushTableCapacities(&state, units, rcc);
+	ApiPushCollectionMetricsByTable(&state, written_defs, written_keys, ricm);
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
@@ -478,6 +571,37 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
  * TransactGetItems
  * ----------------------------------------------------------------
  */
+/*
+ * key_param_problem
+ *		The item_key of a Key parameter into *key, or the message of the
+ *		ValidationException that refused it (other errors propagate).
+ */
+static char *
+key_param_problem(ItemTableDef *def, const AttrValue *keyattrs, ItemKey **key,
+				  MemoryContext cxt)
+{
+	char	   *volatile problem = NULL;
+
+	PG_TRY();
+	{
+		*key = TableDefKeyFromKeyParam(def, keyattrs);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+		MemoryContext ecxt = MemoryContextSwitchTo(cxt);
+
+		edata = CopyErrorData();
+		MemoryContextSwitchTo(ecxt);
+		if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION)
+			PG_RE_THROW();
+		FlushErrorState();
+		problem = validation_message(edata);
+	}
+	PG_END_TRY();
+	return problem;
+}
+
 Datum
 item_table_transact_get_items(PG_FUNCTION_ARGS)
 {
@@ -510,7 +634,8 @@ item_table_transact_get_items(PG_FUNCTION_ARGS)
 	if (list_length(gets) < 1)
 		DynValidation("1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1");
 	if (list_length(gets) > TRANSACT_MAX_ITEMS)
-		DynValidation("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100");
+		DynValidation("1 validation error detected: Value '%s' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100",
+					  ApiEchoList(items_j, &ApiEchoTransactGetItem));
 
 	foreach(lc, gets)
 	{
@@ -547,9 +672,21 @@ item_table_transact_get_items(PG_FUNCTION_ARGS)
 	{
 		TxGet	   *g = (TxGet *) lfirst(lc);
 		ListCell   *pc;
+		char	   *problem;
 
 		g->def = TableDefLookup(g->table);
-		g->key = TableDefKeyFromKeyParam(g->def, g->keyattrs);
+		/* a key that does not fit the schema cancels the transaction */
+		problem = key_param_problem(g->def, g->keyattrs, &g->key, callercxt);
+		if (problem != NULL)
+		{
+			int			n = list_length(parsed);
+			const char **codes = palloc0(n * sizeof(char *));
+			char	  **messages = palloc0(n * sizeof(char *));
+
+			codes[foreach_current_index(lc)] = "ValidationError";
+			messages[foreach_current_index(lc)] = problem;
+			raise_cancellation(n, codes, messages, NULL);
+		}
 		foreach(pc, parsed)
 		{
 			TxGet	   *o = (TxGet *) lfirst(pc);
@@ -710,55 +847,22 @@ parse_tx_action(JsonbValue *v, int index)
 static void
 raise_canceled(List *actions)
 {
-	JsonbParseState *state = NULL;
-	JsonbValue *res;
-	StringInfoData msg;
+	int			n = list_length(actions);
+	const char **codes = palloc(n * sizeof(char *));
+	char	  **messages = palloc(n * sizeof(char *));
+	AttrValue **items = palloc(n * sizeof(AttrValue *));
 	ListCell   *lc;
 
-	initStringInfo(&msg);
-	appendStringInfoString(&msg, "Transaction cancelled, please refer cancellation reasons for specific reasons [");
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	ApiPushKey(&state, "CancellationReasons");
-	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 	foreach(lc, actions)
 	{
 		TxAction   *a = (TxAction *) lfirst(lc);
+		int			i = foreach_current_index(lc);
 
-		if (lc != list_head(actions))
-			appendStringInfoString(&msg, ", ");
-		appendStringInfoString(&msg, a->code ? a->code : "None");
-		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-		ApiPushKey(&state, "Code");
-		ApiPushString(&state, a->code ? a->code : "None");
-		if (a->code != NULL)
-		{
-			ApiPushKey(&state, "Message");
-			ApiPushString(&state, a->message);
-		}
-		if (a->reason_item != NULL)
-		{
-			ApiPushKey(&state, "Item");
-			ApiPushItem(&state, a->reason_item);
-		}
-		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+		codes[i] = a->code;
+		messages[i] = a->message;
+		items[i] = a->reason_item;
 	}
-	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
-	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	appendStringInfoChar(&msg, ']');
-	DynRaiseBody(DYN_TRANSACTION_CANCELED, JsonbValueToJsonb(res), msg.data);
-}
-
-/* message of a ValidationException raised by our own code, or NULL */
-static char *
-validation_message(ErrorData *edata)
-{
-	const char *prefix = "ValidationException: ";
-
-	if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION || edata->message == NULL)
-		return NULL;
-	if (strncmp(edata->message, prefix, strlen(prefix)) == 0)
-		return pstrdup(edata->message + strlen(prefix));
-	return pstrdup(edata->message);
+	raise_cancellation(n, codes, messages, items);
 }
 
 static bool
@@ -952,6 +1056,9 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 	List	   *units = NIL;
 	JsonbParseState *state = NULL;
 	Jsonb	   *result;
+	int			ricm;
+	List	   *written_defs = NIL;
+	List	   *written_keys = NIL;
 	static const char *const ricm_values[] = {"SIZE", "NONE"};
 
 	ApiRequestInit(&req, body);
@@ -964,14 +1071,15 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 	if (token != NULL && strlen(token) > TOKEN_MAX_LEN)
 		ApiProblem(&req, "Value '%s' at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36", token);
 	rcc = ApiGetReturnConsumedCapacity(&req);
-	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
+	ricm = ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
 					  ricm_values, lengthof(ricm_values));
 	ApiRequestCheck(&req);
 	elems = container_values(items_j, NULL);
 	if (list_length(elems) < 1)
 		DynValidation("1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1");
 	if (list_length(elems) > TRANSACT_MAX_ITEMS)
-		DynValidation("1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100");
+		DynValidation("1 validation error detected: Value '%s' at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to 100",
+					  ApiEchoList(items_j, &ApiEchoTransactWriteItem));
 	if (VARSIZE(body) > TRANSACT_MAX_BYTES)
 		DynValidation("Transaction request size has exceeded the maximum allowed size of 4 MB");
 
@@ -1133,9 +1241,15 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 							   a->new ? AttrItemSize(a->new) : 0);
 
 		units = ApiAddTableUnits(units, a->def->name, 2 * ApiWriteUnits(size));
+		if (a->kind != TX_CONDITION_CHECK)
+		{
+			written_defs = lappend(written_defs, a->def);
+			written_keys = lappend(written_keys, a->key);
+		}
 	}
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	ApiPushTableCapacities(&state, units, rcc);
+	ApiPushCollectionMetricsByTable(&state, written_defs, written_keys, ricm);
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);

@@ -7,7 +7,15 @@
  * of the wrong JSON type is a SerializationException at once; constraint
  * violations (missing required members, lengths, patterns, enum values)
  * are collected and raised together by ApiRequestCheck() in DynamoDB's
- * "N validation errors detected: a; b" form.
+ * "N validation errors detected: a; b" form.  Enum values are listed in
+ * DynamoDB's order, and collections DynamoDB echoes in such messages (a key
+ * schema, a batch, a transaction over its length) render as its Java model
+ * renders them (ApiEchoList and friends).
+ *
+ * Item collections.  ReturnItemCollectionMetrics SIZE on a table with an
+ * LSI reports the size of the written partition with its LSI entries,
+ * measured by one prepared statement per table definition over the
+ * partition's index range (see "ItemCollectionMetrics" below).
  *
  * Tables.  Every operation finds its table's definition -- physical table,
  * key schema, indexes -- through table_def.c, and builds keys there.  The
@@ -30,6 +38,8 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -213,12 +223,58 @@ ApiGetArray(ApiRequest *req, const char *name)
 	return JsonbValueToJsonb(v);
 }
 
+/*
+ * DynamoDB lists an enum's values in its model's order, which is not
+ * always the order our arrays keep them in (an index into those arrays is
+ * what callers act on).  The value sets whose order differs, in DynamoDB's
+ * order; a set not listed here is printed in the caller's order.
+ */
+static const char *const enum_display_orders[][6] = {
+	{"SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"},
+	{"B", "N", "S"},
+	{"ALL_NEW", "UPDATED_OLD", "ALL_OLD", "NONE", "UPDATED_NEW"},
+	{"ALL", "INCLUDE", "KEYS_ONLY"},
+};
+
+/* the display order of values[], if it is one of the sets above */
+static const char *const *
+enum_display_order(const char *const *values, int nvalues)
+{
+	int			o;
+
+	for (o = 0; o < (int) lengthof(enum_display_orders); o++)
+	{
+		const char *const *order = enum_display_orders[o];
+		int			n = 0;
+		int			i;
+		bool		same = true;
+
+		while (n < 6 && order[n] != NULL)
+			n++;
+		if (n != nvalues)
+			continue;
+		for (i = 0; i < n && same; i++)
+		{
+			int			j;
+
+			same = false;
+			for (j = 0; j < nvalues; j++)
+				if (strcmp(order[i], values[j]) == 0)
+					same = true;
+		}
+		if (same)
+			return order;
+	}
+	return values;
+}
+
 int
 ApiGetEnum(ApiRequest *req, const char *name, const char *field,
 		   const char *const *values, int nvalues)
 {
 	char	   *s = ApiGetString(req, name, field, false);
 	StringInfoData set;
+	const char *const *shown;
 	int			i;
 
 	if (s == NULL)
@@ -228,9 +284,10 @@ ApiGetEnum(ApiRequest *req, const char *name, const char *field,
 		if (strcmp(s, values[i]) == 0)
 			return i;
 	}
+	shown = enum_display_order(values, nvalues);
 	initStringInfo(&set);
 	for (i = 0; i < nvalues; i++)
-		appendStringInfo(&set, "%s%s", i > 0 ? ", " : "", values[i]);
+		appendStringInfo(&set, "%s%s", i > 0 ? ", " : "", shown[i]);
 	ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must satisfy enum value set: [%s]",
 			   s, field, set.data);
 	return -1;
@@ -247,12 +304,19 @@ ApiGetTableName(ApiRequest *req, const char *name, const char *field,
 	if (s == NULL)
 		return NULL;
 	len = strlen(s);
-	if (len < 3)
-		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 3",
-				   s, field);
-	if (len > 255)
-		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to 255",
-				   s, field);
+
+	/*
+	 * A table name may also be a table ARN (up to 1024 characters), so the
+	 * model's bounds for TableName are 1..1024: an empty name fails only
+	 * that bound, and a name of 1 or 2 characters the table-name rule.
+	 */
+	if (len == 0 && strcmp(field, "tableName") == 0)
+	{
+		ApiProblem(req, "Value '' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1",
+				   field);
+		return s;
+	}
+	/* DynamoDB reports the pattern before the lengths */
 	for (p = s; *p; p++)
 	{
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
@@ -263,6 +327,12 @@ ApiGetTableName(ApiRequest *req, const char *name, const char *field,
 			break;
 		}
 	}
+	if (len < 3)
+		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 3",
+				   s, field);
+	if (len > 255)
+		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to 255",
+				   s, field);
 	return s;
 }
 
@@ -286,6 +356,471 @@ ApiRejectLegacy(ApiRequest *req, const char *const *legacy, int nlegacy,
 					  found.data, expression_params);
 	DynValidation("The legacy parameters {%s} are not supported; use expressions (ConditionExpression, ProjectionExpression, KeyConditionExpression, FilterExpression, UpdateExpression) instead",
 				  found.data);
+}
+
+/* ----------------------------------------------------------------
+ * echoed values in constraint messages
+ *
+ * DynamoDB's "Value '<v>' at '<member>' failed to satisfy constraint"
+ * renders the offending value as its Java model renders itself: a list as
+ * "[a, b]", a map as "{k=v}", a structure as "Name(member=value, ...)"
+ * naming every member of the model in order (absent ones as "null"), and
+ * an AttributeValue as its class name and identity hash
+ * ("com.amazonaws.dynamodb.v20120810.AttributeValue@1b2c3d4e").  The
+ * shapes below are those of the structures DynamoDB echoes whole (a key
+ * schema, a batch or a transaction over its length limit).  The hash is a
+ * hash of the value's JSON text, so the message is stable for a request.
+ * ----------------------------------------------------------------
+ */
+static const ApiEchoShape echo_get = {"Get", 4, {
+		{"Key", API_ECHO_ATTR_MAP}, {"TableName", API_ECHO_SCALAR},
+		{"ProjectionExpression", API_ECHO_SCALAR},
+{"ExpressionAttributeNames", API_ECHO_STRING_MAP}}};
+const ApiEchoShape ApiEchoTransactGetItem = {"TransactGetItem", 1, {
+{"Get", API_ECHO_STRUCT, &echo_get}}};
+
+#define ECHO_CONDITION_MEMBERS \
+	{"ConditionExpression", API_ECHO_SCALAR}, \
+	{"ExpressionAttributeNames", API_ECHO_STRING_MAP}, \
+	{"ExpressionAttributeValues", API_ECHO_ATTR_MAP}, \
+	{"ReturnValuesOnConditionCheckFailure", API_ECHO_SCALAR}
+static const ApiEchoShape echo_condition_check = {"ConditionCheck", 6, {
+		{"Key", API_ECHO_ATTR_MAP}, {"TableName", API_ECHO_SCALAR},
+ECHO_CONDITION_MEMBERS}};
+static const ApiEchoShape echo_put = {"Put", 6, {
+		{"Item", API_ECHO_ATTR_MAP}, {"TableName", API_ECHO_SCALAR},
+ECHO_CONDITION_MEMBERS}};
+static const ApiEchoShape echo_delete = {"Delete", 6, {
+		{"Key", API_ECHO_ATTR_MAP}, {"TableName", API_ECHO_SCALAR},
+ECHO_CONDITION_MEMBERS}};
+static const ApiEchoShape echo_update = {"Update", 7, {
+		{"Key", API_ECHO_ATTR_MAP}, {"UpdateExpression", API_ECHO_SCALAR},
+		{"TableName", API_ECHO_SCALAR},
+ECHO_CONDITION_MEMBERS}};
+const ApiEchoShape ApiEchoTransactWriteItem = {"TransactWriteItem", 4, {
+		{"ConditionCheck", API_ECHO_STRUCT, &echo_condition_check},
+		{"Put", API_ECHO_STRUCT, &echo_put},
+		{"Delete", API_ECHO_STRUCT, &echo_delete},
+{"Update", API_ECHO_STRUCT, &echo_update}}};
+
+static const ApiEchoShape echo_put_request = {"PutRequest", 2, {
+{"Item", API_ECHO_ATTR_MAP}, {"WorkloadProfileName", API_ECHO_SCALAR}}};
+static const ApiEchoShape echo_delete_request = {"DeleteRequest", 2, {
+{"Key", API_ECHO_ATTR_MAP}, {"WorkloadProfileName", API_ECHO_SCALAR}}};
+const ApiEchoShape ApiEchoWriteRequest = {"WriteRequest", 2, {
+		{"PutRequest", API_ECHO_STRUCT, &echo_put_request},
+{"DeleteRequest", API_ECHO_STRUCT, &echo_delete_request}}};
+
+const ApiEchoShape ApiEchoKeySchemaElement = {"KeySchemaElement", 2, {
+{"AttributeName", API_ECHO_SCALAR}, {"KeyType", API_ECHO_SCALAR}}};
+
+static void echo_value(StringInfo buf, JsonbValue *v, ApiEchoKind kind,
+					   const ApiEchoShape *shape);
+
+/* a JSON scalar as Java's toString would print the model's field */
+static void
+echo_scalar(StringInfo buf, JsonbValue *v)
+{
+	switch (v->type)
+	{
+		case jbvString:
+			appendBinaryStringInfo(buf, v->val.string.val, v->val.string.len);
+			break;
+		case jbvNumeric:
+			appendStringInfoString(buf, DatumGetCString(DirectFunctionCall1(numeric_out,
+																			 NumericGetDatum(v->val.numeric))));
+			break;
+		case jbvBool:
+			appendStringInfoString(buf, v->val.boolean ? "true" : "false");
+			break;
+		case jbvBinary:
+			appendStringInfoString(buf, JsonbToCString(NULL, v->val.binary.data,
+													   v->val.binary.len));
+			break;
+		default:
+			appendStringInfoString(buf, "null");
+			break;
+	}
+}
+
+/* "{k=v, ...}" of an object, each value rendered as kind */
+static void
+echo_map(StringInfo buf, JsonbValue *v, ApiEchoKind kind)
+{
+	JsonbIterator *it;
+	JsonbValue	k,
+				val;
+	JsonbIteratorToken tok;
+	bool		first = true;
+
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+	{
+		echo_scalar(buf, v);
+		return;
+	}
+	appendStringInfoChar(buf, '{');
+	it = JsonbIteratorInit(v->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &val, true);
+		if (!first)
+			appendStringInfoString(buf, ", ");
+		first = false;
+		appendBinaryStringInfo(buf, k.val.string.val, k.val.string.len);
+		appendStringInfoChar(buf, '=');
+		if (kind == API_ECHO_ATTR_MAP)
+		{
+			/* FNV-1a of the value's JSON text: the same on every platform */
+			char	   *text = val.type == jbvBinary ?
+				JsonbToCString(NULL, val.val.binary.data, val.val.binary.len) : "";
+			uint32		h = 2166136261u;
+			const char *c;
+
+			for (c = text; *c; c++)
+				h = (h ^ (unsigned char) *c) * 16777619u;
+			appendStringInfo(buf, "com.amazonaws.dynamodb.v20120810.AttributeValue@%08x", h);
+		}
+		else
+			echo_scalar(buf, &val);
+	}
+	appendStringInfoChar(buf, '}');
+}
+
+/* "Name(member=value, ...)" with every member of the shape */
+static void
+echo_struct(StringInfo buf, JsonbValue *v, const ApiEchoShape *shape)
+{
+	int			i;
+
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+	{
+		echo_scalar(buf, v);
+		return;
+	}
+	appendStringInfo(buf, "%s(", shape->name);
+	for (i = 0; i < shape->nmembers; i++)
+	{
+		const ApiEchoMember *m = &shape->members[i];
+		JsonbValue *mv = getKeyJsonValueFromContainer(v->val.binary.data, m->name,
+													  strlen(m->name), NULL);
+
+		if (i > 0)
+			appendStringInfoString(buf, ", ");
+		appendStringInfo(buf, "%c%s=", pg_ascii_tolower((unsigned char) m->name[0]),
+						 m->name + 1);
+		if (mv == NULL || mv->type == jbvNull)
+			appendStringInfoString(buf, "null");
+		else
+			echo_value(buf, mv, m->kind, m->shape);
+	}
+	appendStringInfoChar(buf, ')');
+}
+
+static void
+echo_value(StringInfo buf, JsonbValue *v, ApiEchoKind kind, const ApiEchoShape *shape)
+{
+	switch (kind)
+	{
+		case API_ECHO_SCALAR:
+			echo_scalar(buf, v);
+			break;
+		case API_ECHO_ATTR_MAP:
+		case API_ECHO_STRING_MAP:
+			echo_map(buf, v, kind);
+			break;
+		case API_ECHO_STRUCT:
+			echo_struct(buf, v, shape);
+			break;
+	}
+}
+
+/* "[e, ...]" of an array of structures */
+static void
+echo_list(StringInfo buf, JsonbContainer *arr, const ApiEchoShape *shape)
+{
+	JsonbIterator *it = JsonbIteratorInit(arr);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	bool		first = true;
+
+	appendStringInfoChar(buf, '[');
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok != WJB_ELEM)
+			continue;
+		if (!first)
+			appendStringInfoString(buf, ", ");
+		first = false;
+		echo_struct(buf, &v, shape);
+	}
+	appendStringInfoChar(buf, ']');
+}
+
+char *
+ApiEchoList(Jsonb *arr, const ApiEchoShape *shape)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	echo_list(&buf, &arr->root, shape);
+	return buf.data;
+}
+
+char *
+ApiEchoMapOfLists(Jsonb *obj, const ApiEchoShape *shape)
+{
+	StringInfoData buf;
+	JsonbIterator *it = JsonbIteratorInit(&obj->root);
+	JsonbValue	k,
+				v;
+	JsonbIteratorToken tok;
+	bool		first = true;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '{');
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &v, true);
+		if (!first)
+			appendStringInfoString(&buf, ", ");
+		first = false;
+		appendBinaryStringInfo(&buf, k.val.string.val, k.val.string.len);
+		appendStringInfoChar(&buf, '=');
+		if (v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data))
+			echo_list(&buf, v.val.binary.data, shape);
+		else
+			echo_scalar(&buf, &v);
+	}
+	appendStringInfoChar(&buf, '}');
+	return buf.data;
+}
+
+/* ----------------------------------------------------------------
+ * ItemCollectionMetrics
+ *
+ * An item collection is the items of one partition key value together with
+ * their entries in the table's local secondary indexes; DynamoDB reports
+ * its size as a range in GB (the collection is limited to 10 GB).  We
+ * measure it exactly, as the DynamoDB sizes of the items in the partition
+ * plus those of their LSI entries with DynamoDB's 100 bytes of overhead per
+ * index entry, by one prepared statement that reads the partition's index
+ * range in the table and in each LSI table, and report the whole gigabytes
+ * around it: [floor, floor + 1].  The statement runs as the table's owner
+ * (a writer need not be able to read the table to be told its size).
+ * ----------------------------------------------------------------
+ */
+#define RICM_SIZE 0				/* index of "SIZE" in the callers' enum */
+#define LSI_ENTRY_OVERHEAD 100
+
+bool
+ApiWantsCollectionMetrics(ItemTableDef *def, int ricm)
+{
+	int			i;
+
+	if (ricm != RICM_SIZE)
+		return false;
+	for (i = 0; i < def->nindexes; i++)
+	{
+		if (def->indexes[i].is_local)
+			return true;
+	}
+	return false;
+}
+
+/* the size in bytes of the item collection [lo, hi) of def */
+static double
+collection_size(ItemTableDef *def, ItemKey *lo, ItemKey *hi)
+{
+	SPIPlanPtr	plan = def->plan_collection_size;
+	Datum		values[2] = {PointerGetDatum(lo), PointerGetDatum(hi)};
+	ItemRoleSwitch sw;
+	bool		isnull;
+	Datum		d;
+	int			rc;
+
+	if (plan == NULL)
+	{
+		StringInfoData sql;
+		Oid			argtypes[2] = {ItemKeyTypeOid(), ItemKeyTypeOid()};
+		int			i;
+
+		initStringInfo(&sql);
+		appendStringInfoString(&sql,
+							   "SELECT (COALESCE((SELECT pg_catalog.sum(item_table.item_size(t.item))"
+							   " FROM %s t WHERE t.key OPERATOR(item_table.>=) $1"
+							   " AND t.key OPERATOR(item_table.<) $2), 0)");
+		for (i = 0; i < def->nindexes; i++)
+		{
+			IndexDef   *idx = &def->indexes[i];
+			char	   *qname;
+			const char *c;
+
+			if (!idx->is_local)
+				continue;
+			appendStringInfoString(&sql, " OPERATOR(pg_catalog.+) COALESCE((SELECT pg_catalog.sum(item_table.item_size(i.item)"
+								   " OPERATOR(pg_catalog.+) " CppAsString2(LSI_ENTRY_OVERHEAD) ") FROM ");
+			/* the template's one %s is the table: escape the index's name */
+			qname = ItemQualifiedName(idx->relid);
+			for (c = qname; *c; c++)
+			{
+				if (*c == '%')
+					appendStringInfoChar(&sql, '%');
+				appendStringInfoChar(&sql, *c);
+			}
+			appendStringInfoString(&sql, " i WHERE i.ikey OPERATOR(item_table.>=) $1"
+								   " AND i.ikey OPERATOR(item_table.<) $2), 0)");
+		}
+		appendStringInfoString(&sql, ")::pg_catalog.float8");
+		plan = TableDefPlan(def, &def->plan_collection_size, sql.data, 2, argtypes);
+	}
+	ItemAsRoleBegin(&sw, ItemRelationOwner(def->relid), 0);
+	rc = SPI_execute_plan(plan, values, NULL, true, 1);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "item collection size: %s", SPI_result_code_string(rc));
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? 0 : DatumGetFloat8(d);
+}
+
+/*
+ * item_table_test_collection_size(table text, key jsonb) -> float8
+ *		The size in bytes the metrics are computed from, for the partition
+ *		of a Key parameter.  A test hook: the install script does not
+ *		declare it; the pgTAP test item_collection_metrics declares it in
+ *		pg_temp and checks it against the item sizes summed in SQL.
+ */
+PG_FUNCTION_INFO_V1(item_table_test_collection_size);
+
+Datum
+item_table_test_collection_size(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	AttrValue  *keyattrs = AttrItemFromJsonb(PG_GETARG_JSONB_P(1));
+	ItemTableDef *def;
+	ItemKey    *key;
+	const uint8 *data;
+	ItemKey    *lo,
+			   *hi;
+	double		size;
+
+	SPI_connect();
+	def = TableDefLookup(name);
+	key = TableDefKeyFromKeyParam(def, keyattrs);
+	data = (const uint8 *) ITEMKEY_DATA(key);
+	KeyCodecPrefixBounds(KeyCodecMakeVarlena(data, KeyCodecPartitionLength(data, ITEMKEY_LEN(key))),
+						 &lo, &hi);
+	size = collection_size(def, lo, hi);
+	SPI_finish();
+	PG_RETURN_FLOAT8(size);
+}
+
+void
+ApiPushItemCollectionMetrics(JsonbParseState **state, ItemTableDef *def,
+							 const ItemKey *key)
+{
+	const uint8 *data = (const uint8 *) ITEMKEY_DATA(key);
+	ItemKey    *partition = KeyCodecMakeVarlena(data,
+												KeyCodecPartitionLength(data, ITEMKEY_LEN(key)));
+	ItemKeyParsed parsed;
+	ItemKey    *lo,
+			   *hi;
+	double		gb;
+	double		bound;
+
+	KeyCodecPrefixBounds(partition, &lo, &hi);
+	gb = floor(collection_size(def, lo, hi) / (1024.0 * 1024.0 * 1024.0));
+
+	ItemKeyDecodeOrError(partition, &parsed);
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(state, "ItemCollectionKey");
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	ApiPushKey(state, def->hash_key);
+	ApiPushJsonb(state, ItemKeyPartToAttributeValue(&parsed.partition));
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	ApiPushKey(state, "SizeEstimateRangeGB");
+	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+	for (bound = gb; bound <= gb + 1; bound++)
+	{
+		JsonbValue	v;
+
+		v.type = jbvNumeric;
+		v.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in,
+															CStringGetDatum(psprintf("%.1f", bound)),
+															ObjectIdGetDatum(InvalidOid),
+															Int32GetDatum(-1)));
+		pushJsonbValue(state, WJB_ELEM, &v);
+	}
+	pushJsonbValue(state, WJB_END_ARRAY, NULL);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/* is the partition of key already among those of the keys in done? */
+static bool
+partition_listed(List *done, const ItemKey *key)
+{
+	const uint8 *k = (const uint8 *) ITEMKEY_DATA(key);
+	int			klen = KeyCodecPartitionLength(k, ITEMKEY_LEN(key));
+	ListCell   *lc;
+
+	foreach(lc, done)
+	{
+		const ItemKey *o = (const ItemKey *) lfirst(lc);
+		const uint8 *od = (const uint8 *) ITEMKEY_DATA(o);
+		int			olen = KeyCodecPartitionLength(od, ITEMKEY_LEN(o));
+
+		if (olen == klen && memcmp(od, k, klen) == 0)
+			return true;
+	}
+	return false;
+}
+
+void
+ApiPushCollectionMetricsByTable(JsonbParseState **state, List *defs, List *keys,
+								int ricm)
+{
+	List	   *tables = NIL;	/* ItemTableDef *, each once, with an LSI */
+	ListCell   *tc,
+			   *dc,
+			   *kc;
+
+	foreach(dc, defs)
+	{
+		ItemTableDef *def = (ItemTableDef *) lfirst(dc);
+		bool		seen = false;
+
+		foreach(tc, tables)
+			seen |= ((ItemTableDef *) lfirst(tc))->relid == def->relid;
+		if (!seen && ApiWantsCollectionMetrics(def, ricm))
+			tables = lappend(tables, def);
+	}
+	if (tables == NIL)
+		return;
+	ApiPushKey(state, "ItemCollectionMetrics");
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	foreach(tc, tables)
+	{
+		ItemTableDef *t = (ItemTableDef *) lfirst(tc);
+		List	   *done = NIL;
+
+		ApiPushKey(state, t->name);
+		pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+		forboth(dc, defs, kc, keys)
+		{
+			ItemKey    *key = (ItemKey *) lfirst(kc);
+
+			if (((ItemTableDef *) lfirst(dc))->relid != t->relid ||
+				partition_listed(done, key))
+				continue;
+			done = lappend(done, key);
+			ApiPushItemCollectionMetrics(state, t, key);
+		}
+		pushJsonbValue(state, WJB_END_ARRAY, NULL);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
 /* ----------------------------------------------------------------

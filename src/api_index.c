@@ -72,10 +72,12 @@ ApiCheckKeyAttributeName(ApiRequest *req, const char *name, const char *field)
 /*
  * ApiParseIndex
  *		One element of GlobalSecondaryIndexes / LocalSecondaryIndexes (or a
- *		GlobalSecondaryIndexUpdates Create).  Shape problems go to req.
+ *		GlobalSecondaryIndexUpdates Create), whose members messages name
+ *		under path ("globalSecondaryIndexes.1.member").  Shape problems go
+ *		to req.
  */
 ApiIndexSpec *
-ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
+ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, const char *path)
 {
 	ApiIndexSpec *s = palloc0(sizeof(ApiIndexSpec));
 	ApiRequest	sub;
@@ -83,18 +85,16 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
 	Jsonb	   *proj;
 	List	   *elems;
 	ListCell   *lc;
-	const char *what = is_local ? "localSecondaryIndexes" : "globalSecondaryIndexes";
 
 	s->is_local = is_local;
 	ApiRequestInit(&sub, body);
-	s->name = ApiGetTableName(&sub, "IndexName",
-							  psprintf("%s.%d.member.indexName", what, position), true);
+	s->name = ApiGetTableName(&sub, "IndexName", psprintf("%s.indexName", path), true);
 	ks = ApiGetArray(&sub, "KeySchema");
 	proj = ApiGetObject(&sub, "Projection");
 	if (ks == NULL)
-		ApiProblem(&sub, "Value null at '%s.%d.member.keySchema' failed to satisfy constraint: Member must not be null", what, position);
+		ApiProblem(&sub, "Value null at '%s.keySchema' failed to satisfy constraint: Member must not be null", path);
 	if (proj == NULL)
-		ApiProblem(&sub, "Value null at '%s.%d.member.projection' failed to satisfy constraint: Member must not be null", what, position);
+		ApiProblem(&sub, "Value null at '%s.projection' failed to satisfy constraint: Member must not be null", path);
 	if (!is_local)
 	{
 		bool		element = false;
@@ -105,7 +105,7 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
 	}
 	elems = ApiArrayOfObjects(ks, "KeySchema");
 	if (ks != NULL && (list_length(elems) < 1 || list_length(elems) > 2))
-		ApiProblem(&sub, "Value at '%s.%d.member.keySchema' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1", what, position);
+		ApiProblem(&sub, "Value at '%s.keySchema' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1", path);
 	foreach(lc, elems)
 	{
 		ApiRequest	ke;
@@ -118,9 +118,9 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
 		ApiRequestInit(&ke, (Jsonb *) lfirst(lc));
 		an = ApiGetString(&ke, "AttributeName", "attributeName", true);
 		ApiCheckKeyAttributeName(&ke, an,
-								 psprintf("%s.%d.member.keySchema.%d.member.attributeName",
-										  what, position, i + 1));
-		kt = ApiGetEnum(&ke, "KeyType", "keyType", key_types, lengthof(key_types));
+								 psprintf("%s.keySchema.%d.member.attributeName", path, i + 1));
+		kt = ApiGetEnum(&ke, "KeyType", psprintf("%s.keySchema.%d.member.keyType", path, i + 1),
+						key_types, lengthof(key_types));
 		sub.problems = list_concat(sub.problems, ke.problems);
 		if (i == 0)
 		{
@@ -139,10 +139,12 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
 		Jsonb	   *nonkey;
 
 		ApiRequestInit(&pe, proj);
-		s->projection = ApiGetEnum(&pe, "ProjectionType", "projectionType",
+		s->projection = ApiGetEnum(&pe, "ProjectionType",
+								   psprintf("%s.projection.projectionType", path),
 								   projection_types, lengthof(projection_types));
+		s->projection_given = (ApiGetMember(&pe, "ProjectionType") != NULL);
 		if (s->projection < 0)
-			s->projection = PROJ_ALL;	/* DynamoDB's default */
+			s->projection = PROJ_ALL;	/* refused by ApiCheckIndex if absent */
 		nonkey = ApiGetArray(&pe, "NonKeyAttributes");
 		if (nonkey != NULL)
 		{
@@ -167,23 +169,84 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, int position)
 }
 
 /*
+ * ApiCheckKeysDefined
+ *		The attributes of one key schema (a table's or an index's) must all
+ *		have a definition: more key attributes than definitions, and a key
+ *		attribute without one, are DynamoDB's two messages, in that order.
+ */
+void
+ApiCheckKeysDefined(const char *hash, const char *range, List *attrdefs)
+{
+	const char *keys[2] = {hash, range};
+	int			nkeys = range != NULL ? 2 : 1;
+	int			i;
+	ListCell   *lc;
+
+	if (nkeys > list_length(attrdefs))
+		DynValidation("Invalid KeySchema: Some index key attribute have no definition");
+	for (i = 0; i < nkeys; i++)
+	{
+		bool		found = false;
+
+		foreach(lc, attrdefs)
+		{
+			if (strcmp(((ApiAttrDef *) lfirst(lc))->name, keys[i]) == 0)
+				found = true;
+		}
+		if (!found)
+		{
+			StringInfoData k;
+			StringInfoData d;
+
+			initStringInfo(&k);
+			initStringInfo(&d);
+			appendStringInfoString(&k, hash);
+			if (range != NULL)
+				appendStringInfo(&k, ", %s", range);
+			foreach(lc, attrdefs)
+				appendStringInfo(&d, "%s%s", d.len > 0 ? ", " : "",
+								 ((ApiAttrDef *) lfirst(lc))->name);
+			DynValidation("One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s], AttributeDefinitions: [%s]",
+						  k.data, d.data);
+		}
+	}
+}
+
+/*
  * ApiCheckIndex
  *		Semantic checks of one index against the table's key schema.
  */
 void
 ApiCheckIndex(ApiIndexSpec *s, const char *table_hash, const char *table_range)
 {
+	ListCell   *lc;
+
 	if (!s->first_is_hash)
 		DynValidation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
 	if (s->range_key != NULL && strcmp(s->hash_key, s->range_key) == 0)
 		DynValidation("Both the Hash Key and the Range Key element in the KeySchema have the same name");
 	if (s->range_key != NULL && !s->second_is_range)
 		DynValidation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
+	if (!s->projection_given)
+		DynValidation("One or more parameter values were invalid: Unknown ProjectionType: null");
 	if (s->projection == PROJ_INCLUDE && (!s->has_nonkey || s->nonkey == NIL))
 		DynValidation("One or more parameter values were invalid: ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
 	if (s->projection != PROJ_INCLUDE && s->has_nonkey)
 		DynValidation("One or more parameter values were invalid: ProjectionType is %s, but NonKeyAttributes is specified",
 					  projection_types[s->projection]);
+	/* NonKeyAttributes is a set: DynamoDB's duplicate-name message */
+	foreach(lc, s->nonkey)
+	{
+		ListCell   *pc;
+
+		foreach(pc, s->nonkey)
+		{
+			if (pc == lc)
+				break;
+			if (strcmp((char *) lfirst(pc), (char *) lfirst(lc)) == 0)
+				DynValidation("Cannot have two attributes with the same name");
+		}
+	}
 	if (s->is_local)
 	{
 		if (table_range == NULL)

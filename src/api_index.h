@@ -29,6 +29,7 @@ typedef struct ApiIndexSpec
 	bool		second_is_range;
 	int			projection;		/* IndexProjection */
 	bool		has_nonkey;
+	bool		projection_given;	/* ProjectionType present */
 	List	   *nonkey;			/* char * */
 	bool		element;		/* ItemTableElementIndex */
 	Jsonb	   *throughput;		/* GSI ProvisionedThroughput, or NULL */
@@ -38,7 +39,9 @@ typedef struct ApiIndexSpec
 extern void ApiCheckKeyAttributeName(ApiRequest *req, const char *name,
 									 const char *field);
 extern ApiIndexSpec *ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local,
-								   int position);
+								   const char *path);
+/* the key attributes of one key schema against AttributeDefinitions */
+extern void ApiCheckKeysDefined(const char *hash, const char *range, List *attrdefs);
 extern void ApiCheckIndex(ApiIndexSpec *s, const char *table_hash,
 						  const char *table_range);
 extern void ApiCreateIndex(const char *table, Oid base_relid, ApiIndexSpec *s,

@@ -208,6 +208,7 @@ typedef struct SingleWrite
 	int			rv;
 	int			rvccf;
 	int			rcc;
+	int			ricm;			/* ReturnItemCollectionMetrics, -1 absent */
 	CondNode   *cond;			/* ConditionExpression or NULL */
 } SingleWrite;
 
@@ -234,7 +235,7 @@ read_single_write(Jsonb *body, const char *target, const char *field, SingleWrit
 	w->rvccf = ApiGetEnum(&req, "ReturnValuesOnConditionCheckFailure",
 						  "returnValuesOnConditionCheckFailure", rvccf_values, lengthof(rvccf_values));
 	w->rcc = ApiGetReturnConsumedCapacity(&req);
-	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
+	w->ricm = ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
 					  ricm_values, lengthof(ricm_values));
 	ApiRequestCheck(&req);
 	ApiRejectLegacy(&req, legacy, lengthof(legacy), cond_text ? "ConditionExpression" : NULL);
@@ -298,6 +299,11 @@ item_table_put_item(PG_FUNCTION_ARGS)
 		ApiPushAttributes(&state, old);
 	ApiPushConsumedCapacity(&state, def->name,
 							ApiWriteUnits(Max(size, old ? AttrItemSize(old) : 0)), w.rcc);
+	if (ApiWantsCollectionMetrics(def, w.ricm))
+	{
+		ApiPushKey(&state, "ItemCollectionMetrics");
+		ApiPushItemCollectionMetrics(&state, def, key);
+	}
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
@@ -407,6 +413,11 @@ item_table_delete_item(PG_FUNCTION_ARGS)
 		ApiPushAttributes(&state, old);
 	ApiPushConsumedCapacity(&state, def->name,
 							ApiWriteUnits(old ? AttrItemSize(old) : 0), w.rcc);
+	if (ApiWantsCollectionMetrics(def, w.ricm))
+	{
+		ApiPushKey(&state, "ItemCollectionMetrics");
+		ApiPushItemCollectionMetrics(&state, def, key);
+	}
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
@@ -470,6 +481,7 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	int			rv;
 	int			rvccf;
 	int			rcc;
+	int			ricm;
 	ExprPlaceholders *ph;
 	CondNode   *cond = NULL;
 	UpdateExpr *upd = NULL;
@@ -495,7 +507,7 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	rvccf = ApiGetEnum(&req, "ReturnValuesOnConditionCheckFailure",
 					   "returnValuesOnConditionCheckFailure", rvccf_values, lengthof(rvccf_values));
 	rcc = ApiGetReturnConsumedCapacity(&req);
-	(void) ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
+	ricm = ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
 					  ricm_values, lengthof(ricm_values));
 	ApiRequestCheck(&req);
 	initStringInfo(&exprs);
@@ -561,6 +573,11 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	}
 	ApiPushConsumedCapacity(&state, def->name,
 							ApiWriteUnits(Max(size, old ? AttrItemSize(old) : 0)), rcc);
+	if (ApiWantsCollectionMetrics(def, ricm))
+	{
+		ApiPushKey(&state, "ItemCollectionMetrics");
+		ApiPushItemCollectionMetrics(&state, def, key);
+	}
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);

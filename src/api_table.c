@@ -69,6 +69,7 @@ typedef struct TableRow
 	bool		deletion_protection;
 	char	   *table_class;	/* NULL when never set */
 	double		table_class_updated;	/* epoch seconds, or -1 */
+	double		pay_per_request_at; /* last switch to PAY_PER_REQUEST, or -1 */
 	bool		stale;			/* catalog row of a dropped physical table */
 } TableRow;
 
@@ -129,9 +130,10 @@ static const char *const catalog_columns =
 /* the 1.2 columns, or what a catalog from before 1.2 implies */
 static const char *const catalog_columns_1_2 =
 " t.deletion_protection, t.table_class,"
-" coalesce(pg_catalog.date_part('epoch', t.table_class_updated_at)::pg_catalog.float8, -1)";
+" coalesce(pg_catalog.date_part('epoch', t.table_class_updated_at)::pg_catalog.float8, -1),"
+" coalesce(pg_catalog.date_part('epoch', t.pay_per_request_at)::pg_catalog.float8, -1)";
 static const char *const catalog_columns_1_1 =
-" false, NULL::pg_catalog.text, -1::pg_catalog.float8";
+" false, NULL::pg_catalog.text, -1::pg_catalog.float8, -1::pg_catalog.float8";
 
 static void
 read_row(HeapTuple tup, TupleDesc desc, TableRow *row)
@@ -154,6 +156,7 @@ read_row(HeapTuple tup, TupleDesc desc, TableRow *row)
 	row->deletion_protection = DatumGetBool(SPI_getbinval(tup, desc, 14, &isnull));
 	row->table_class = SPI_getvalue(tup, desc, 15);
 	row->table_class_updated = DatumGetFloat8(SPI_getbinval(tup, desc, 16, &isnull));
+	row->pay_per_request_at = DatumGetFloat8(SPI_getbinval(tup, desc, 17, &isnull));
 }
 
 /* the catalog row of a table, or false */
@@ -288,12 +291,20 @@ push_description(JsonbParseState **state, const TableRow *row,
 	ApiPushString(state, psprintf("arn:aws:dynamodb:local:000000000000:table/%s", row->name));
 	ApiPushKey(state, "TableId");
 	ApiPushString(state, row->table_id);
-	if (on_demand)
+	/*
+	 * BillingModeSummary: on demand, with the time the table became so (its
+	 * creation, unless it was switched later); a provisioned table shows it
+	 * only once it has been on demand.
+	 */
+	if (on_demand || row->pay_per_request_at >= 0)
 	{
 		ApiPushKey(state, "BillingModeSummary");
 		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 		ApiPushKey(state, "BillingMode");
-		ApiPushString(state, "PAY_PER_REQUEST");
+		ApiPushString(state, on_demand ? "PAY_PER_REQUEST" : "PROVISIONED");
+		ApiPushKey(state, "LastUpdateToPayPerRequestDateTime");
+		ApiPushNumeric(state, row->pay_per_request_at >= 0 ?
+					   row->pay_per_request_at : row->created_epoch, 3);
 		pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	}
 	if (full)
@@ -425,6 +436,9 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	List	   *tags;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
+	/* CreateTable checks this one before the model's constraints */
+	if (ApiGetMember(&req, "TableName") == NULL)
+		DynValidation("The parameter 'TableName' is required but was not present in the request");
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
 	(void) ApiGetBool(&req, "DeletionProtectionEnabled", &protect);
 	table_class = ApiGetEnum(&req, "TableClass", "tableClass", table_classes, lengthof(table_classes));
@@ -443,10 +457,12 @@ item_table_create_table(PG_FUNCTION_ARGS)
 
 		foreach(lc, g)
 			indexes = lappend(indexes, ApiParseIndex(&req, (Jsonb *) lfirst(lc), false,
-													 foreach_current_index(lc) + 1));
+													 psprintf("globalSecondaryIndexes.%d.member",
+															  foreach_current_index(lc) + 1)));
 		foreach(lc, l)
 			indexes = lappend(indexes, ApiParseIndex(&req, (Jsonb *) lfirst(lc), true,
-													 foreach_current_index(lc) + 1));
+													 psprintf("localSecondaryIndexes.%d.member",
+															  foreach_current_index(lc) + 1)));
 		nlsi = list_length(l);
 		ngsi = list_length(g);
 	}
@@ -456,7 +472,8 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	if (keyschema_j != NULL && list_length(keyschema) < 1)
 		ApiProblem(&req, "Value '[]' at 'keySchema' failed to satisfy constraint: Member must have length greater than or equal to 1");
 	if (list_length(keyschema) > 2)
-		ApiProblem(&req, "Value at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2");
+		ApiProblem(&req, "Value '%s' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to 2",
+				   ApiEchoList(keyschema_j, &ApiEchoKeySchemaElement));
 	i = 0;
 	foreach(lc, keyschema)
 	{
@@ -506,55 +523,35 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		ApiRequestInit(&sub, throughput_j);
 		has_r = ApiGetInt(&sub, "ReadCapacityUnits", "provisionedThroughput.readCapacityUnits", &rcu);
 		has_w = ApiGetInt(&sub, "WriteCapacityUnits", "provisionedThroughput.writeCapacityUnits", &wcu);
-		if (!has_r)
-			ApiProblem(&sub, "Value null at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must not be null");
-		else if (rcu < 1)
-			ApiProblem(&sub, "Value '" INT64_FORMAT "' at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", rcu);
+		/* DynamoDB lists WriteCapacityUnits first */
 		if (!has_w)
 			ApiProblem(&sub, "Value null at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must not be null");
 		else if (wcu < 1)
 			ApiProblem(&sub, "Value '" INT64_FORMAT "' at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", wcu);
+		if (!has_r)
+			ApiProblem(&sub, "Value null at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must not be null");
+		else if (rcu < 1)
+			ApiProblem(&sub, "Value '" INT64_FORMAT "' at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", rcu);
 		req.problems = list_concat(req.problems, sub.problems);
 	}
 	ApiRequestCheck(&req);
 	check_unavailable(&req);
 	ApiRequestCheck(&req);
 
-	/* semantic checks, in DynamoDB's order */
-	if (keys[0].keytype != 0)
-		DynValidation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
-	if (nkeys == 2 && strcmp(keys[0].name, keys[1].name) == 0)
-		DynValidation("Both the Hash Key and the Range Key element in the KeySchema have the same name");
-	if (nkeys == 2 && keys[1].keytype != 1)
-		DynValidation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
-	/* indexes */
-	if (nlsi > 5)
-		DynValidation("One or more parameter values were invalid: Number of LocalSecondaryIndexes exceeds per-table limit of 5");
-	if (ngsi > 20)
-		DynRaise(DYN_LIMIT_EXCEEDED, "Subscriber limit exceeded: The number of global secondary indexes exceeds the per-table limit of 20");
-	foreach(lc, indexes)
+	/* billing first, as DynamoDB checks it */
+	if (billing == 1)
 	{
-		ApiIndexSpec *ix = (ApiIndexSpec *) lfirst(lc);
-		ListCell   *pc;
-
-		foreach(pc, indexes)
-		{
-			if (pc == lc)
-				break;
-			if (strcmp(((ApiIndexSpec *) lfirst(pc))->name, ix->name) == 0)
-				DynValidation("One or more parameter values were invalid: Duplicate index name: %s", ix->name);
-		}
-		ApiCheckIndex(ix, keys[0].name, nkeys == 2 ? keys[1].name : NULL);
-		nonkey_total += list_length(ix->nonkey);
-		if (!ix->is_local && billing == 1 && ix->throughput != NULL)
-			DynValidation("One or more parameter values were invalid: ProvisionedThroughput should not be specified for index: %s when BillingMode is PAY_PER_REQUEST", ix->name);
-		if (!ix->is_local && billing != 1 && ix->throughput == NULL)
-			DynValidation("One or more parameter values were invalid: ProvisionedThroughput must be specified for index: %s", ix->name);
+		if (throughput_j != NULL)
+			DynValidation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST");
 	}
-	if (nonkey_total > 100)
-		DynValidation("One or more parameter values were invalid: Number of projected attributes in all indexes exceeds limit of 100");
+	else if (throughput_j == NULL)
+		DynValidation("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED");
+	if (rcu > INT64CONST(1000000000000))
+		DynValidation("Given value " INT64_FORMAT " for ReadCapacityUnits is out of bounds", rcu);
+	if (wcu > INT64CONST(1000000000000))
+		DynValidation("Given value " INT64_FORMAT " for WriteCapacityUnits is out of bounds", wcu);
 
-	/* attribute definitions: exactly the key attributes of table and indexes */
+	/* the definitions, each name once */
 	foreach(lc, attrdefs)
 	{
 		ApiRequest	sub;
@@ -567,68 +564,102 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		foreach(pc, defs)
 		{
 			if (strcmp(((ApiAttrDef *) lfirst(pc))->name, d->name) == 0)
-				DynValidation("Cannot have two attributes with the same name");
+				DynValidation("Attribute Name is duplicated: %s", d->name);
 		}
 		defs = lappend(defs, d);
 	}
+
+	/* semantic checks, in DynamoDB's order: the table's key schema */
+	ApiCheckKeysDefined(keys[0].name, nkeys == 2 ? keys[1].name : NULL, defs);
+	if (nkeys == 2 && strcmp(keys[0].name, keys[1].name) == 0)
+		DynValidation("Both the Hash Key and the Range Key element in the KeySchema have the same name");
+	if (keys[0].keytype != 0)
+		DynValidation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+	if (nkeys == 2 && keys[1].keytype != 1)
+		DynValidation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
+	if (indexes == NIL && list_length(defs) != nkeys)
+		DynValidation("One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions");
 	foreach(lc, defs)
 	{
 		ApiAttrDef *d = (ApiAttrDef *) lfirst(lc);
-		bool		used = false;
-		ListCell   *kc;
 
 		for (i = 0; i < nkeys; i++)
 		{
 			if (strcmp(keys[i].name, d->name) == 0)
 			{
-				used = true;
 				if (i == 0)
 					hash_type = d->type;
 				else
 					range_type = d->type;
 			}
 		}
-		foreach(kc, indexes)
-		{
-			ApiIndexSpec *ix = (ApiIndexSpec *) lfirst(kc);
-
-			if (strcmp(ix->hash_key, d->name) == 0 ||
-				(ix->range_key && strcmp(ix->range_key, d->name) == 0))
-				used = true;
-		}
-		if (!used)
-			DynValidation("One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions");
 	}
-	if (hash_type == NULL || (nkeys == 2 && range_type == NULL))
-		DynValidation("Invalid KeySchema: Some index key attribute have no definition");
+
+	/* indexes */
+	if (nlsi > 5)
+		DynValidation("One or more parameter values were invalid: Number of LocalSecondaryIndexes exceeds per-table limit of 5");
+	if (ngsi > 20)
+		DynRaise(DYN_LIMIT_EXCEEDED, "Subscriber limit exceeded: The number of global secondary indexes exceeds the per-table limit of 20");
 	foreach(lc, indexes)
 	{
 		ApiIndexSpec *ix = (ApiIndexSpec *) lfirst(lc);
-		bool		hash_ok = false;
-		bool		range_ok = (ix->range_key == NULL);
-		ListCell   *dc;
+		ListCell   *pc;
 
-		foreach(dc, defs)
+		ApiCheckKeysDefined(ix->hash_key, ix->range_key, defs);
+		ApiCheckIndex(ix, keys[0].name, nkeys == 2 ? keys[1].name : NULL);
+		foreach(pc, indexes)
 		{
-			ApiAttrDef *d = (ApiAttrDef *) lfirst(dc);
-
-			if (strcmp(d->name, ix->hash_key) == 0)
-				hash_ok = true;
-			if (ix->range_key && strcmp(d->name, ix->range_key) == 0)
-				range_ok = true;
+			if (pc == lc)
+				break;
+			if (strcmp(((ApiIndexSpec *) lfirst(pc))->name, ix->name) == 0)
+				DynValidation("One or more parameter values were invalid: Duplicate index name: %s", ix->name);
 		}
-		if (!hash_ok || !range_ok)
-			DynValidation("Invalid KeySchema: Some index key attribute have no definition");
+		nonkey_total += list_length(ix->nonkey);
+		if (!ix->is_local && billing == 1 && ix->throughput != NULL)
+			DynValidation("One or more parameter values were invalid: ProvisionedThroughput should not be specified for index: %s when BillingMode is PAY_PER_REQUEST", ix->name);
+		if (!ix->is_local && billing != 1 && ix->throughput == NULL)
+			DynValidation("One or more parameter values were invalid: ProvisionedThroughput must be specified for index: %s", ix->name);
+	}
+	if (nonkey_total > 100)
+		DynValidation("One or more parameter values were invalid: Number of projected attributes in all indexes exceeds limit of 100");
+
+	/* with indexes: every definition must be a key of the table or an index */
+	if (indexes != NIL)
+	{
+		StringInfoData used;
+		StringInfoData all;
+		bool		unused = false;
+
+		initStringInfo(&used);
+		initStringInfo(&all);
+		foreach(lc, defs)
+		{
+			ApiAttrDef *d = (ApiAttrDef *) lfirst(lc);
+			bool		is_key = false;
+			ListCell   *kc;
+
+			for (i = 0; i < nkeys; i++)
+				if (strcmp(keys[i].name, d->name) == 0)
+					is_key = true;
+			foreach(kc, indexes)
+			{
+				ApiIndexSpec *ix = (ApiIndexSpec *) lfirst(kc);
+
+				if (strcmp(ix->hash_key, d->name) == 0 ||
+					(ix->range_key && strcmp(ix->range_key, d->name) == 0))
+					is_key = true;
+			}
+			appendStringInfo(&all, "%s%s", all.len > 0 ? ", " : "", d->name);
+			if (is_key)
+				appendStringInfo(&used, "%s%s", used.len > 0 ? ", " : "", d->name);
+			else
+				unused = true;
+		}
+		if (unused)
+			DynValidation("One or more parameter values were invalid: Some AttributeDefinitions are not used. AttributeDefinitions: [%s], keys used: [%s]",
+						  all.data, used.data);
 	}
 
-	/* billing */
-	if (billing == 1)
-	{
-		if (throughput_j != NULL)
-			DynValidation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST");
-	}
-	else if (throughput_j == NULL)
-		DynValidation("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED");
 
 	if (protect || table_class >= 0 || tags != NIL)
 		ApiRequireCatalog12(protect ? "DeletionProtectionEnabled" :
@@ -807,6 +838,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	bool		protect = false;
 	bool		has_protect;
 	int			table_class;
+	bool		switch_to_on_demand = false;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
@@ -816,6 +848,26 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	attrdefs_j = ApiGetArray(&req, "AttributeDefinitions");
 	throughput_j = ApiGetObject(&req, "ProvisionedThroughput");
 	billing = ApiGetEnum(&req, "BillingMode", "billingMode", billing_modes, lengthof(billing_modes));
+	if (throughput_j != NULL)
+	{
+		ApiRequest	tp;
+		bool		has_r,
+					has_w;
+
+		ApiRequestInit(&tp, throughput_j);
+		has_r = ApiGetInt(&tp, "ReadCapacityUnits", "provisionedThroughput.readCapacityUnits", &rcu);
+		has_w = ApiGetInt(&tp, "WriteCapacityUnits", "provisionedThroughput.writeCapacityUnits", &wcu);
+		/* DynamoDB lists WriteCapacityUnits first */
+		if (!has_w)
+			ApiProblem(&tp, "Value null at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must not be null");
+		else if (wcu < 1)
+			ApiProblem(&tp, "Value '" INT64_FORMAT "' at 'provisionedThroughput.writeCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", wcu);
+		if (!has_r)
+			ApiProblem(&tp, "Value null at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must not be null");
+		else if (rcu < 1)
+			ApiProblem(&tp, "Value '" INT64_FORMAT "' at 'provisionedThroughput.readCapacityUnits' failed to satisfy constraint: Member must have value greater than or equal to 1", rcu);
+		req.problems = list_concat(req.problems, tp.problems);
+	}
 	ApiRequestCheck(&req);
 	check_unavailable(&req);
 	ApiRequestCheck(&req);
@@ -837,19 +889,35 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		ApiRequestCheck(&sub);
 		defs = lappend(defs, d);
 	}
-	if (throughput_j != NULL)
-	{
-		ApiRequest	tp;
-
-		ApiRequestInit(&tp, throughput_j);
-		(void) ApiGetInt(&tp, "ReadCapacityUnits", "readCapacityUnits", &rcu);
-		(void) ApiGetInt(&tp, "WriteCapacityUnits", "writeCapacityUnits", &wcu);
-	}
 
 	SPI_connect();
 	def = TableDefLookup(name);
 	/* changing a table is its owner's right, as ALTER TABLE is */
 	ItemCheckOwner(def->relid);
+
+	/* billing mode and throughput against what the table has now */
+	if (billing >= 0 || throughput_j != NULL)
+	{
+		bool		now_on_demand;
+		bool		to_on_demand;
+
+		if (!fetch_row(name, &row))
+			DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
+		now_on_demand = strcmp(row.billing_mode, "PAY_PER_REQUEST") == 0;
+		to_on_demand = billing == 1 || (billing < 0 && now_on_demand);
+		if (to_on_demand && throughput_j != NULL)
+			DynValidation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST");
+		if (billing == 0 && throughput_j == NULL)
+			DynValidation("One or more parameter values were invalid: ProvisionedThroughput must be specified when BillingMode is PROVISIONED");
+		if (!now_on_demand && !to_on_demand &&
+			rcu == row.read_capacity && wcu == row.write_capacity)
+			DynValidation("The provisioned throughput for the table will not change. The requested value equals the current value."
+						  " Current ReadCapacityUnits provisioned for the table: " INT64_FORMAT ". Requested ReadCapacityUnits: " INT64_FORMAT "."
+						  " Current WriteCapacityUnits provisioned for the table: " INT64_FORMAT ". Requested WriteCapacityUnits: " INT64_FORMAT "."
+						  " Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.",
+						  row.read_capacity, rcu, row.write_capacity, wcu);
+		switch_to_on_demand = to_on_demand && !now_on_demand;
+	}
 	foreach(lc, ApiArrayOfObjects(updates_j, "GlobalSecondaryIndexUpdates"))
 	{
 		ApiRequest	sub;
@@ -899,13 +967,16 @@ item_table_update_table(PG_FUNCTION_ARGS)
 			ApiRequest	cr;
 			ApiIndexSpec *ix;
 			ListCell   *dc;
+			List	   *ixdefs;
 			int			ngsi = 0;
 			int			i;
 			int64		irc = 0,
 						iwc = 0;
 
 			ApiRequestInit(&cr, PG_GETARG_JSONB_P(0));
-			ix = ApiParseIndex(&cr, create, false, 1);
+			ix = ApiParseIndex(&cr, create, false,
+							   psprintf("globalSecondaryIndexUpdates.%d.member.create",
+										foreach_current_index(lc) + 1));
 			ApiRequestCheck(&cr);
 			ApiCheckIndex(ix, def->hash_key, def->range_key);
 			if (t != NULL && TableDefFindIndex(t, ix->name) != NULL)
@@ -914,43 +985,41 @@ item_table_update_table(PG_FUNCTION_ARGS)
 				ngsi += !t->indexes[i].is_local;
 			if (ngsi >= 20)
 				DynRaise(DYN_LIMIT_EXCEEDED, "Subscriber limit exceeded: The number of global secondary indexes exceeds the per-table limit of 20");
-			/* key attributes: definitions given, consistent with existing ones */
+			/*
+			 * Key attributes: the request's AttributeDefinitions must define
+			 * them (definitions the table already has do not count), and an
+			 * attribute the table or another index already keys on keeps its
+			 * type, a different one in the request being ignored, as
+			 * DynamoDB does.  Definitions no key uses are dropped.
+			 */
+			ApiCheckKeysDefined(ix->hash_key, ix->range_key, defs);
+			ixdefs = NIL;
 			foreach(dc, list_make2(ix->hash_key, ix->range_key))
 			{
 				const char *attr = (const char *) lfirst(dc);
 				ListCell   *ac;
-				const char *given = NULL;
-				const char *existing = NULL;
+				ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
 				List	   *known = ApiIndexAttributeDefinitions(name, "", NULL);
 
 				if (attr == NULL)
 					continue;
-				foreach(ac, defs)
-				{
-					if (strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
-						given = ((ApiAttrDef *) lfirst(ac))->type;
-				}
+				d->name = (char *) attr;
+				d->type = NULL;
 				if (strcmp(attr, def->hash_key) == 0)
-					existing = AttrTypeName(def->hash_type);
+					d->type = (char *) AttrTypeName(def->hash_type);
 				else if (def->range_key && strcmp(attr, def->range_key) == 0)
-					existing = AttrTypeName(def->range_type);
+					d->type = (char *) AttrTypeName(def->range_type);
 				foreach(ac, known)
 				{
-					if (strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
-						existing = ((ApiAttrDef *) lfirst(ac))->type;
+					if (d->type == NULL && strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
+						d->type = ((ApiAttrDef *) lfirst(ac))->type;
 				}
-				if (given == NULL && existing == NULL)
-					DynValidation("One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s]", attr);
-				if (given != NULL && existing != NULL && strcmp(given, existing) != 0)
-					DynValidation("One or more parameter values were invalid: Attribute %s has conflicting types: %s and %s", attr, existing, given);
-				if (given == NULL)
+				foreach(ac, defs)
 				{
-					ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
-
-					d->name = (char *) attr;
-					d->type = (char *) existing;
-					defs = lappend(defs, d);
+					if (d->type == NULL && strcmp(((ApiAttrDef *) lfirst(ac))->name, attr) == 0)
+						d->type = ((ApiAttrDef *) lfirst(ac))->type;
 				}
+				ixdefs = lappend(ixdefs, d);
 			}
 			if (ix->throughput != NULL)
 			{
@@ -960,7 +1029,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 				(void) ApiGetInt(&tp, "ReadCapacityUnits", "readCapacityUnits", &irc);
 				(void) ApiGetInt(&tp, "WriteCapacityUnits", "writeCapacityUnits", &iwc);
 			}
-			ApiCreateIndex(name, def->relid, ix, defs, true, irc, iwc);
+			ApiCreateIndex(name, def->relid, ix, ixdefs, true, irc, iwc);
 			changed = true;
 		}
 		else if (del != NULL)
@@ -1001,6 +1070,10 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		SPI_execute_with_args("UPDATE item_table.tables SET billing_mode = coalesce($2, billing_mode),"
 							  " read_capacity = coalesce($3, read_capacity), write_capacity = coalesce($4, write_capacity)"
 							  " WHERE table_name OPERATOR(pg_catalog.=) $1", 4, argtypes, values, nulls, false, 0);
+		/* a 1.1 catalog has nowhere to keep the time of the switch */
+		if (switch_to_on_demand && ApiCatalogIs12())
+			SPI_execute_with_args("UPDATE item_table.tables SET pay_per_request_at = pg_catalog.now()"
+								  " WHERE table_name OPERATOR(pg_catalog.=) $1", 1, argtypes, values, nulls, false, 0);
 		ItemAsRoleEnd(&sw);
 		changed = true;
 	}

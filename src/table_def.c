@@ -186,7 +186,7 @@ version_free_plans(void *arg)
 	SPIPlanPtr *table_plans[] = {&def->plan_get, &def->plan_get_lock,
 		&def->plan_insert, &def->plan_update, &def->plan_update_tid,
 		&def->plan_delete, &def->plan_upsert, &def->plan_read_forward,
-	&def->plan_read_backward, &def->plan_read_segment};
+	&def->plan_read_backward, &def->plan_read_segment, &def->plan_collection_size};
 	int			i;
 
 	for (i = 0; i < v->nindexes; i++)

@@ -92,6 +92,8 @@ typedef struct ItemTableDef
 	SPIPlanPtr	plan_read_forward;
 	SPIPlanPtr	plan_read_backward;
 	SPIPlanPtr	plan_read_segment;
+	/* ItemCollectionMetrics: the size of a partition with its LSI entries */
+	SPIPlanPtr	plan_collection_size;
 
 	/*
 	 * The row version the API's direct ApiFetchItem(lock) locked last: a

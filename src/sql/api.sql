@@ -27,6 +27,7 @@ CREATE TABLE tables (
 	deletion_protection boolean NOT NULL DEFAULT false,
 	table_class text CHECK (table_class IN ('STANDARD', 'STANDARD_INFREQUENT_ACCESS')),
 	table_class_updated_at timestamptz,
+	pay_per_request_at timestamptz,	-- last switch to PAY_PER_REQUEST (UpdateTable)
 	CHECK ((range_key IS NULL) = (range_type IS NULL))
 );
 COMMENT ON TABLE tables IS 'item_table catalog: DynamoDB tables, their key schema and physical table';

@@ -226,3 +226,55 @@ def test_streams_target_is_routed(endpoint, app_key):
     assert body["__type"] == "com.amazon.coral.service#UnknownOperationException"
     assert "ListStreams" in body["message"]
 
+
+
+def test_nul_in_strings_is_refused_with_a_reason(ddb, table):
+    """U+0000 is legal in a DynamoDB string, but jsonb cannot hold it: the
+    request is a ValidationException that says so (README, Differences), not
+    a SerializationException or an internal error, and nothing is written.
+    botocore sends the character as the JSON escape \\u0000."""
+    for item in ({"pk": {"S": "a\x00b"}, "sk": {"N": "1"}},              # a key
+                 {"pk": {"S": "nul"}, "sk": {"N": "1"}, "v": {"S": "\x00"}},  # a value
+                 {"pk": {"S": "nul"}, "sk": {"N": "1"}, "a\x00": {"S": "x"}}):  # a name
+        with pytest.raises(ddb.exceptions.ClientError) as e:
+            ddb.put_item(TableName=table, Item=item)
+        err = e.value.response["Error"]
+        assert err["Code"] == "ValidationException"
+        assert "U+0000" in err["Message"]
+        assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+    with pytest.raises(ddb.exceptions.ClientError) as e:
+        ddb.query(TableName=table, KeyConditionExpression="pk = :p",
+                  ExpressionAttributeValues={":p": {"S": "\x00"}})
+    assert e.value.response["Error"]["Code"] == "ValidationException"
+    assert ddb.scan(TableName=table)["Count"] == 0
+    # the escape of a backslash followed by u0000 is an ordinary string
+    ddb.put_item(TableName=table, Item={"pk": {"S": "nul"}, "sk": {"N": "2"}, "v": {"S": "\\u0000"}})
+    got = ddb.get_item(TableName=table, Key={"pk": {"S": "nul"}, "sk": {"N": "2"}})["Item"]
+    assert got["v"] == {"S": "\\u0000"}
+
+
+def test_item_collection_metrics(ddb):
+    name = unique("icm")
+    ddb.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                     AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                           {"AttributeName": "sk", "AttributeType": "S"},
+                                           {"AttributeName": "l", "AttributeType": "S"}],
+                     KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                {"AttributeName": "sk", "KeyType": "RANGE"}],
+                     LocalSecondaryIndexes=[{"IndexName": "by_l", "Projection": {"ProjectionType": "ALL"},
+                                             "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                                           {"AttributeName": "l", "KeyType": "RANGE"}]}])
+    try:
+        item = {"pk": {"S": "p"}, "sk": {"S": "1"}, "l": {"S": "x"}}
+        out = ddb.put_item(TableName=name, Item=item, ReturnItemCollectionMetrics="SIZE")
+        m = out["ItemCollectionMetrics"]
+        assert m["ItemCollectionKey"] == {"pk": {"S": "p"}}
+        assert m["SizeEstimateRangeGB"] == [0.0, 1.0]
+        assert "ItemCollectionMetrics" not in ddb.put_item(TableName=name, Item=item)
+        out = ddb.batch_write_item(RequestItems={name: [{"PutRequest": {"Item": {**item, "sk": {"S": "2"}}}},
+                                                        {"DeleteRequest": {"Key": {"pk": {"S": "q"}, "sk": {"S": "1"}}}}]},
+                                   ReturnItemCollectionMetrics="SIZE")
+        keys = sorted(m["ItemCollectionKey"]["pk"]["S"] for m in out["ItemCollectionMetrics"][name])
+        assert keys == ["p", "q"]
+    finally:
+        ddb.delete_table(TableName=name)

@@ -97,10 +97,10 @@ SELECT throws_ok(pg_temp.q('pk = :p', '{":p": {"S": "a"}}', '{"Select": "SPECIFI
 SELECT throws_ok(pg_temp.q('pk = :p', '{":p": {"S": "a"}}', '{"Select": "ALL_PROJECTED_ATTRIBUTES"}'), 'XD001',
 	'ValidationException: ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName', 'ALL_PROJECTED_ATTRIBUTES on a table');
 SELECT throws_ok(pg_temp.q('pk = :p', '{":p": {"S": "a"}}', '{"Select": "EVERYTHING"}'), 'XD001',
-	'ValidationException: 1 validation error detected: Value ''EVERYTHING'' at ''select'' failed to satisfy constraint: Member must satisfy enum value set: [ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, SPECIFIC_ATTRIBUTES, COUNT]',
+	'ValidationException: 1 validation error detected: Value ''EVERYTHING'' at ''select'' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]',
 	'unknown Select');
 SELECT throws_ok(pg_temp.q('pk = :p', '{":p": {"S": "a"}}', '{"Limit": 0}'), 'XD001',
-	'ValidationException: 1 validation error detected: Value ''0'' at ''limit'' failed to satisfy constraint: Member must have value greater than or equal to 1',
+	'ValidationException: 1 validation error detected: Value at ''Limit'' failed to satisfy constraint: Member must have value greater than or equal to 1',
 	'Limit 0');
 SELECT throws_ok(pg_temp.q('pk = :p', '{":p": {"S": "a"}}', '{"IndexName": "gsi1"}'), 'XD001',
 	'ValidationException: The table does not have the specified index: gsi1', 'unknown index (§8.62)');

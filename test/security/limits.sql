@@ -74,7 +74,7 @@ SELECT throws_ok(pg_temp.ct('lim_lsi', 'pk', 'pk', jsonb_build_object(
 SELECT throws_ok(format('SELECT item_table.update_table(%L::jsonb)', jsonb_build_object('TableName', 'lim_255',
 		'AttributeDefinitions', jsonb_build_array(jsonb_build_object('AttributeName', repeat('u', 256), 'AttributeType', 'S')),
 		'GlobalSecondaryIndexUpdates', jsonb_build_array(jsonb_build_object('Create', pg_temp.gsi('gsi', repeat('u', 256)))))),
-	'XD001', pg_temp.too_long(repeat('u', 256), 'globalSecondaryIndexes.1.member.keySchema.1.member.attributeName'),
+	'XD001', pg_temp.too_long(repeat('u', 256), 'globalSecondaryIndexUpdates.1.member.create.keySchema.1.member.attributeName'),
 	'UpdateTable: a GSI Create with a 256-byte key name refused');
 SELECT is((SELECT array_agg(table_name ORDER BY table_name) FROM item_table.tables), ARRAY['lim_255', 'lim_gsi'],
 	'no refused request created anything');

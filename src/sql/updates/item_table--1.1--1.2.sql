@@ -90,6 +90,9 @@ ALTER TABLE tables
 	ADD COLUMN table_class text CHECK (table_class IN ('STANDARD', 'STANDARD_INFREQUENT_ACCESS')),
 	ADD COLUMN table_class_updated_at timestamptz;
 
+-- BillingModeSummary.LastUpdateToPayPerRequestDateTime
+ALTER TABLE tables ADD COLUMN pay_per_request_at timestamptz;
+
 CREATE TABLE tags (
 	table_name text COLLATE "C" NOT NULL
 		REFERENCES tables (table_name) ON DELETE CASCADE,
