@@ -24,6 +24,7 @@ OBJS = \
 	src/expr_explain.o \
 	src/expr_eval.o \
 	src/expr_update.o \
+	src/legacy.o \
 	src/api_item.o \
 	src/api_batch.o \
 	src/api_index.o \
