@@ -5,8 +5,10 @@
  *		dispatcher.
  *
  * Order of checks, as DynamoDB: request shape (all problems at once), then
- * expressions and placeholders, then attribute values, then the table
- * (ResourceNotFoundException), then the key schema, then the data.  Every
+ * legacy parameters mixed with expressions (legacy.c), then expressions
+ * and placeholders, then the legacy parameters compiled into trees, then
+ * attribute values, then the table (ResourceNotFoundException), then the
+ * key schema, then the data.  Every
  * check runs before the first write, and a failed call raises an ERROR, so
  * a failed call changes nothing.
  *

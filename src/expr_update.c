@@ -44,6 +44,12 @@
  * end appends, like SET.  A DELETE that empties a set removes the
  * attribute (or the list element holding the set).
  *
+ * Legacy updates.  AttributeUpdates (legacy.c) arrive as the same tree,
+ * marked legacy; two rules differ, as in DynamoDB: ADD also appends a list
+ * to a list (a missing attribute takes the list), and an ADD or DELETE
+ * value of the wrong type for the attribute is "Type mismatch for
+ * attribute to update" (legacy.c has checked the values' own types).
+ *
  * UPDATED_OLD / UPDATED_NEW are the projection of every action's path on
  * the old / new item.  That gives DynamoDB's rules (paths that did not
  * exist before, or do not exist after, are absent) and also its observed
