@@ -47,6 +47,10 @@ INSERT INTO cases (attr, op, vals) VALUES
 	('n', 'EQ', '[{"N": "5"}]'), ('n', 'EQ', '[{"N": "5.0"}]'), ('n', 'EQ', '[{"N": "6"}]'), ('n', 'EQ', '[{"S": "5"}]'),
 	('ss', 'EQ', '[{"SS": ["cat", "chinchilla", "dog"]}]'), ('ss', 'EQ', '[{"SS": ["cat", "dog"]}]'),
 	('ns', 'EQ', '[{"NS": ["7", "2", "4"]}]'), ('q', 'EQ', '[{"N": "5"}]'),
+	-- EQ and NE take any type: lists, maps, BOOL, NULL
+	('l', 'EQ', '[{"L": [{"N": "2"}, {"N": "4"}, {"S": "seven"}]}]'), ('m', 'EQ', '[{"M": {"k": {"S": "v"}}}]'),
+	('bo', 'EQ', '[{"BOOL": true}]'), ('nul', 'EQ', '[{"NULL": true}]'), ('bo', 'NE', '[{"BOOL": false}]'),
+	('m', 'NE', '[{"M": {"k": {"S": "v"}}}]'),
 	-- NE: true for another value, another type and a missing attribute
 	('n', 'NE', '[{"N": "5"}]'), ('n', 'NE', '[{"N": "6"}]'), ('n', 'NE', '[{"S": "5"}]'), ('q', 'NE', '[{"N": "5"}]'),
 	-- LE LT GE GT on N, S, B; another type is false
@@ -62,6 +66,7 @@ INSERT INTO cases (attr, op, vals) VALUES
 	('b', 'CONTAINS', '[{"B": "dGhlcmU="}]'), ('ss', 'CONTAINS', '[{"S": "cat"}]'), ('ss', 'CONTAINS', '[{"S": "ca"}]'),
 	('ns', 'CONTAINS', '[{"N": "4"}]'), ('ns', 'CONTAINS', '[{"N": "5"}]'), ('l', 'CONTAINS', '[{"N": "4"}]'),
 	('l', 'CONTAINS', '[{"S": "seven"}]'), ('n', 'CONTAINS', '[{"N": "5"}]'), ('q', 'CONTAINS', '[{"N": "5"}]'),
+	('l', 'CONTAINS', '[{"BOOL": true}]'), ('l', 'NOT_CONTAINS', '[{"NULL": true}]'),
 	-- NOT_CONTAINS: the negation, but false for a missing attribute
 	('s', 'NOT_CONTAINS', '[{"S": "dog"}]'), ('s', 'NOT_CONTAINS', '[{"S": "ell"}]'), ('s', 'NOT_CONTAINS', '[{"N": "1"}]'),
 	('ss', 'NOT_CONTAINS', '[{"S": "cow"}]'), ('ns', 'NOT_CONTAINS', '[{"N": "4"}]'), ('l', 'NOT_CONTAINS', '[{"N": "9"}]'),
@@ -124,9 +129,10 @@ FROM (VALUES ('EQ', '[{"N": "1"}, {"N": "2"}]'::jsonb), ('NE', '[]'), ('LE', '[{
 	-- one type for all values
 	('IN', '[{"N": "1"}, {"S": "x"}]'), ('BETWEEN', '[{"N": "1"}, {"S": "x"}]'),
 	-- types each operator takes
-	('EQ', '[{"L": []}]'), ('NE', '[{"M": {}}]'), ('EQ', '[{"BOOL": true}]'), ('NE', '[{"NULL": true}]'),
 	('LE', '[{"SS": ["a"]}]'), ('LT', '[{"BOOL": false}]'), ('GE', '[{"L": []}]'), ('GT', '[{"NS": ["1"]}]'),
-	('CONTAINS', '[{"L": [{"N": "1"}]}]'), ('CONTAINS', '[{"SS": ["a"]}]'), ('NOT_CONTAINS', '[{"BOOL": true}]'),
+	('LE', '[{"NULL": true}]'), ('GT', '[{"M": {}}]'),
+	('CONTAINS', '[{"L": [{"N": "1"}]}]'), ('CONTAINS', '[{"SS": ["a"]}]'), ('NOT_CONTAINS', '[{"BS": ["AQ=="]}]'),
+	('NOT_CONTAINS', '[{"M": {}}]'), ('CONTAINS', '[{"NS": ["1"]}]'),
 	('BEGINS_WITH', '[{"N": "1"}]'), ('BEGINS_WITH', '[{"SS": ["a"]}]'), ('IN', '[{"L": []}, {"L": []}]'),
 	('IN', '[{"SS": ["a"]}]'), ('BETWEEN', '[{"M": {}}, {"M": {}}]'),
 	-- bounds in order

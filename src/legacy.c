@@ -31,7 +31,9 @@
  *
  * joined by AND, or by OR with ConditionalOperator OR.  The operand rules
  * are DynamoDB's: a number of values per operator, all values of one
- * type, a set of types per operator, BETWEEN's bounds in order.
+ * type, a set of types per operator (EQ and NE take any; CONTAINS and
+ * NOT_CONTAINS no set, map or list; BEGINS_WITH S or B; the others S, N
+ * or B), BETWEEN's bounds in order.
  *
  * KeyConditions accept EQ, LE, LT, GE, GT, BEGINS_WITH and BETWEEN and
  * become the AND of their conditions, which the Query reader checks
@@ -449,12 +451,14 @@ op_takes_type(LegacyOp op, AttrType t)
 	{
 		case LOP_EQ:
 		case LOP_NE:
-			return scalar || AttrTypeIsSet(t);
-		case LOP_BEGINS_WITH:
-			return t == ATTR_S || t == ATTR_B;
 		case LOP_NULL:
 		case LOP_NOT_NULL:
 			return true;
+		case LOP_CONTAINS:
+		case LOP_NOT_CONTAINS:
+			return !(AttrTypeIsSet(t) || t == ATTR_M || t == ATTR_L);
+		case LOP_BEGINS_WITH:
+			return t == ATTR_S || t == ATTR_B;
 		default:
 			return scalar;
 	}
