@@ -81,6 +81,9 @@ SELECT pg_temp.upd('{"a": {"Action": 1, "Value": {"N": "1"}}}');
 SELECT pg_temp.upd('{"a": {"Value": {"S": "x", "N": "1"}}}');
 SELECT pg_temp.upd('{"a": {"Value": {"SS": ["x", "x"]}}}');
 SELECT pg_temp.upd('[]');
+SELECT pg_temp.upd('{"": {"Value": {"N": "1"}}}');
+SELECT pg_temp.upd('{"": {"Action": "DELETE"}}');
+SELECT pg_temp.upd(jsonb_build_object(repeat('a', 65536), '{"Value": {"N": "1"}}'::jsonb));
 -- key attributes cannot be updated, by any action
 SELECT pg_temp.upd('{"pk": {"Action": "PUT", "Value": {"S": "y"}}}');
 SELECT pg_temp.upd('{"pk": {"Action": "DELETE"}}');

@@ -141,6 +141,7 @@ FROM (VALUES ('EQ', '[{"N": "1"}, {"N": "2"}]'::jsonb), ('NE', '[]'), ('LE', '[{
 	('EQ', '[{}]'), ('EQ', '[{"N": "x"}]'), ('EQ', '[{"S": "a", "N": "1"}]')) t(op, vals);
 SELECT pg_temp.cond('{"n": {"Value": {"SS": []}}}');
 SELECT pg_temp.cond('{"n": "x"}');
+SELECT pg_temp.cond('{"": {"Exists": false}}');
 SELECT pg_temp.cond('{"n": {"Exists": "no"}}');
 SELECT pg_temp.cond('{"n": {"ComparisonOperator": "EQ", "AttributeValueList": {"N": "5"}}}');
 -- ConditionalOperator needs two or more conditions

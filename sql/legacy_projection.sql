@@ -43,6 +43,7 @@ SELECT pg_temp.try('GetItem', '{"TableName": "lgp", "Key": {"pk": {"S": "p"}, "s
 SELECT pg_temp.try('GetItem', '{"TableName": "lgp", "Key": {"pk": {"S": "p"}, "sk": {"N": "1"}}, "AttributesToGet": ["a", "b", "a"]}');
 SELECT pg_temp.try('GetItem', '{"TableName": "lgp", "Key": {"pk": {"S": "p"}, "sk": {"N": "1"}}, "AttributesToGet": "a"}');
 SELECT pg_temp.try('GetItem', '{"TableName": "lgp", "Key": {"pk": {"S": "p"}, "sk": {"N": "1"}}, "AttributesToGet": [true]}');
+SELECT pg_temp.try('GetItem', '{"TableName": "lgp", "Key": {"pk": {"S": "p"}, "sk": {"N": "1"}}, "AttributesToGet": ["a", ""]}');
 SELECT pg_temp.try('GetItem', '{"TableName": "lgp", "Key": {"pk": {"S": "p"}, "sk": {"N": "1"}}, "AttributesToGet": ["a"], "ProjectionExpression": "a"}');
 SELECT pg_temp.try('GetItem', '{"TableName": "lgp", "Key": {"pk": {"S": "p"}, "sk": {"N": "1"}}, "AttributesToGet": ["a"], "ExpressionAttributeNames": {"#a": "a"}}');
 SELECT pg_temp.try('GetItem', '{"TableName": "lg", "Key": {"pk": {"S": "p"}, "sk": {"N": "1"}}, "AttributesToGet": []}');

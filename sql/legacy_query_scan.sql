@@ -156,6 +156,7 @@ SELECT pg_temp.try('Scan', jsonb_build_object('TableName', 'lgq', 'IndexName', '
 SELECT pg_temp.try('Scan', jsonb_build_object('TableName', 'lgq', 'ScanFilter', pg_temp.c('v', 'IN', '[]')));
 SELECT pg_temp.try('Scan', jsonb_build_object('TableName', 'lgq', 'ScanFilter', '{"v": {"ComparisonOperator": "BETWEEN", "AttributeValueList": [{"N": "5"}, {"N": "1"}]}}'::jsonb));
 SELECT pg_temp.try('Scan', '{"TableName": "lgq", "ScanFilter": {"v": {}}}');
+SELECT pg_temp.try('Scan', '{"TableName": "lgq", "ScanFilter": {"": {"ComparisonOperator": "NULL"}}}');
 SELECT pg_temp.try('Scan', '{"TableName": "lgq", "ScanFilter": {"v": {"ComparisonOperator": "EQ", "AttributeValueList": [{"N": "1"}]}}, "ConditionalOperator": "AND"}');
 SELECT pg_temp.try('Scan', '{"TableName": "lgq", "ScanFilter": {}, "ConditionalOperator": "OR"}');
 SELECT pg_temp.try('Scan', '{"TableName": "lgq", "ConditionalOperator": "OR", "AttributesToGet": ["v", "sk"]}');

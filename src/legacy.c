@@ -362,10 +362,16 @@ LegacyRefuse(ApiRequest *req, const char *const *names, int n, const char *opera
  * tree building
  * ----------------------------------------------------------------
  */
+/* the one-step path of a legacy attribute name, checked as item names are */
 static DocPath *
 name_path(const char *name, int namelen)
 {
 	DocPath    *p = palloc0(sizeof(DocPath));
+
+	if (namelen == 0)
+		DynValidation(INVALID "An attribute name cannot be empty (Empty attribute name)");
+	if (namelen > ATTR_MAX_NAME_BYTES)
+		DynValidation(INVALID "Attribute name is too long; limit: %d bytes", ATTR_MAX_NAME_BYTES);
 
 	p->nelems = 1;
 	p->elems = palloc0(sizeof(PathElem));
