@@ -127,6 +127,9 @@ SELECT pg_temp.kc('lgq', pg_temp.eq('pk', '{"S": "a"}'), jsonb_build_object('Que
 SELECT pg_temp.kc('lgq', pg_temp.eq('pk', '{"S": "a"}'), jsonb_build_object('ConditionalOperator', 'OR', 'QueryFilter', pg_temp.c('v', 'GT', '[{"N": "1"}]')));
 SELECT pg_temp.kc('lgq', pg_temp.eq('pk', '{"S": "a"}'), jsonb_build_object('ConditionalOperator', 'OR'));
 SELECT pg_temp.try('Query', '{"TableName": "lgq", "ConditionalOperator": "AND"}');
+-- QueryFilter and AttributesToGet are checked before the key condition is looked for
+SELECT pg_temp.try('Query', '{"TableName": "lgq", "QueryFilter": {"v": {"ComparisonOperator": "EQ"}}}');
+SELECT pg_temp.try('Query', '{"TableName": "lgq", "AttributesToGet": ["v", "v"]}');
 SELECT pg_temp.kc('lgq', pg_temp.eq('pk', '{"S": "a"}'), jsonb_build_object('QueryFilter', pg_temp.c('v', 'GT', '[{"N": "1"}]'),
 	'FilterExpression', 'v > :v', 'ExpressionAttributeValues', '{":v": {"N": "1"}}'::jsonb));
 -- every legacy and expression parameter at once: each side in DynamoDB's order

@@ -392,11 +392,13 @@ parse_query(Jsonb *body, ReadParsed *rp, ReadRequest *rr)
 	ApiRequestCheck(&req);
 	LegacyCheckMix(&lp, expression_params(key_text, &p), key_text != NULL);
 	LegacyCheckConditionalOperator(&lp);
+	init_read_request(&p, rr);
+	/* QueryFilter and AttributesToGet, checked before the key condition */
+	legacy_filter_projection(&p, &lp, rr);
 	check_select(&p, lp.attributes_to_get != NULL, "Querying");
 	if (key_text == NULL && lp.key_conditions == NULL)
 		DynValidation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.");
 
-	init_read_request(&p, rr);
 	rr->forward = forward;
 	names = ApiGetObject(&req, "ExpressionAttributeNames");
 	values = ApiGetObject(&req, "ExpressionAttributeValues");
@@ -411,7 +413,6 @@ parse_query(Jsonb *body, ReadParsed *rp, ReadRequest *rr)
 	ExprCheckAllUsed(ph);
 	if (keycond == NULL)
 		keycond = LegacyKeyConditions(&lp);
-	legacy_filter_projection(&p, &lp, rr);
 	rp->query_filter = lp.query_filter != NULL && p.filter_text == NULL;
 	ReadKeyConditionShape(keycond, &rp->kc);
 	rp->esk = ReadParseStartKey(p.esk);
