@@ -142,7 +142,12 @@ run_read(void *arg)
 	if (!proj_text)
 		run->proj = LegacyAttributesToGet(&lp);
 	if (!keycond_text && lp.key_conditions)
-		keycond = LegacyKeyConditions(&lp);
+	{
+		List	   *nonindexable;
+
+		keycond = LegacyKeyConditions(&lp, &nonindexable);
+		LegacyCheckIndexable(nonindexable, NIL, "pk", "sk");
+	}
 	(void) keycond;
 }
 

@@ -82,6 +82,10 @@ SELECT pg_temp.try('Query', '{"TableName": "lgq", "KeyConditions": {"pk": {"Comp
 SELECT op, pg_temp.kc('lgq', pg_temp.eq('pk', '{"S": "a"}') || pg_temp.c('sk', op, vals)) AS refused
 FROM (VALUES ('NE', '[{"N": "4"}]'::jsonb), ('IN', '[{"N": "4"}]'), ('NULL', '[]'), ('NOT_NULL', '[]'),
 	('CONTAINS', '[{"N": "4"}]'), ('NOT_CONTAINS', '[{"N": "4"}]')) t(op, vals);
+-- ... only once the table is known, and only on key attributes
+SELECT pg_temp.kc('nosuchtable', pg_temp.eq('pk', '{"S": "a"}') || pg_temp.c('sk', 'NE', '[{"N": "4"}]'));
+SELECT pg_temp.kc('lgq', pg_temp.eq('pk', '{"S": "a"}') || pg_temp.c('v', 'IN', '[{"N": "4"}]'));
+SELECT pg_temp.kc('lgq', pg_temp.c('sk', 'NOT_NULL', '[]'));
 -- ... on the partition key
 SELECT op, pg_temp.kc('lgq', pg_temp.c('pk', op, vals)) AS refused
 FROM (VALUES ('GT', '[{"S": "a"}]'::jsonb), ('BEGINS_WITH', '[{"S": "a"}]'), ('BETWEEN', '[{"S": "a"}, {"S": "b"}]'),

@@ -194,6 +194,8 @@ typedef struct ReadParsed
 	ReadParams	p;
 	bool		is_query;
 	bool		query_filter;	/* the filter is a QueryFilter (legacy) */
+	List	   *nonindexable;	/* KeyConditions attributes with an operator
+								 * no key range serves (legacy.c) */
 	KeyCondition kc;			/* Query: the key condition's shape */
 	AttrValue  *esk;			/* ExclusiveStartKey, or NULL */
 } ReadParsed;
@@ -318,6 +320,16 @@ bind_read(ReadParsed *rp, ReadRequest *rr)
 	{
 		const char *filter_key;
 
+		if (rp->nonindexable != NIL)
+		{
+			List	   *conditioned = NIL;
+			int			i;
+
+			for (i = 0; i < rp->kc.nleaves; i++)
+				conditioned = lappend(conditioned, (void *) rp->kc.leaves[i].attr);
+			LegacyCheckIndexable(rp->nonindexable, conditioned, rr->target.hash_key,
+								 rr->target.range_key);
+		}
 		ReadKeyConditionRange(&rr->target, &rp->kc, &rr->range, &partition);
 		filter_key = filter_key_attribute(&rr->target, rr->filter);
 		if (filter_key != NULL)
@@ -411,8 +423,9 @@ parse_query(Jsonb *body, ReadParsed *rp, ReadRequest *rr)
 		ExprParseCondition(key_text, strlen(key_text), EXPR_KEY_CONDITION, ph) : NULL;
 	parse_filter_projection(&p, ph, rr);
 	ExprCheckAllUsed(ph);
+	rp->nonindexable = NIL;
 	if (keycond == NULL)
-		keycond = LegacyKeyConditions(&lp);
+		keycond = LegacyKeyConditions(&lp, &rp->nonindexable);
 	rp->query_filter = lp.query_filter != NULL && p.filter_text == NULL;
 	ReadKeyConditionShape(keycond, &rp->kc);
 	rp->esk = ReadParseStartKey(p.esk);
@@ -510,6 +523,7 @@ parse_scan(Jsonb *body, ReadParsed *rp, ReadRequest *rr)
 	rp->p = p;
 	rp->is_query = false;
 	rp->query_filter = false;
+	rp->nonindexable = NIL;
 }
 
 /*

@@ -727,19 +727,23 @@ LegacyFilter(const LegacyParams *lp)
 
 /*
  * LegacyKeyConditions
- *		The AND of the key conditions; operators that no key range can
- *		serve are refused here, the rest (which attribute, which operator
- *		on the partition key, types) by the reader as for a
- *		KeyConditionExpression.
+ *		The AND of the key conditions.  The reader checks it against the key
+ *		schema as it checks a KeyConditionExpression.  An operator no key
+ *		range can serve (NE, IN, NULL, NOT_NULL, CONTAINS, NOT_CONTAINS) is
+ *		refused only once the table is known, as DynamoDB does, and only on
+ *		a key attribute: its condition stands in the tree as an equality
+ *		(which then counts as a condition on a non-key attribute) and its
+ *		attribute is added to *nonindexable for LegacyCheckIndexable().
  */
 CondNode *
-LegacyKeyConditions(const LegacyParams *lp)
+LegacyKeyConditions(const LegacyParams *lp, List **nonindexable)
 {
 	ObjEntry   *e;
 	CondNode   *cond = NULL;
 	int			n;
 	int			i;
 
+	*nonindexable = NIL;
 	e = object_entries(lp->key_conditions, &n);
 	for (i = 0; i < n; i++)
 	{
@@ -748,12 +752,44 @@ LegacyKeyConditions(const LegacyParams *lp)
 
 		if (op != LOP_EQ && op != LOP_LE && op != LOP_LT && op != LOP_GE &&
 			op != LOP_GT && op != LOP_BEGINS_WITH && op != LOP_BETWEEN)
-			DynValidation("Attempted conditional constraint is not an indexable operation");
+		{
+			c = cond_node(COND_COMPARE, 2);
+			c->op = CMP_EQ;
+			c->operands[0] = path_operand(e[i].name, e[i].namelen);
+			c->operands[1] = value_operand(NULL);
+			*nonindexable = lappend(*nonindexable, e[i].name);
+		}
 		cond = cond_join(COND_AND, cond, c);
 	}
 	if (n < 1 || n > 2)
 		DynValidation("Conditions can be of length 1 or 2 only");
 	return cond;
+}
+
+/*
+ * LegacyCheckIndexable
+ *		With the key schema known: refuse a non-indexable operator on the
+ *		partition key, or on the sort key when the partition key has a
+ *		condition (DynamoDB looks at the partition key first).
+ */
+void
+LegacyCheckIndexable(List *nonindexable, List *conditioned, const char *hash_key,
+					 const char *range_key)
+{
+	ListCell   *lc;
+	bool		hash_conditioned = false;
+
+	foreach(lc, conditioned)
+		if (strcmp((char *) lfirst(lc), hash_key) == 0)
+			hash_conditioned = true;
+	foreach(lc, nonindexable)
+	{
+		const char *attr = lfirst(lc);
+
+		if (strcmp(attr, hash_key) == 0 ||
+			(hash_conditioned && range_key != NULL && strcmp(attr, range_key) == 0))
+			DynValidation("Attempted conditional constraint is not an indexable operation");
+	}
 }
 
 /* ----------------------------------------------------------------

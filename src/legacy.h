@@ -71,7 +71,10 @@ extern void LegacyRefuse(ApiRequest *req, const char *const *names, int n,
 /* ---- compilation into expression trees (NULL for an empty map) ---- */
 extern CondNode *LegacyExpected(const LegacyParams *lp);
 extern CondNode *LegacyFilter(const LegacyParams *lp);	/* QueryFilter or ScanFilter */
-extern CondNode *LegacyKeyConditions(const LegacyParams *lp);
+extern CondNode *LegacyKeyConditions(const LegacyParams *lp, List **nonindexable);
+/* with the table: nonindexable from above, conditioned the attributes named */
+extern void LegacyCheckIndexable(List *nonindexable, List *conditioned,
+								 const char *hash_key, const char *range_key);
 extern UpdateExpr *LegacyAttributeUpdates(const LegacyParams *lp);
 extern ProjectionExpr *LegacyAttributesToGet(const LegacyParams *lp);
 
