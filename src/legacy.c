@@ -37,7 +37,8 @@
  *
  * KeyConditions accept EQ, LE, LT, GE, GT, BEGINS_WITH and BETWEEN and
  * become the AND of their conditions, which the Query reader checks
- * against the key schema as it checks a KeyConditionExpression.
+ * against the key schema as it checks a KeyConditionExpression; the other
+ * operators are refused once the key schema is known (LegacyCheckIndexable).
  *
  * Updates.  AttributeUpdates' PUT is SET a = v; DELETE without a value is
  * REMOVE a; DELETE with a set is DELETE a v; ADD is ADD a v.  The tree is
@@ -295,14 +296,6 @@ LegacyRead(ApiRequest *req, int which, const char *prefix, LegacyParams *lp)
 			lp->or = (k == 0);
 		}
 	}
-}
-
-bool
-LegacyAny(const LegacyParams *lp)
-{
-	return lp->expected || lp->attribute_updates || lp->attributes_to_get ||
-		lp->key_conditions || lp->query_filter || lp->scan_filter ||
-		lp->has_conditional_operator;
 }
 
 void

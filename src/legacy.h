@@ -48,9 +48,6 @@ typedef struct LegacyParams
 extern void LegacyRead(ApiRequest *req, int which, const char *prefix,
 					   LegacyParams *lp);
 
-/* is any legacy parameter present? */
-extern bool LegacyAny(const LegacyParams *lp);
-
 /*
  * LegacyCheckMix
  *		Refuse legacy parameters together with expression parameters, as
