@@ -8,8 +8,9 @@
  *
  * The input is the JSON text of a request body.  It is read the way the
  * item operations read theirs, in DynamoDB's order (shape and all
- * constraint problems at once, legacy parameters, placeholders,
- * expressions, unused placeholders, then attribute values), up to the
+ * constraint problems at once, legacy parameters mixed with expressions,
+ * placeholders, expressions, unused placeholders, the legacy parameters
+ * compiled into trees (legacy.c), then attribute values), up to the
  * point where the real functions connect to SPI and look up the table.
  * From there three fixed table definitions stand in for the catalog: "pk"
  * (S) with sort key "sk" (N or S), and a hash-only table keyed by "id" (B).
@@ -26,11 +27,10 @@
 #include "api.h"
 #include "expr.h"
 #include "fuzz_support.h"
+#include "legacy.h"
 
 static const char *const return_values[] = {"NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW"};
 static const char *const select_values[] = {"ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES", "SPECIFIC_ATTRIBUTES", "COUNT"};
-static const char *const legacy[] = {"Expected", "ConditionalOperator", "AttributeUpdates",
-"AttributesToGet", "KeyConditions", "QueryFilter", "ScanFilter"};
 
 typedef struct RequestRun
 {
@@ -73,6 +73,8 @@ run_read(void *arg)
 	StringInfoData exprs;
 	ExprPlaceholders *ph;
 	ListCell   *lc;
+	LegacyParams lp;
+	CondNode   *keycond = NULL;
 
 	ApiRequestInit(&req, run->body);
 	(void) ApiGetTableName(&req, "TableName", "tableName", true);
@@ -96,6 +98,9 @@ run_read(void *arg)
 	(void) ApiGetObject(&req, "ExclusiveStartKey");
 	foreach(lc, ApiArrayOfObjects(ApiGetArray(&req, "TransactItems"), "TransactItems"))
 		(void) lfirst(lc);
+	LegacyRead(&req, LEGACY_EXPECTED | LEGACY_CONDITIONAL_OPERATOR | LEGACY_ATTRIBUTE_UPDATES |
+			   LEGACY_ATTRIBUTES_TO_GET | LEGACY_KEY_CONDITIONS | LEGACY_QUERY_FILTER |
+			   LEGACY_SCAN_FILTER, "", &lp);
 	ApiRequestCheck(&req);
 
 	initStringInfo(&exprs);
@@ -103,13 +108,20 @@ run_read(void *arg)
 		appendStringInfoString(&exprs, "UpdateExpression");
 	if (cond_text)
 		appendStringInfo(&exprs, "%sConditionExpression", exprs.len ? ", " : "");
-	ApiRejectLegacy(&req, legacy, lengthof(legacy), exprs.data);
+	if (proj_text)
+		appendStringInfo(&exprs, "%sProjectionExpression", exprs.len ? ", " : "");
+	if (filter_text)
+		appendStringInfo(&exprs, "%sFilterExpression", exprs.len ? ", " : "");
+	if (keycond_text)
+		appendStringInfo(&exprs, "%sKeyConditionExpression", exprs.len ? ", " : "");
+	LegacyCheckMix(&lp, exprs.data, keycond_text != NULL);
+	LegacyCheckConditionalOperator(&lp);
 
 	ph = ApiReadPlaceholders(&req,
 							 cond_text || upd_text || proj_text || filter_text || keycond_text,
 							 "All expressions are null");
 	if (keycond_text)
-		(void) ExprParseCondition(keycond_text, strlen(keycond_text), EXPR_KEY_CONDITION, ph);
+		keycond = ExprParseCondition(keycond_text, strlen(keycond_text), EXPR_KEY_CONDITION, ph);
 	if (upd_text)
 		run->upd = ExprParseUpdate(upd_text, strlen(upd_text), ph);
 	if (cond_text)
@@ -119,6 +131,24 @@ run_read(void *arg)
 	if (proj_text)
 		run->proj = ExprParseProjection(proj_text, strlen(proj_text), ph);
 	ExprCheckAllUsed(ph);
+
+	/* the legacy parameters, compiled into the same trees */
+	if (!upd_text)
+		run->upd = LegacyAttributeUpdates(&lp);
+	if (!cond_text)
+		run->cond = LegacyExpected(&lp);
+	if (!filter_text)
+		run->filter = LegacyFilter(&lp);
+	if (!proj_text)
+		run->proj = LegacyAttributesToGet(&lp);
+	if (!keycond_text && lp.key_conditions)
+	{
+		List	   *nonindexable;
+
+		keycond = LegacyKeyConditions(&lp, &nonindexable);
+		LegacyCheckIndexable(nonindexable, NIL, "pk", "sk");
+	}
+	(void) keycond;
 }
 
 /* table 0: pk (S) + sk (N); 1: pk (S) + sk (S); 2: id (B) */

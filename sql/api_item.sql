@@ -99,7 +99,7 @@ SELECT pg_temp.try('GetItem', '{"TableName": "tbl", "Key": {"pk": {"S": "a"}, "s
 SELECT pg_temp.try('GetItem', '{"TableName": "tbl", "Key": {"pk": {"S": "a"}}}');
 SELECT pg_temp.try('GetItem', '{"TableName": "tbl", "Key": {"pk": {"S": "a"}, "sk": {"S": "1"}}}');
 SELECT pg_temp.try('GetItem', '{"TableName": "tbl"}');
-SELECT pg_temp.try('GetItem', '{"TableName": "tbl", "Key": {"pk": {"S": "a"}, "sk": {"N": "1"}}, "AttributesToGet": ["v"]}');
+SELECT pg_temp.try('GetItem', '{"TableName": "tbl", "Key": {"pk": {"S": "a"}, "sk": {"N": "1"}}, "AttributesToGet": ["v"], "ProjectionExpression": "v"}');
 
 -- ---------------------------------------------------------------- DeleteItem
 SELECT delete_item('{"TableName": "tbl", "Key": {"pk": {"S": "a"}, "sk": {"N": "4"}}, "ReturnValues": "ALL_OLD"}');

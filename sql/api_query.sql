@@ -252,7 +252,7 @@ SELECT pg_temp.q('qnum', 'pk = :p', NULL);
 SELECT pg_temp.q('qnum', '', '{":p": {"S": "a"}}');
 SELECT pg_temp.q('qnum', 'pk = :p AND', '{":p": {"S": "a"}}');
 SELECT pg_temp.try('Query', '{"TableName": "qnum"}');
-SELECT pg_temp.try('Query', '{"TableName": "qnum", "KeyConditions": {"pk": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "a"}]}}}');
+SELECT pg_temp.try('Query', '{"TableName": "qnum", "KeyConditions": {"pk": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "a"}]}}, "AttributesToGet": ["v"], "Select": "ALL_ATTRIBUTES"}');
 SELECT pg_temp.q('qnum', 'pk = :p', '{":p": {"S": "a"}}', '{"QueryFilter": {}}');
 -- §8.8, §8.9 key values in conditions
 SELECT pg_temp.q('qnum', 'pk = :p', '{":p": {"S": ""}}');
@@ -343,7 +343,7 @@ SELECT pg_temp.try('Scan', '{"TableName": "qnum", "ExclusiveStartKey": {"pk": {"
 SELECT pg_temp.try('Scan', '{"TableName": "qnum", "ExpressionAttributeValues": {":v": {"N": "1"}}}');
 SELECT pg_temp.try('Scan', '{"TableName": "qnum", "ProjectionExpression": "#p", "ExpressionAttributeNames": {"#p": "pk"}, "ExpressionAttributeValues": {":v": {"N": "1"}}}');
 SELECT pg_temp.try('Scan', '{"TableName": "qnum", "ExpressionAttributeNames": {"#p": "pk"}}');
-SELECT pg_temp.try('Scan', '{"TableName": "qnum", "ScanFilter": {}}');
+SELECT pg_temp.try('Scan', '{"TableName": "qnum", "ScanFilter": {}, "ConditionalOperator": "AND"}');
 SELECT pg_temp.try('Scan', '{"TableName": "qnum", "Select": "ALL_PROJECTED_ATTRIBUTES"}');
 SELECT pg_temp.try('Scan', '{"TableName": "qnum", "Select": "SPECIFIC_ATTRIBUTES"}');
 SELECT pg_temp.try('Scan', '{"TableName": "nope"}');

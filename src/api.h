@@ -60,9 +60,6 @@ extern int	ApiGetEnum(ApiRequest *req, const char *name, const char *field,
 /* TableName (or IndexName) rules: 3..255 of [a-zA-Z0-9_.-] */
 extern char *ApiGetTableName(ApiRequest *req, const char *name,
 							 const char *field, bool required);
-/* the legacy parameters are rejected, never ignored */
-extern void ApiRejectLegacy(ApiRequest *req, const char *const *legacy,
-							int nlegacy, const char *expression_params);
 
 /* ---- reading and writing items through SPI ---- */
 /*

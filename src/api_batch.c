@@ -54,6 +54,7 @@
 #include "utils/resowner.h"
 
 #include "api.h"
+#include "legacy.h"
 #include "expr.h"
 
 PG_FUNCTION_INFO_V1(item_table_batch_get_item);
@@ -233,8 +234,8 @@ item_table_batch_get_item(PG_FUNCTION_ARGS)
 	entries = container_values(items_j, &names);
 	forboth(lc, names, lc2, entries)
 	{
-		static const char *const legacy[] = {"AttributesToGet"};
 		BatchGetTable *t = palloc0(sizeof(BatchGetTable));
+		LegacyParams lp;
 		ApiRequest	sub;
 		Jsonb	   *keys_j;
 		char	   *proj_text;
@@ -250,12 +251,16 @@ item_table_batch_get_item(PG_FUNCTION_ARGS)
 			ApiProblem(&sub, "Value null at 'requestItems.%s.member.keys' failed to satisfy constraint: Member must not be null", t->name);
 		proj_text = ApiGetString(&sub, "ProjectionExpression", "projectionExpression", false);
 		(void) ApiGetBool(&sub, "ConsistentRead", &t->consistent);
+		LegacyRead(&sub, LEGACY_ATTRIBUTES_TO_GET,
+				   psprintf("requestItems.%s.member.", t->name), &lp);
 		ApiRequestCheck(&sub);
-		ApiRejectLegacy(&sub, legacy, lengthof(legacy), proj_text ? "ProjectionExpression" : NULL);
+		LegacyCheckMix(&lp, proj_text ? "ProjectionExpression" : NULL, false);
 		ph = ApiReadPlaceholders(&sub, proj_text != NULL, "ProjectionExpression is null");
 		if (proj_text != NULL)
 			t->proj = ExprParseProjection(proj_text, strlen(proj_text), ph);
 		ExprCheckAllUsed(ph);
+		if (proj_text == NULL)
+			t->proj = LegacyAttributesToGet(&lp);
 		keyvals = container_values(keys_j, NULL);
 		if (list_length(keyvals) > BATCH_GET_MAX_KEYS)
 			DynValidation("1 validation error detected: Value at 'RequestItems.%s.member.Keys' failed to satisfy constraint: Member must have length less than or equal to 100",
@@ -825,7 +830,7 @@ parse_tx_action(JsonbValue *v, int index)
 						  "returnValuesOnConditionCheckFailure", rvccf_values,
 						  lengthof(rvccf_values));
 	ApiRequestCheck(&sub);
-	ApiRejectLegacy(&sub, legacy, lengthof(legacy), cond_text ? "ConditionExpression" : NULL);
+	LegacyRefuse(&sub, legacy, lengthof(legacy), "TransactWriteItems");
 
 	ph = ApiReadPlaceholders(&sub, cond_text != NULL || upd_text != NULL,
 							 a->kind == TX_UPDATE ? "UpdateExpression and ConditionExpression are null" :

@@ -336,28 +336,6 @@ ApiGetTableName(ApiRequest *req, const char *name, const char *field,
 	return s;
 }
 
-void
-ApiRejectLegacy(ApiRequest *req, const char *const *legacy, int nlegacy,
-				const char *expression_params)
-{
-	StringInfoData found;
-	int			i;
-
-	initStringInfo(&found);
-	for (i = 0; i < nlegacy; i++)
-	{
-		if (ApiGetMember(req, legacy[i]) != NULL)
-			appendStringInfo(&found, "%s%s", found.len > 0 ? ", " : "", legacy[i]);
-	}
-	if (found.len == 0)
-		return;
-	if (expression_params != NULL && expression_params[0] != '\0')
-		DynValidation("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {%s} Expression parameters: {%s}",
-					  found.data, expression_params);
-	DynValidation("The legacy parameters {%s} are not supported; use expressions (ConditionExpression, ProjectionExpression, KeyConditionExpression, FilterExpression, UpdateExpression) instead",
-				  found.data);
-}
-
 /* ----------------------------------------------------------------
  * echoed values in constraint messages
  *

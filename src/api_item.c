@@ -5,8 +5,10 @@
  *		dispatcher.
  *
  * Order of checks, as DynamoDB: request shape (all problems at once), then
- * expressions and placeholders, then attribute values, then the table
- * (ResourceNotFoundException), then the key schema, then the data.  Every
+ * legacy parameters mixed with expressions (legacy.c), then expressions
+ * and placeholders, then the legacy parameters compiled into trees, then
+ * attribute values, then the table (ResourceNotFoundException), then the
+ * key schema, then the data.  Every
  * check runs before the first write, and a failed call raises an ERROR, so
  * a failed call changes nothing.
  *
@@ -38,6 +40,7 @@
 #include "api.h"
 #include "item_guard.h"
 #include "expr.h"
+#include "legacy.h"
 
 PG_FUNCTION_INFO_V1(item_table_put_item);
 PG_FUNCTION_INFO_V1(item_table_get_item);
@@ -220,10 +223,10 @@ typedef struct SingleWrite
 static void
 read_single_write(Jsonb *body, const char *target, const char *field, SingleWrite *w)
 {
-	static const char *const legacy[] = {"Expected", "ConditionalOperator"};
 	ApiRequest	req;
 	char	   *cond_text;
 	ExprPlaceholders *ph;
+	LegacyParams lp;
 
 	ApiRequestInit(&req, body);
 	w->name = ApiGetTableName(&req, "TableName", "tableName", true);
@@ -237,8 +240,10 @@ read_single_write(Jsonb *body, const char *target, const char *field, SingleWrit
 	w->rcc = ApiGetReturnConsumedCapacity(&req);
 	w->ricm = ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
 					  ricm_values, lengthof(ricm_values));
+	LegacyRead(&req, LEGACY_EXPECTED | LEGACY_CONDITIONAL_OPERATOR, "", &lp);
 	ApiRequestCheck(&req);
-	ApiRejectLegacy(&req, legacy, lengthof(legacy), cond_text ? "ConditionExpression" : NULL);
+	LegacyCheckMix(&lp, cond_text ? "ConditionExpression" : NULL, false);
+	LegacyCheckConditionalOperator(&lp);
 	if (w->rv > RV_ALL_OLD)
 		DynValidation("ReturnValues can only be ALL_OLD or NONE");
 	if (w->rv < 0)
@@ -249,6 +254,8 @@ read_single_write(Jsonb *body, const char *target, const char *field, SingleWrit
 	if (cond_text != NULL)
 		w->cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
 	ExprCheckAllUsed(ph);
+	if (cond_text == NULL)
+		w->cond = LegacyExpected(&lp);
 }
 
 Datum
@@ -316,12 +323,12 @@ item_table_put_item(PG_FUNCTION_ARGS)
 Datum
 item_table_get_item(PG_FUNCTION_ARGS)
 {
-	static const char *const legacy[] = {"AttributesToGet"};
 	MemoryContext callercxt = CurrentMemoryContext;
 	ApiRequest	req;
 	char	   *name;
 	Jsonb	   *key_j;
 	char	   *proj_text;
+	LegacyParams lp;
 	bool		consistent = false;
 	int			rcc;
 	ExprPlaceholders *ph;
@@ -342,8 +349,9 @@ item_table_get_item(PG_FUNCTION_ARGS)
 	proj_text = ApiGetString(&req, "ProjectionExpression", "projectionExpression", false);
 	(void) ApiGetBool(&req, "ConsistentRead", &consistent);
 	rcc = ApiGetReturnConsumedCapacity(&req);
+	LegacyRead(&req, LEGACY_ATTRIBUTES_TO_GET, "", &lp);
 	ApiRequestCheck(&req);
-	ApiRejectLegacy(&req, legacy, lengthof(legacy), proj_text ? "ProjectionExpression" : NULL);
+	LegacyCheckMix(&lp, proj_text ? "ProjectionExpression" : NULL, false);
 	if (ApiGetObject(&req, "ExpressionAttributeValues") != NULL)
 		DynValidation("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null");
 
@@ -351,6 +359,8 @@ item_table_get_item(PG_FUNCTION_ARGS)
 	if (proj_text != NULL)
 		proj = ExprParseProjection(proj_text, strlen(proj_text), ph);
 	ExprCheckAllUsed(ph);
+	if (proj_text == NULL)
+		proj = LegacyAttributesToGet(&lp);
 	keyattrs = AttrItemFromJsonb(key_j);
 
 	SPI_connect();
@@ -471,7 +481,6 @@ ApiCheckKeyNotUpdated(ItemTableDef *def, const UpdateExpr *upd)
 Datum
 item_table_update_item(PG_FUNCTION_ARGS)
 {
-	static const char *const legacy[] = {"AttributeUpdates", "Expected", "ConditionalOperator"};
 	MemoryContext callercxt = CurrentMemoryContext;
 	ApiRequest	req;
 	char	   *name;
@@ -495,6 +504,7 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	int64		size = 0;
 	int			tries = 0;
 	StringInfoData exprs;
+	LegacyParams lp;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
@@ -509,13 +519,16 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	rcc = ApiGetReturnConsumedCapacity(&req);
 	ricm = ApiGetEnum(&req, "ReturnItemCollectionMetrics", "returnItemCollectionMetrics",
 					  ricm_values, lengthof(ricm_values));
+	LegacyRead(&req, LEGACY_ATTRIBUTE_UPDATES | LEGACY_EXPECTED | LEGACY_CONDITIONAL_OPERATOR,
+			   "", &lp);
 	ApiRequestCheck(&req);
 	initStringInfo(&exprs);
 	if (upd_text)
 		appendStringInfoString(&exprs, "UpdateExpression");
 	if (cond_text)
 		appendStringInfo(&exprs, "%sConditionExpression", exprs.len ? ", " : "");
-	ApiRejectLegacy(&req, legacy, lengthof(legacy), exprs.data);
+	LegacyCheckMix(&lp, exprs.data, false);
+	LegacyCheckConditionalOperator(&lp);
 
 	ph = ApiReadPlaceholders(&req, upd_text != NULL || cond_text != NULL,
 						   "UpdateExpression and ConditionExpression are null");
@@ -524,6 +537,10 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	if (cond_text != NULL)
 		cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
 	ExprCheckAllUsed(ph);
+	if (upd_text == NULL)
+		upd = LegacyAttributeUpdates(&lp);
+	if (cond_text == NULL)
+		cond = LegacyExpected(&lp);
 	keyattrs = AttrItemFromJsonb(key_j);
 
 	SPI_connect();

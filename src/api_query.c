@@ -37,6 +37,7 @@
 #include "utils/builtins.h"
 #include "utils/snapmgr.h"
 
+#include "legacy.h"
 #include "query.h"
 
 PG_FUNCTION_INFO_V1(item_table_query);
@@ -192,6 +193,9 @@ typedef struct ReadParsed
 {
 	ReadParams	p;
 	bool		is_query;
+	bool		query_filter;	/* the filter is a QueryFilter (legacy) */
+	List	   *nonindexable;	/* KeyConditions attributes with an operator
+								 * no key range serves (legacy.c) */
 	KeyCondition kc;			/* Query: the key condition's shape */
 	AttrValue  *esk;			/* ExclusiveStartKey, or NULL */
 } ReadParsed;
@@ -217,11 +221,23 @@ read_common_params(ApiRequest *req, ReadParams *p)
 	p->rcc = ApiGetReturnConsumedCapacity(req);
 }
 
-/* Select against ProjectionExpression and IndexName (reference 4.7) */
+/*
+ * Select against ProjectionExpression (or AttributesToGet) and IndexName
+ * (reference 4.7)
+ */
 static void
-check_select(const ReadParams *p, const char *operation)
+check_select(const ReadParams *p, bool attributes_to_get, const char *operation)
 {
-	if (p->proj_text != NULL)
+	if (attributes_to_get)
+	{
+		if (p->select == SELECT_ALL_ATTRIBUTES)
+			DynValidation("Cannot specify the AttributesToGet when choosing to get ALL_ATTRIBUTES");
+		if (p->select == SELECT_ALL_PROJECTED_ATTRIBUTES)
+			DynValidation("Cannot specify the AttributesToGet when choosing to get ALL_PROJECTED_ATTRIBUTES");
+		if (p->select == SELECT_COUNT)
+			DynValidation("Cannot specify the AttributesToGet when choosing to get only the Count");
+	}
+	else if (p->proj_text != NULL)
 	{
 		if (p->select == SELECT_ALL_ATTRIBUTES)
 			DynValidation("Cannot specify the ProjectionExpression when choosing to get ALL_ATTRIBUTES");
@@ -236,20 +252,30 @@ check_select(const ReadParams *p, const char *operation)
 		DynValidation("ALL_PROJECTED_ATTRIBUTES can be used only when %s using an IndexName", operation);
 }
 
-/* "A, B" from the expression parameters present */
+/* "A, B" from the expression parameters present, in DynamoDB's order */
 static char *
 expression_params(const char *key_text, const ReadParams *p)
 {
 	StringInfoData s;
 
 	initStringInfo(&s);
-	if (key_text != NULL)
-		appendStringInfoString(&s, "KeyConditionExpression");
+	if (p->proj_text != NULL)
+		appendStringInfoString(&s, "ProjectionExpression");
 	if (p->filter_text != NULL)
 		appendStringInfo(&s, "%sFilterExpression", s.len ? ", " : "");
-	if (p->proj_text != NULL)
-		appendStringInfo(&s, "%sProjectionExpression", s.len ? ", " : "");
+	if (key_text != NULL)
+		appendStringInfo(&s, "%sKeyConditionExpression", s.len ? ", " : "");
 	return s.data;
+}
+
+/* the legacy filter and projection of a read, when no expression gave them */
+static void
+legacy_filter_projection(const ReadParams *p, const LegacyParams *lp, ReadRequest *rr)
+{
+	if (p->filter_text == NULL)
+		rr->filter = LegacyFilter(lp);
+	if (p->proj_text == NULL)
+		rr->projection = LegacyAttributesToGet(lp);
 }
 
 /* parse FilterExpression and ProjectionExpression into rr */
@@ -293,11 +319,21 @@ bind_read(ReadParsed *rp, ReadRequest *rr)
 	{
 		const char *filter_key;
 
+		if (rp->nonindexable != NIL)
+		{
+			List	   *conditioned = NIL;
+			int			i;
+
+			for (i = 0; i < rp->kc.nleaves; i++)
+				conditioned = lappend(conditioned, (void *) rp->kc.leaves[i].attr);
+			LegacyCheckIndexable(rp->nonindexable, conditioned, rr->target.hash_key,
+								 rr->target.range_key);
+		}
 		ReadKeyConditionRange(&rr->target, &rp->kc, &rr->range, &partition);
 		filter_key = filter_key_attribute(&rr->target, rr->filter);
 		if (filter_key != NULL)
-			DynValidation("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s",
-						  filter_key);
+			DynValidation("%s can only contain non-primary key attributes: Primary key attribute: %s",
+						  rp->query_filter ? "QueryFilter" : "Filter Expression", filter_key);
 	}
 	ReadApplyStartKey(rr, rp->esk, partition, !rp->is_query);
 }
@@ -348,32 +384,48 @@ read_entry(FunctionCallInfo fcinfo,
 static void
 parse_query(Jsonb *body, ReadParsed *rp, ReadRequest *rr)
 {
-	static const char *const legacy[] = {"AttributesToGet", "KeyConditions", "QueryFilter",
-	"ConditionalOperator"};
 	ApiRequest	req;
 	ReadParams	p;
 	char	   *key_text;
 	bool		forward = true;
 	ExprPlaceholders *ph;
 	CondNode   *keycond;
+	LegacyParams lp;
+	Jsonb	   *names;
+	Jsonb	   *values;
 
 	ApiRequestInit(&req, body);
 	read_common_params(&req, &p);
 	key_text = ApiGetString(&req, "KeyConditionExpression", "keyConditionExpression", false);
 	(void) ApiGetBool(&req, "ScanIndexForward", &forward);
+	LegacyRead(&req, LEGACY_ATTRIBUTES_TO_GET | LEGACY_KEY_CONDITIONS | LEGACY_QUERY_FILTER |
+			   LEGACY_CONDITIONAL_OPERATOR, "", &lp);
 	ApiRequestCheck(&req);
-	ApiRejectLegacy(&req, legacy, lengthof(legacy), expression_params(key_text, &p));
-	check_select(&p, "Querying");
-	if (key_text == NULL)
+	LegacyCheckMix(&lp, expression_params(key_text, &p), key_text != NULL);
+	LegacyCheckConditionalOperator(&lp);
+	init_read_request(&p, rr);
+	/* QueryFilter and AttributesToGet, checked before the key condition */
+	legacy_filter_projection(&p, &lp, rr);
+	check_select(&p, lp.attributes_to_get != NULL, "Querying");
+	if (key_text == NULL && lp.key_conditions == NULL)
 		DynValidation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.");
 
-	init_read_request(&p, rr);
 	rr->forward = forward;
-	ph = ExprPlaceholdersFromRequest(ApiGetObject(&req, "ExpressionAttributeNames"),
-									 ApiGetObject(&req, "ExpressionAttributeValues"));
-	keycond = ExprParseCondition(key_text, strlen(key_text), EXPR_KEY_CONDITION, ph);
+	names = ApiGetObject(&req, "ExpressionAttributeNames");
+	values = ApiGetObject(&req, "ExpressionAttributeValues");
+	if (key_text == NULL && p.filter_text == NULL && p.proj_text == NULL && names != NULL)
+		DynValidation("ExpressionAttributeNames can only be specified when using expressions: ProjectionExpression, FilterExpression and KeyConditionExpression are null");
+	if (key_text == NULL && p.filter_text == NULL && values != NULL)
+		DynValidation("ExpressionAttributeValues can only be specified when using expressions: FilterExpression and KeyConditionExpression are null");
+	ph = ExprPlaceholdersFromRequest(names, values);
+	keycond = key_text != NULL ?
+		ExprParseCondition(key_text, strlen(key_text), EXPR_KEY_CONDITION, ph) : NULL;
 	parse_filter_projection(&p, ph, rr);
 	ExprCheckAllUsed(ph);
+	rp->nonindexable = NIL;
+	if (keycond == NULL)
+		keycond = LegacyKeyConditions(&lp, &rp->nonindexable);
+	rp->query_filter = lp.query_filter != NULL && p.filter_text == NULL;
 	ReadKeyConditionShape(keycond, &rp->kc);
 	rp->esk = ReadParseStartKey(p.esk);
 	rp->p = p;
@@ -412,9 +464,9 @@ item_table_explain_query(PG_FUNCTION_ARGS)
 static void
 parse_scan(Jsonb *body, ReadParsed *rp, ReadRequest *rr)
 {
-	static const char *const legacy[] = {"AttributesToGet", "ScanFilter", "ConditionalOperator"};
 	ApiRequest	req;
 	ReadParams	p;
+	LegacyParams lp;
 	bool		has_segment;
 	bool		has_total;
 	int64		segment = 0;
@@ -439,8 +491,11 @@ parse_scan(Jsonb *body, ReadParsed *rp, ReadRequest *rr)
 	if (has_total && total > 1000000)
 		ApiProblem(&req, "Value '" INT64_FORMAT "' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to 1000000",
 				   total);
+	LegacyRead(&req, LEGACY_ATTRIBUTES_TO_GET | LEGACY_SCAN_FILTER | LEGACY_CONDITIONAL_OPERATOR,
+			   "", &lp);
 	ApiRequestCheck(&req);
-	ApiRejectLegacy(&req, legacy, lengthof(legacy), expression_params(NULL, &p));
+	LegacyCheckMix(&lp, expression_params(NULL, &p), false);
+	LegacyCheckConditionalOperator(&lp);
 	if (has_segment && !has_total)
 		DynValidation("The TotalSegments parameter is required but was not present in the request when Segment parameter is present");
 	if (has_total && !has_segment)
@@ -448,7 +503,7 @@ parse_scan(Jsonb *body, ReadParsed *rp, ReadRequest *rr)
 	if (has_total && segment >= total)
 		DynValidation("The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: " INT64_FORMAT " is not less than TotalSegments: " INT64_FORMAT,
 					  segment, total);
-	check_select(&p, "Scanning");
+	check_select(&p, lp.attributes_to_get != NULL, "Scanning");
 
 	init_read_request(&p, rr);
 	rr->total_segments = has_total ? (int) total : 0;
@@ -462,9 +517,12 @@ parse_scan(Jsonb *body, ReadParsed *rp, ReadRequest *rr)
 	ph = ExprPlaceholdersFromRequest(names, values);
 	parse_filter_projection(&p, ph, rr);
 	ExprCheckAllUsed(ph);
+	legacy_filter_projection(&p, &lp, rr);
 	rp->esk = ReadParseStartKey(p.esk);
 	rp->p = p;
 	rp->is_query = false;
+	rp->query_filter = false;
+	rp->nonindexable = NIL;
 }
 
 /*

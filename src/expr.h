@@ -180,6 +180,8 @@ typedef struct UpdateAction
 
 typedef struct UpdateExpr
 {
+	bool		legacy;			/* from AttributeUpdates (legacy.c): ADD also
+								 * appends lists; its own type message */
 	int			nactions;
 	UpdateAction *actions;		/* in clause order, then written order */
 } UpdateExpr;

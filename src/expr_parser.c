@@ -1921,7 +1921,7 @@ ExprParseUpdate(const char *text, int len, ExprPlaceholders *ph)
 		targets[i] = resolve_path(&p, p.actions[i].path, &err);
 	check_path_set(&p, targets, p.nactions);
 
-	upd = palloc(sizeof(UpdateExpr));
+	upd = palloc0(sizeof(UpdateExpr));
 	upd->nactions = p.nactions;
 	upd->actions = palloc0(p.nactions * sizeof(UpdateAction));
 	for (i = 0; i < p.nactions; i++)

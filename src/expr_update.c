@@ -44,6 +44,12 @@
  * end appends, like SET.  A DELETE that empties a set removes the
  * attribute (or the list element holding the set).
  *
+ * Legacy updates.  AttributeUpdates (legacy.c) arrive as the same tree,
+ * marked legacy; two rules differ, as in DynamoDB: ADD also appends a list
+ * to a list (a missing attribute takes the list), and an ADD or DELETE
+ * value of the wrong type for the attribute is "Type mismatch for
+ * attribute to update" (legacy.c has checked the values' own types).
+ *
  * UPDATED_OLD / UPDATED_NEW are the projection of every action's path on
  * the old / new item.  That gives DynamoDB's rules (paths that did not
  * exist before, or do not exist after, are absent) and also its observed
@@ -79,6 +85,8 @@ PG_FUNCTION_INFO_V1(item_table_updated_attributes);
 	"An operand in the update expression has an incorrect data type"
 #define MSG_INVALID_PATH \
 	"The document path provided in the update expression is invalid for update"
+#define MSG_LEGACY_TYPE_MISMATCH \
+	"Type mismatch for attribute to update"
 #define MSG_NESTING \
 	"Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
 
@@ -89,6 +97,7 @@ typedef struct UpdTarget
 	const AttrValue *rhs;		/* SET: the value to store, not yet copied */
 	AttrValue  *container;		/* parent in the new item; NULL: ignore */
 	const PathElem *last;		/* the last step of the path */
+	bool		legacy;			/* from AttributeUpdates (UpdateExpr.legacy) */
 } UpdTarget;
 
 /* deferred changes to one list (phase 3 -> 4) */
@@ -169,13 +178,15 @@ eval_rhs(const Operand *op, const AttrValue *item)
 
 /* the constant of an ADD/DELETE action, with the type check DynamoDB makes */
 static const AttrValue *
-action_constant(const UpdateAction *a)
+action_constant(const UpdateAction *a, bool legacy)
 {
 	const AttrValue *v;
 
 	if (a->value == NULL || a->value->kind != OPND_VALUE)
 		elog(ERROR, "ADD and DELETE need a constant operand");
 	v = a->value->value;
+	if (legacy)
+		return v;				/* legacy.c checked it with its own rules */
 	if (a->kind == UPD_ADD ? !(v->type == ATTR_N || AttrTypeIsSet(v->type)) :
 		!AttrTypeIsSet(v->type))
 		DynValidation("Invalid UpdateExpression: Incorrect operand type for operator or function; operator: %s, operand type: %s",
@@ -300,10 +311,11 @@ set_union(const AttrValue *a, const AttrValue *b)
 /*
  * add_value
  *		ADD v to old (NULL when missing): numbers add, sets unite, a missing
- *		attribute takes v.  Returns a fresh value.
+ *		attribute takes v; legacy ADD (AttributeUpdates) also appends a list
+ *		to a list.  Returns a fresh value.
  */
 static AttrValue *
-add_value(const AttrValue *old, const AttrValue *v)
+add_value(const AttrValue *old, const AttrValue *v, bool legacy)
 {
 	if (old == NULL)
 		return AttrCopy(v);
@@ -311,7 +323,16 @@ add_value(const AttrValue *old, const AttrValue *v)
 		return AttrNumberAdd(old, v, false);
 	if (old->type == v->type && AttrTypeIsSet(v->type))
 		return set_union(old, v);
-	DynValidation(MSG_WRONG_DATA_TYPE);
+	if (legacy && old->type == ATTR_L && v->type == ATTR_L)
+	{
+		AttrValue  *r = AttrCopy(old);
+		int			i;
+
+		for (i = 0; i < v->u.list.count; i++)
+			AttrListAppend(r, AttrCopy(v->u.list.elems[i]));
+		return r;
+	}
+	DynValidation(legacy ? MSG_LEGACY_TYPE_MISMATCH : MSG_WRONG_DATA_TYPE);
 	return NULL;				/* keep compiler quiet */
 }
 
@@ -321,13 +342,13 @@ add_value(const AttrValue *old, const AttrValue *v)
  *		or NULL when nothing is left.
  */
 static AttrValue *
-delete_value(const AttrValue *old, const AttrValue *v)
+delete_value(const AttrValue *old, const AttrValue *v, bool legacy)
 {
 	AttrValue  *r;
 	int			i;
 
 	if (old->type != v->type)
-		DynValidation(MSG_WRONG_DATA_TYPE);
+		DynValidation(legacy ? MSG_LEGACY_TYPE_MISMATCH : MSG_WRONG_DATA_TYPE);
 	r = AttrNewList(old->type);
 	for (i = 0; i < old->u.list.count; i++)
 	{
@@ -379,12 +400,12 @@ apply_to_map(const UpdTarget *t)
 			break;
 		case UPD_ADD:
 			AttrMapPut(map, e->name, e->namelen,
-					   add_value(old, a->value->value));
+					   add_value(old, a->value->value, t->legacy));
 			break;
 		case UPD_DELETE:
 			if (old == NULL)
 				break;
-			v = delete_value(old, a->value->value);
+			v = delete_value(old, a->value->value, t->legacy);
 			if (v == NULL)
 				AttrMapRemove(map, e->name, e->namelen);
 			else
@@ -415,10 +436,10 @@ apply_to_list(const UpdTarget *t, ListEdit *edit)
 				break;
 			case UPD_ADD:
 				list->u.list.elems[idx] = add_value(list->u.list.elems[idx],
-													a->value->value);
+													a->value->value, t->legacy);
 				break;
 			case UPD_DELETE:
-				v = delete_value(list->u.list.elems[idx], a->value->value);
+				v = delete_value(list->u.list.elems[idx], a->value->value, t->legacy);
 				if (v == NULL)
 					edit->removed[idx] = true;
 				else
@@ -436,7 +457,7 @@ apply_to_list(const UpdTarget *t, ListEdit *edit)
 			v = AttrCopy(t->rhs);
 			break;
 		case UPD_ADD:
-			v = add_value(NULL, a->value->value);
+			v = add_value(NULL, a->value->value, t->legacy);
 			break;
 		case UPD_REMOVE:
 		case UPD_DELETE:
@@ -501,10 +522,11 @@ ExprApplyUpdate(const UpdateExpr *upd, const AttrValue *item,
 		const UpdateAction *a = &upd->actions[i];
 
 		targets[i].action = a;
+		targets[i].legacy = upd->legacy;
 		if (a->kind == UPD_SET)
 			targets[i].rhs = eval_rhs(a->value, item);
 		else if (a->kind == UPD_ADD || a->kind == UPD_DELETE)
-			(void) action_constant(a);
+			(void) action_constant(a, upd->legacy);
 	}
 
 	/* 2. where each action writes (the copy still equals the old item) */

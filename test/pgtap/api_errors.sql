@@ -43,8 +43,9 @@ SELECT throws_ok($$SELECT item_table.put_item('{"TableName": "errs", "Item": {"p
 SELECT throws_ok($$SELECT item_table.put_item('{"TableName": "errs", "Item": {"pk": {"S": "k"}}, "ConditionExpression": "attribute_exists(pk)", "ExpressionAttributeValues": {":unused": {"S": "x"}}}')$$,
 	'XD001', 'ValidationException: Value provided in ExpressionAttributeValues unused in expressions: keys: {:unused}',
 	'unused value placeholder');
-SELECT throws_ok($$SELECT item_table.put_item('{"TableName": "errs", "Item": {"pk": {"S": "k"}}, "Expected": {}}')$$,
-	'XD001', NULL, 'legacy parameter rejected');
+SELECT throws_ok($$SELECT item_table.put_item('{"TableName": "errs", "Item": {"pk": {"S": "k"}}, "Expected": {}, "ConditionalOperator": "OR"}')$$,
+	'XD001', 'ValidationException: ConditionalOperator cannot be used without Filter or Expected',
+	'legacy ConditionalOperator without conditions');
 SELECT throws_ok($$SELECT item_table.create_table('{"TableName": "errs2", "BillingMode": "PAY_PER_REQUEST", "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "x", "AttributeType": "S"}], "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}')$$,
 	'XD001', 'ValidationException: One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions',
 	'unused attribute definition');

@@ -83,7 +83,8 @@ SELECT throws_ok(pg_temp.q('pk = :p', '{":p": {"S": "a"}, ":x": {"S": "a"}}'), '
 	'ValidationException: Value provided in ExpressionAttributeValues unused in expressions: keys: {:x}', 'unused value (§8.32)');
 SELECT throws_ok(pg_temp.q('', '{":p": {"S": "a"}}'), 'XD001',
 	'ValidationException: Invalid KeyConditionExpression: The expression can not be empty;', 'empty key condition');
-SELECT throws_ok($$SELECT item_table.query('{"TableName": "qerr", "KeyConditions": {}}')$$, 'XD001', NULL, 'legacy KeyConditions');
+SELECT throws_ok($$SELECT item_table.query('{"TableName": "qerr", "KeyConditions": {}}')$$, 'XD001',
+	'ValidationException: Conditions can be of length 1 or 2 only', 'empty legacy KeyConditions');
 
 -- ---------------------------------------------------------------- other Query errors
 SELECT throws_ok(pg_temp.q('pk = :p', '{":p": {"S": "a"}, ":s": {"N": "1"}}', '{"FilterExpression": "sk > :s"}'), 'XD001',
@@ -140,7 +141,9 @@ SELECT throws_ok(pg_temp.s('{"Select": "COUNT", "ProjectionExpression": "v"}'), 
 	'ValidationException: Cannot specify the ProjectionExpression when choosing to get only the Count', 'Scan COUNT with a projection');
 SELECT throws_ok(pg_temp.s('{"IndexName": "gsi1"}'), 'XD001',
 	'ValidationException: The table does not have the specified index: gsi1', 'Scan of an unknown index');
-SELECT throws_ok(pg_temp.s('{"ScanFilter": {}}'), 'XD001', NULL, 'legacy ScanFilter');
+SELECT throws_ok(pg_temp.s('{"ScanFilter": {}, "ProjectionExpression": "pk"}'), 'XD001',
+	'ValidationException: Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {ScanFilter} Expression parameters: {ProjectionExpression}',
+	'legacy ScanFilter with an expression');
 SELECT throws_ok(pg_temp.s('{"FilterExpression": "status = :s", "ExpressionAttributeValues": {":s": {"S": "x"}}}'), 'XD001',
 	'ValidationException: Invalid FilterExpression: Attribute name is a reserved keyword; reserved keyword: status', 'reserved word in a filter (§8.34)');
 SELECT lives_ok(pg_temp.s('{"FilterExpression": "sk > :s", "ExpressionAttributeValues": {":s": {"N": "0"}}}'), 'Scan may filter on keys (§8.18)');
