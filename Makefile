@@ -40,7 +40,10 @@ OBJS = \
 	src/partiql_compile.o \
 	src/api_partiql.o \
 	src/worker.o \
-	src/ttl.o
+	src/ttl.o \
+	src/stream.o \
+	src/api_stream.o \
+	src/stream_consumer.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 
@@ -62,7 +65,8 @@ SQL_PARTS = \
 	src/sql/api_query.sql \
 	src/sql/gateway.sql \
 	src/sql/partiql.sql \
-	src/sql/background.sql
+	src/sql/background.sql \
+	src/sql/stream.sql
 
 # Versions: src/sql/released/ keeps each released script as it was
 # released; the current version's script is built from src/sql/ (SQL_PARTS),

@@ -83,6 +83,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "stream.h"
 #include "worker.h"
 
 PGDLLEXPORT void item_table_launcher_main(Datum main_arg);
@@ -106,8 +107,11 @@ static const struct config_enum_entry index_backfill_options[] = {
 #define LAUNCHER_RECHECK_SECS	60
 /* one round gives each index at most this long before the next */
 #define BACKFILL_SLICE_MS		2000
-/* and each TTL table */
+/* and each TTL table (and each stream consumer) */
 #define TTL_SLICE_MS			2000
+/* stream consumers: polled this often, until idle this long */
+#define CONSUMER_POLL_MS		100
+#define CONSUMER_IDLE_SECS		10
 
 /* ----------------------------------------------------------------
  * settings and registration
@@ -237,10 +241,16 @@ item_table_start_worker(PG_FUNCTION_ARGS)
  */
 typedef struct WorkItem
 {
-	char		kind;			/* 'b' backfill, 't' time to live */
-	char	   *table;
+	char		kind;			/* 'b' backfill, 't' time to live, 'c' stream
+								 * consumer, 's' stream trimming */
+	char	   *table;			/* consumer: its name; trimming: NULL */
 	char	   *index;			/* backfill: the index */
 } WorkItem;
+
+/* a round that delivered stream records to a consumer */
+static bool records_delivered = false;
+/* when streams were last trimmed */
+static TimestampTz last_trim = 0;
 
 /* lock or unlock the worker's advisory lock (in a transaction) */
 static bool
@@ -315,6 +325,28 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 			work = lappend(work, w);
 			MemoryContextSwitchTo(old);
 		}
+		/* streams (1.2): consumers, and trimming while any stream exists */
+		if (OidIsValid(get_relname_relid("stream_consumers", get_namespace_oid("item_table", true))))
+		{
+			rc = SPI_execute("SELECT 'c', consumer_name FROM item_table.stream_consumers"
+							 " WHERE status OPERATOR(pg_catalog.=) 'ACTIVE'"
+							 " UNION ALL SELECT 's', NULL WHERE EXISTS (SELECT FROM item_table.streams)"
+							 " ORDER BY 1, 2", true, 0);
+			if (rc != SPI_OK_SELECT)
+				elog(ERROR, "background work listing failed: %s", SPI_result_code_string(rc));
+			for (i = 0; i < SPI_processed; i++)
+			{
+				MemoryContext old = MemoryContextSwitchTo(cxt);
+				WorkItem   *w = palloc0(sizeof(WorkItem));
+
+				w->kind = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1)[0];
+				w->table = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+				/* periodic work: the worker comes back after worker_naptime */
+				(*ttl_tables)++;
+				work = lappend(work, w);
+				MemoryContextSwitchTo(old);
+			}
+		}
 	}
 	end_xact();
 	return work;
@@ -346,6 +378,36 @@ run_batch(WorkItem *w, bool *failed)
 				ereport(LOG,
 						(errmsg("item_table: index \"%s\" of table \"%s\" is ACTIVE (" INT64_FORMAT " items scanned)",
 								w->index, w->table, done)));
+		}
+		else if (w->kind == 'c')
+		{
+			bool		full = false;
+			int64		n;
+
+			begin_xact(psprintf("item_table: stream consumer \"%s\"", w->table));
+			n = StreamConsumerBatch(w->table, &full);
+			end_xact();
+			if (n > 0)
+				records_delivered = true;
+			/* a failed batch is retried after worker_naptime */
+			if (n == -2)
+				*failed = true;
+			more = full;
+		}
+		else if (w->kind == 's')
+		{
+			int64		n = 0;
+
+			if (TimestampDifferenceExceeds(last_trim, GetCurrentTimestamp(),
+										   item_table_worker_naptime * 1000))
+			{
+				begin_xact("item_table: trimming streams");
+				n = StreamTrimBatch(GetCurrentTimestamp(), item_table_ttl_batch_size);
+				end_xact();
+				if (n < item_table_ttl_batch_size)
+					last_trim = GetCurrentTimestamp();
+			}
+			more = n >= item_table_ttl_batch_size;
 		}
 		else
 		{
@@ -389,6 +451,7 @@ item_table_worker_main(Datum main_arg)
 	Oid			dboid = DatumGetObjectId(main_arg);
 	MemoryContext roundcxt;
 	bool		locked;
+	TimestampTz idle_since;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
@@ -404,6 +467,7 @@ item_table_worker_main(Datum main_arg)
 
 	roundcxt = AllocSetContextCreate(TopMemoryContext, "item_table worker round",
 									 ALLOCSET_DEFAULT_SIZES);
+	idle_since = GetCurrentTimestamp();
 	for (;;)
 	{
 		List	   *work;
@@ -412,17 +476,22 @@ item_table_worker_main(Datum main_arg)
 		bool		more = false;
 		bool		failed = false;
 		int			ttl_tables;
+		bool		consumers = false;
 
 		check_signals();
 		MemoryContextReset(roundcxt);
 		work = list_work(roundcxt, &present, &ttl_tables);
 		if (!present)
 			proc_exit(0);
+		records_delivered = false;
 		foreach(lc, work)
 		{
 			WorkItem   *w = (WorkItem *) lfirst(lc);
 			TimestampTz start = GetCurrentTimestamp();
 			bool		w_more;
+
+			if (w->kind == 'c')
+				consumers = true;
 
 			do
 			{
@@ -435,6 +504,23 @@ item_table_worker_main(Datum main_arg)
 		}
 		if (more)
 			continue;			/* work left over: another round at once */
+
+		/*
+		 * Stream consumers are polled every CONSUMER_POLL_MS while records
+		 * keep coming, so that their lag stays small; after
+		 * CONSUMER_IDLE_SECS without records the worker leaves like the
+		 * others, to come back after worker_naptime.
+		 */
+		if (records_delivered)
+			idle_since = GetCurrentTimestamp();
+		if (consumers && !failed &&
+			!TimestampDifferenceExceeds(idle_since, GetCurrentTimestamp(), CONSUMER_IDLE_SECS * 1000))
+		{
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 CONSUMER_POLL_MS, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			continue;
+		}
 		if (failed || ttl_tables > 0)
 			proc_exit(1);		/* back after worker_naptime */
 
