@@ -114,16 +114,16 @@ ApiStreamSpecApply(Oid relid, const char *table, bool enabled, int view, bool cr
 		ApiRequireCatalog12("StreamSpecification");
 	if (enabled)
 	{
-		if (!creating && StreamFetchForTable(table, false, &s))
-			DynValidation("Table already has an enabled stream: %s", StreamArn(&s));
-		StreamOpen(relid, table, stream_view_types[view]);
+		if (!creating && ItemStreamFetchForTable(table, false, &s))
+			DynValidation("Table already has an enabled stream: %s", ItemStreamArn(&s));
+		ItemStreamOpen(relid, table, stream_view_types[view]);
 	}
 	else if (!creating)
 	{
-		if (!StreamClose(table))
+		if (!ItemStreamClose(table))
 			DynValidation("Table already has no enabled stream");
 	}
-	StreamForgetTable(relid);
+	ItemStreamForgetTable(relid);
 }
 
 /* the stream part of a TableDescription */
@@ -133,10 +133,10 @@ ApiPushStreamDescription(JsonbParseState **state, const char *table)
 	StreamInfo	s;
 	JsonbValue	b;
 
-	if (!have_stream_catalog() || !StreamFetchForTable(table, true, &s))
+	if (!have_stream_catalog() || !ItemStreamFetchForTable(table, true, &s))
 		return;
 	ApiPushKey(state, "LatestStreamArn");
-	ApiPushString(state, StreamArn(&s));
+	ApiPushString(state, ItemStreamArn(&s));
 	ApiPushKey(state, "LatestStreamLabel");
 	ApiPushString(state, s.label);
 	if (s.end_seq < 0)
@@ -158,7 +158,7 @@ void
 ApiStreamTableDeleted(const char *table)
 {
 	if (have_stream_catalog())
-		(void) StreamClose(table);
+		(void) ItemStreamClose(table);
 }
 
 /* ----------------------------------------------------------------
@@ -181,7 +181,7 @@ fetch_by_arn(const char *arn, StreamInfo *s)
 	if (st == NULL || st == t)
 		return false;
 	table = pnstrdup(t, st - t);
-	return StreamFetchByLabel(table, st + 8, s);
+	return ItemStreamFetchByLabel(table, st + 8, s);
 }
 
 static void
@@ -405,7 +405,7 @@ item_table_list_streams(PG_FUNCTION_ARGS)
 		s.label = SPI_getvalue(tup, desc, 5);
 		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 		ApiPushKey(&state, "StreamArn");
-		ApiPushString(&state, StreamArn(&s));
+		ApiPushString(&state, ItemStreamArn(&s));
 		ApiPushKey(&state, "StreamLabel");
 		ApiPushString(&state, s.label);
 		ApiPushKey(&state, "TableName");
@@ -417,7 +417,7 @@ item_table_list_streams(PG_FUNCTION_ARGS)
 	if (SPI_processed > (uint64) limit)
 	{
 		ApiPushKey(&state, "LastEvaluatedStreamArn");
-		ApiPushString(&state, StreamArn(&last));
+		ApiPushString(&state, ItemStreamArn(&last));
 	}
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();
@@ -455,7 +455,7 @@ item_table_describe_stream(PG_FUNCTION_ARGS)
 		ApiRequireCatalog12("DescribeStream");
 	if (!fetch_by_arn(arn, &s))
 		stream_not_found(arn);
-	shard = StreamShardId(&s);
+	shard = ItemStreamShardId(&s);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	ApiPushKey(&state, "StreamDescription");
@@ -490,10 +490,10 @@ item_table_describe_stream(PG_FUNCTION_ARGS)
 		if (s.end_seq >= 0)
 		{
 			ApiPushKey(&state, "EndingSequenceNumber");
-			ApiPushString(&state, StreamSequenceText(s.end_seq));
+			ApiPushString(&state, ItemStreamSequenceText(s.end_seq));
 		}
 		ApiPushKey(&state, "StartingSequenceNumber");
-		ApiPushString(&state, StreamSequenceText(s.start_seq + 1));
+		ApiPushString(&state, ItemStreamSequenceText(s.start_seq + 1));
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 		ApiPushKey(&state, "ShardId");
 		ApiPushString(&state, shard);
@@ -501,7 +501,7 @@ item_table_describe_stream(PG_FUNCTION_ARGS)
 	}
 	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
 	ApiPushKey(&state, "StreamArn");
-	ApiPushString(&state, StreamArn(&s));
+	ApiPushString(&state, ItemStreamArn(&s));
 	ApiPushKey(&state, "StreamLabel");
 	ApiPushString(&state, s.label);
 	ApiPushKey(&state, "StreamStatus");
@@ -569,16 +569,16 @@ item_table_get_shard_iterator(PG_FUNCTION_ARGS)
 		ApiRequireCatalog12("GetShardIterator");
 	if (!fetch_by_arn(arn, &s))
 		stream_not_found(arn);
-	if (strcmp(shard, StreamShardId(&s)) != 0)
+	if (strcmp(shard, ItemStreamShardId(&s)) != 0)
 		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Shard does not exist");
-	StreamCheckRead(&s);
+	ItemStreamCheckRead(&s);
 	switch (type)
 	{
 		case 0:					/* TRIM_HORIZON */
 			position = Max(s.start_seq, s.trimmed_seq);
 			break;
 		case 1:					/* LATEST */
-			position = Max(s.start_seq, Max(s.trimmed_seq, StreamSafeHorizon()));
+			position = Max(s.start_seq, Max(s.trimmed_seq, ItemStreamSafeHorizon()));
 			if (s.end_seq >= 0)
 				position = Min(position, s.end_seq);
 			break;
@@ -642,17 +642,17 @@ item_table_get_records(PG_FUNCTION_ARGS)
 	if (now - issued > ITERATOR_LIFETIME_USECS)
 		DynRaise(DYN_EXPIRED_ITERATOR, "Iterator expired. The iterator was created at time %s while right now it's %s which is further in the future than the tolerated delay of 900000 milliseconds.",
 				 timestamptz_to_str(issued), timestamptz_to_str(now));
-	if (!StreamFetchById(stream_id, &s))
+	if (!ItemStreamFetchById(stream_id, &s))
 		trimmed();				/* the whole stream was trimmed away */
-	StreamCheckRead(&s);
+	ItemStreamCheckRead(&s);
 	if (position < s.trimmed_seq)
 		trimmed();
-	upto = StreamSafeHorizon();
+	upto = ItemStreamSafeHorizon();
 	if (s.end_seq >= 0 && upto > s.end_seq)
 		upto = s.end_seq;
 	reccxt = AllocSetContextCreate(CurrentMemoryContext, "item_table stream records",
 								   ALLOCSET_DEFAULT_SIZES);
-	recs = StreamReadRecords(&s, position, upto, (int) limit, reccxt, &more);
+	recs = ItemStreamReadRecords(&s, position, upto, (int) limit, reccxt, &more);
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	ApiPushKey(&state, "Records");
 	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
@@ -660,7 +660,7 @@ item_table_get_records(PG_FUNCTION_ARGS)
 	{
 		StreamRecord *r = (StreamRecord *) lfirst(lc);
 
-		StreamPushRecord(&state, &s, r);
+		ItemStreamPushRecord(&state, &s, r);
 		position = r->seq;
 	}
 	pushJsonbValue(&state, WJB_END_ARRAY, NULL);

@@ -24,7 +24,7 @@
  * DynamoDB writes none; a delete of a missing item never reaches a
  * trigger.  The record is part of the writer's transaction: an aborted
  * write leaves none.  Deletions by Time to Live (ttl.c) are marked as
- * service deletions (StreamServiceDeletionBegin), which GetRecords shows
+ * service deletions (ItemStreamServiceDeletionBegin), which GetRecords shows
  * as userIdentity {"Type": "Service", "PrincipalId":
  * "dynamodb.amazonaws.com"}.  TRUNCATE writes no record (README,
  * Differences).
@@ -51,7 +51,7 @@
  * all those transactions have ended, the records numbered <= H are final,
  * and that snapshot (and every later one) sees all the committed ones.  A
  * reader takes a mark on each call and keeps the marks of its session
- * (StreamSafeHorizon): a mark is usable as soon as the next call finds it
+ * (ItemStreamSafeHorizon): a mark is usable as soon as the next call finds it
  * passed, and at once when no transaction with an id was running (a quiet
  * system).  The set of records at or below a usable horizon never changes
  * again, and records are returned in sequence order, so a reader that
@@ -69,7 +69,7 @@
  * wal_level=logical and a slot.  The marks cost readers two cheap reads
  * and writers nothing.
  *
- * Trimming.  StreamTrimBatch (the background worker each round, and
+ * Trimming.  ItemStreamTrimBatch (the background worker each round, and
  * item_table.trim_streams(as_of)) deletes, per stream, the prefix of
  * records older than 24 hours (never past the horizon) and records the
  * highest trimmed number in trimmed_seq, which makes older positions a
@@ -77,7 +77,7 @@
  * for 24 hours.
  *
  * Rights.  The records table is not readable by PUBLIC: reads go through
- * StreamCheckRead -- SELECT on the table and no row-level security
+ * ItemStreamCheckRead -- SELECT on the table and no row-level security
  * applying to the reader there (records are copies of items the policies
  * cannot filter, as index rows are); for a deleted table, membership in
  * its owner's role -- and then run as the catalog owner.
@@ -194,7 +194,7 @@ fetch_stream(SPIPlanPtr *slot, const char *sql, int nargs, Oid *argtypes, Datum 
 }
 
 bool
-StreamFetchById(int32 stream_id, StreamInfo *s)
+ItemStreamFetchById(int32 stream_id, StreamInfo *s)
 {
 	static SPIPlanPtr plan = NULL;
 	Oid			argtypes[1] = {INT4OID};
@@ -205,7 +205,7 @@ StreamFetchById(int32 stream_id, StreamInfo *s)
 }
 
 bool
-StreamFetchForTable(const char *table, bool latest, StreamInfo *s)
+ItemStreamFetchForTable(const char *table, bool latest, StreamInfo *s)
 {
 	static SPIPlanPtr enabled_plan = NULL;
 	static SPIPlanPtr latest_plan = NULL;
@@ -222,7 +222,7 @@ StreamFetchForTable(const char *table, bool latest, StreamInfo *s)
 }
 
 bool
-StreamFetchByLabel(const char *table, const char *label, StreamInfo *s)
+ItemStreamFetchByLabel(const char *table, const char *label, StreamInfo *s)
 {
 	static SPIPlanPtr plan = NULL;
 	Oid			argtypes[2] = {TEXTOID, TEXTOID};
@@ -234,7 +234,7 @@ StreamFetchByLabel(const char *table, const char *label, StreamInfo *s)
 }
 
 char *
-StreamLabelOf(TimestampTz t)
+ItemStreamLabelOf(TimestampTz t)
 {
 	struct pg_tm tm;
 	fsec_t		fsec;
@@ -248,14 +248,14 @@ StreamLabelOf(TimestampTz t)
 }
 
 char *
-StreamArn(const StreamInfo *s)
+ItemStreamArn(const StreamInfo *s)
 {
 	return psprintf("arn:aws:dynamodb:local:000000000000:table/%s/stream/%s",
 					s->table_name, s->label);
 }
 
 char *
-StreamShardId(const StreamInfo *s)
+ItemStreamShardId(const StreamInfo *s)
 {
 	/* shardId-<20 digits>-<8 hex>: the stream's creation in ms and its id */
 	return psprintf("shardId-%020lld-%08x",
@@ -264,7 +264,7 @@ StreamShardId(const StreamInfo *s)
 }
 
 char *
-StreamSequenceText(int64 seq)
+ItemStreamSequenceText(int64 seq)
 {
 	return psprintf("%021lld", (long long) seq);
 }
@@ -308,7 +308,7 @@ ensure_trigger(Oid relid)
 }
 
 void
-StreamOpen(Oid relid, const char *table, const char *view_type)
+ItemStreamOpen(Oid relid, const char *table, const char *view_type)
 {
 	ItemTableDef *def = TableDefLookup(table);
 	StreamInfo	last;
@@ -321,12 +321,12 @@ StreamOpen(Oid relid, const char *table, const char *view_type)
 
 	ensure_trigger(relid);
 	/* labels of one table's streams differ: at least a millisecond later */
-	if (StreamFetchForTable(table, true, &last) && created < last.created_at + 1000)
+	if (ItemStreamFetchForTable(table, true, &last) && created < last.created_at + 1000)
 		created = last.created_at + 1000;
 	created -= created % 1000;
 	args[0] = CStringGetTextDatum(table);
 	args[1] = ObjectIdGetDatum(relid);
-	args[2] = CStringGetTextDatum(StreamLabelOf(created));
+	args[2] = CStringGetTextDatum(ItemStreamLabelOf(created));
 	args[3] = CStringGetTextDatum(view_type);
 	args[4] = CStringGetTextDatum(def->hash_key);
 	if (def->range_key != NULL)
@@ -360,7 +360,7 @@ StreamOpen(Oid relid, const char *table, const char *view_type)
 }
 
 bool
-StreamClose(const char *table)
+ItemStreamClose(const char *table)
 {
 	Oid			argtypes[2] = {TEXTOID, INT8OID};
 	Datum		args[2];
@@ -427,7 +427,7 @@ capture_inval(Datum arg, Oid relid)
 }
 
 void
-StreamForgetTable(Oid relid)
+ItemStreamForgetTable(Oid relid)
 {
 	capture_inval((Datum) 0, relid);
 }
@@ -478,13 +478,13 @@ capture_entry(Oid relid)
 }
 
 void
-StreamServiceDeletionBegin(Oid relid)
+ItemStreamServiceDeletionBegin(Oid relid)
 {
 	service_relid = relid;
 }
 
 void
-StreamServiceDeletionEnd(void)
+ItemStreamServiceDeletionEnd(void)
 {
 	service_relid = InvalidOid;
 }
@@ -653,13 +653,13 @@ sequence_last_value(void)
 }
 
 /*
- * StreamSafeHorizon
+ * ItemStreamSafeHorizon
  *		The highest sequence number H such that every record numbered <= H
  *		that will ever be committed is visible to this transaction's next
  *		statement.  See the header essay.
  */
 int64
-StreamSafeHorizon(void)
+ItemStreamSafeHorizon(void)
 {
 	Snapshot	snap;
 	TransactionId xmin;
@@ -723,7 +723,7 @@ StreamSafeHorizon(void)
  * ----------------------------------------------------------------
  */
 void
-StreamCheckRead(const StreamInfo *s)
+ItemStreamCheckRead(const StreamInfo *s)
 {
 	Oid			user = GetUserId();
 	ItemTableDef *def = TableDefByRelid(s->relid);
@@ -749,7 +749,7 @@ StreamCheckRead(const StreamInfo *s)
 }
 
 List *
-StreamReadRecords(const StreamInfo *s, int64 after, int64 upto, int limit,
+ItemStreamReadRecords(const StreamInfo *s, int64 after, int64 upto, int limit,
 				  MemoryContext cxt, bool *more)
 {
 	static SPIPlanPtr plan = NULL;
@@ -822,7 +822,7 @@ StreamReadRecords(const StreamInfo *s, int64 after, int64 upto, int limit,
 }
 
 Jsonb *
-StreamRecordKeys(const StreamInfo *s, const StreamRecord *r)
+ItemStreamRecordKeys(const StreamInfo *s, const StreamRecord *r)
 {
 	ItemKeyParsed p;
 	JsonbParseState *state = NULL;
@@ -848,9 +848,9 @@ image_size(Jsonb *j)
 }
 
 JsonbValue *
-StreamPushRecord(JsonbParseState **state, const StreamInfo *s, const StreamRecord *r)
+ItemStreamPushRecord(JsonbParseState **state, const StreamInfo *s, const StreamRecord *r)
 {
-	Jsonb	   *keys = StreamRecordKeys(s, r);
+	Jsonb	   *keys = ItemStreamRecordKeys(s, r);
 	int64		size = image_size(keys);
 
 	if (r->new_image)
@@ -877,7 +877,7 @@ StreamPushRecord(JsonbParseState **state, const StreamInfo *s, const StreamRecor
 		ApiPushJsonb(state, r->old_image);
 	}
 	ApiPushKey(state, "SequenceNumber");
-	ApiPushString(state, StreamSequenceText(r->seq));
+	ApiPushString(state, ItemStreamSequenceText(r->seq));
 	ApiPushKey(state, "SizeBytes");
 	ApiPushNumeric(state, (double) size, 0);
 	ApiPushKey(state, "StreamViewType");
@@ -914,7 +914,7 @@ item_table_stream_records(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *table;
-	int64		after = PG_ARGISNULL(1) ? 0 : PG_GETARG_INT64(1);
+	int64		after;
 	int32		max = PG_ARGISNULL(2) ? 1000 : PG_GETARG_INT32(2);
 	StreamInfo	s;
 	bool		found;
@@ -933,24 +933,25 @@ item_table_stream_records(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
 	if (PG_ARGISNULL(3))
-		found = StreamFetchForTable(table, true, &s);
+		found = ItemStreamFetchForTable(table, true, &s);
 	else
-		found = StreamFetchByLabel(table, text_to_cstring(PG_GETARG_TEXT_PP(3)), &s);
+		found = ItemStreamFetchByLabel(table, text_to_cstring(PG_GETARG_TEXT_PP(3)), &s);
 	if (!found)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("table \"%s\" has no such stream", table)));
-	StreamCheckRead(&s);
+	ItemStreamCheckRead(&s);
+	after = PG_ARGISNULL(1) ? Max(s.start_seq, s.trimmed_seq) : PG_GETARG_INT64(1);
 	if (after < s.trimmed_seq)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("records after %lld of the stream of table \"%s\" have been trimmed",
 						(long long) after, table),
 				 errhint("Read from sequence number %lld on.", (long long) s.trimmed_seq)));
-	upto = StreamSafeHorizon();
+	upto = ItemStreamSafeHorizon();
 	if (s.end_seq >= 0 && upto > s.end_seq)
 		upto = s.end_seq;
-	recs = StreamReadRecords(&s, after, upto, max, cxt, &found);
+	recs = ItemStreamReadRecords(&s, after, upto, max, cxt, &found);
 	foreach(lc, recs)
 	{
 		StreamRecord *r = (StreamRecord *) lfirst(lc);
@@ -961,7 +962,7 @@ item_table_stream_records(PG_FUNCTION_ARGS)
 
 		values[0] = Int64GetDatum(r->seq);
 		values[1] = CStringGetTextDatum(r->event == 'I' ? "INSERT" : r->event == 'M' ? "MODIFY" : "REMOVE");
-		values[2] = JsonbPGetDatum(StreamRecordKeys(&s, r));
+		values[2] = JsonbPGetDatum(ItemStreamRecordKeys(&s, r));
 		values[3] = PointerGetDatum(r->new_image);
 		nulls[3] = r->new_image == NULL;
 		values[4] = PointerGetDatum(r->old_image);
@@ -971,7 +972,7 @@ item_table_stream_records(PG_FUNCTION_ARGS)
 			values[6] = DirectFunctionCall1(jsonb_in, CStringGetDatum("{\"Type\": \"Service\", \"PrincipalId\": \"dynamodb.amazonaws.com\"}"));
 		else
 			nulls[6] = true;
-		values[7] = JsonbPGetDatum(JsonbValueToJsonb(StreamPushRecord(&state, &s, r)));
+		values[7] = JsonbPGetDatum(JsonbValueToJsonb(ItemStreamPushRecord(&state, &s, r)));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		MemoryContextSwitchTo(old);
 	}
@@ -984,10 +985,10 @@ item_table_stream_records(PG_FUNCTION_ARGS)
  * ----------------------------------------------------------------
  */
 int64
-StreamTrimBatch(TimestampTz as_of, int max_records)
+ItemStreamTrimBatch(TimestampTz as_of, int max_records)
 {
 	TimestampTz cutoff = as_of - STREAM_RETENTION_USECS;
-	int64		horizon = StreamSafeHorizon();
+	int64		horizon = ItemStreamSafeHorizon();
 	int64		total = 0;
 	ItemRoleSwitch sw;
 	List	   *ids = NIL;
@@ -1094,7 +1095,7 @@ item_table_trim_streams(PG_FUNCTION_ARGS)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						errmsg("max_records must be positive")));
 	SPI_connect();
-	n = StreamTrimBatch(as_of, max);
+	n = ItemStreamTrimBatch(as_of, max);
 	SPI_finish();
 	PG_RETURN_INT64(n);
 }

@@ -60,49 +60,49 @@ typedef struct StreamRecord
 } StreamRecord;
 
 /* ---- catalog (SPI connected) ---- */
-extern bool StreamFetchById(int32 stream_id, StreamInfo *s);
+extern bool ItemStreamFetchById(int32 stream_id, StreamInfo *s);
 /* the table's enabled stream, or its latest one when latest; false if none */
-extern bool StreamFetchForTable(const char *table, bool latest, StreamInfo *s);
-extern bool StreamFetchByLabel(const char *table, const char *label, StreamInfo *s);
-extern char *StreamArn(const StreamInfo *s);
-extern char *StreamShardId(const StreamInfo *s);
+extern bool ItemStreamFetchForTable(const char *table, bool latest, StreamInfo *s);
+extern bool ItemStreamFetchByLabel(const char *table, const char *label, StreamInfo *s);
+extern char *ItemStreamArn(const StreamInfo *s);
+extern char *ItemStreamShardId(const StreamInfo *s);
 /* label of a timestamp: 2026-01-01T00:00:00.000 */
-extern char *StreamLabelOf(TimestampTz t);
+extern char *ItemStreamLabelOf(TimestampTz t);
 
 /* open a stream on a table (the caller checked everything) */
-extern void StreamOpen(Oid relid, const char *table, const char *view_type);
+extern void ItemStreamOpen(Oid relid, const char *table, const char *view_type);
 /* close the table's enabled stream, if any; false if there was none */
-extern bool StreamClose(const char *table);
+extern bool ItemStreamClose(const char *table);
 /* forget the cached stream settings of a table (after a change) */
-extern void StreamForgetTable(Oid relid);
+extern void ItemStreamForgetTable(Oid relid);
 
 /* Time to Live deletions are service deletions while this is set */
-extern void StreamServiceDeletionBegin(Oid relid);
-extern void StreamServiceDeletionEnd(void);
+extern void ItemStreamServiceDeletionBegin(Oid relid);
+extern void ItemStreamServiceDeletionEnd(void);
 
 /* ---- reading ---- */
 /* the highest sequence number below which nothing can still appear */
-extern int64 StreamSafeHorizon(void);
+extern int64 ItemStreamSafeHorizon(void);
 /* the caller may read the stream's records (else an error) */
-extern void StreamCheckRead(const StreamInfo *s);
+extern void ItemStreamCheckRead(const StreamInfo *s);
 /*
  * records with after < seq <= upto, in order, at most limit (in cxt) and
  * about 1 MB; *more when the size cut the list short
  */
-extern List *StreamReadRecords(const StreamInfo *s, int64 after, int64 upto, int limit,
+extern List *ItemStreamReadRecords(const StreamInfo *s, int64 after, int64 upto, int limit,
 							   MemoryContext cxt, bool *more);
 /* push the record in its DynamoDB shape (the object pushed is returned) */
-extern JsonbValue *StreamPushRecord(JsonbParseState **state, const StreamInfo *s,
+extern JsonbValue *ItemStreamPushRecord(JsonbParseState **state, const StreamInfo *s,
 							 const StreamRecord *r);
-extern Jsonb *StreamRecordKeys(const StreamInfo *s, const StreamRecord *r);
-extern char *StreamSequenceText(int64 seq);
+extern Jsonb *ItemStreamRecordKeys(const StreamInfo *s, const StreamRecord *r);
+extern char *ItemStreamSequenceText(int64 seq);
 
 /* ---- trimming ---- */
-extern int64 StreamTrimBatch(TimestampTz as_of, int max_records);
+extern int64 ItemStreamTrimBatch(TimestampTz as_of, int max_records);
 
 /* ---- consumers (stream_consumer.c) ---- */
 /* the active consumers' names (SPI connected), in cxt */
-extern List *StreamConsumerNames(MemoryContext cxt);
+extern List *ItemStreamConsumerNames(MemoryContext cxt);
 
 /*
  * One batch of a consumer in the current transaction (SPI connected):
@@ -110,6 +110,6 @@ extern List *StreamConsumerNames(MemoryContext cxt);
  * active or busy elsewhere, -2 when the batch failed (recorded, retried
  * later); *full when more may wait.
  */
-extern int64 StreamConsumerBatch(const char *name, bool *full);
+extern int64 ItemStreamConsumerBatch(const char *name, bool *full);
 
 #endif							/* ITEM_TABLE_STREAM_H */

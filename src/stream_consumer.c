@@ -29,7 +29,7 @@
  * left alone (the stream goes on for everyone else) until
  * resume_stream_consumer(), which retries the same batch.
  *
- * Rights.  Registering needs what reading the stream needs (StreamCheckRead)
+ * Rights.  Registering needs what reading the stream needs (ItemStreamCheckRead)
  * and EXECUTE on the function; the function then runs as the registering
  * role, security-restricted with search_path pinned (catalog.c's
  * ItemAsRoleBegin), never with the worker's superuser rights: a superuser
@@ -133,7 +133,7 @@ item_table_add_stream_consumer(PG_FUNCTION_ARGS)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(fn));
 
 	SPI_connect();
-	if (!StreamFetchForTable(table, false, &s))
+	if (!ItemStreamFetchForTable(table, false, &s))
 	{
 		(void) TableDefLookup(table);	/* ResourceNotFoundException */
 		ereport(ERROR,
@@ -141,9 +141,9 @@ item_table_add_stream_consumer(PG_FUNCTION_ARGS)
 				 errmsg("table \"%s\" has no enabled stream", table),
 				 errhint("Enable one with UpdateTable's StreamSpecification.")));
 	}
-	StreamCheckRead(&s);
+	ItemStreamCheckRead(&s);
 	if (strcmp(start_at, "LATEST") == 0)
-		position = Max(s.start_seq, Max(s.trimmed_seq, StreamSafeHorizon()));
+		position = Max(s.start_seq, Max(s.trimmed_seq, ItemStreamSafeHorizon()));
 	else
 		position = Max(s.start_seq, s.trimmed_seq);
 	{
@@ -346,7 +346,7 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 	batch_size = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
 	position = DatumGetInt64(SPI_getbinval(tup, desc, 5, &isnull));
 
-	if (!StreamFetchById(stream_id, &s))
+	if (!ItemStreamFetchById(stream_id, &s))
 	{
 		park(name, "the stream was trimmed away before the consumer read it");
 		return 0;
@@ -357,10 +357,10 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 							(long long) position));
 		return 0;
 	}
-	upto = StreamSafeHorizon();
+	upto = ItemStreamSafeHorizon();
 	if (s.end_seq >= 0 && upto > s.end_seq)
 		upto = s.end_seq;
-	recs = StreamReadRecords(&s, position, upto, batch_size, cxt, &more);
+	recs = ItemStreamReadRecords(&s, position, upto, batch_size, cxt, &more);
 	if (recs == NIL)
 		return 0;
 	*full = more || list_length(recs) >= batch_size;
@@ -368,7 +368,7 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 	foreach(lc, recs)
 	{
-		StreamPushRecord(&state, &s, (StreamRecord *) lfirst(lc));
+		ItemStreamPushRecord(&state, &s, (StreamRecord *) lfirst(lc));
 		last = ((StreamRecord *) lfirst(lc))->seq;
 	}
 	batch = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
@@ -456,13 +456,13 @@ active_consumers(MemoryContext cxt)
 }
 
 List *
-StreamConsumerNames(MemoryContext cxt)
+ItemStreamConsumerNames(MemoryContext cxt)
 {
 	return active_consumers(cxt);
 }
 
 int64
-StreamConsumerBatch(const char *name, bool *full)
+ItemStreamConsumerBatch(const char *name, bool *full)
 {
 	return ConsumerRunBatch(name, false, full);
 }

@@ -269,7 +269,7 @@ TtlExpireBatch(const char *table, TimestampTz as_of, int max_items,
 	args[2] = Int32GetDatum(max_items);
 	GsiAsIndexOwner(def->relid, &sw);
 	/* the stream trigger marks these REMOVE records as service deletions */
-	StreamServiceDeletionBegin(def->relid);
+	ItemStreamServiceDeletionBegin(def->relid);
 	PG_TRY();
 	{
 		rc = SPI_execute_with_args(psprintf("DELETE FROM %s b WHERE b.key OPERATOR(item_table.=) ANY (ARRAY("
@@ -280,7 +280,7 @@ TtlExpireBatch(const char *table, TimestampTz as_of, int max_items,
 	}
 	PG_FINALLY();
 	{
-		StreamServiceDeletionEnd();
+		ItemStreamServiceDeletionEnd();
 	}
 	PG_END_TRY();
 	if (rc != SPI_OK_DELETE)

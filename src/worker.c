@@ -385,7 +385,7 @@ run_batch(WorkItem *w, bool *failed)
 			int64		n;
 
 			begin_xact(psprintf("item_table: stream consumer \"%s\"", w->table));
-			n = StreamConsumerBatch(w->table, &full);
+			n = ItemStreamConsumerBatch(w->table, &full);
 			end_xact();
 			if (n > 0)
 				records_delivered = true;
@@ -402,7 +402,7 @@ run_batch(WorkItem *w, bool *failed)
 										   item_table_worker_naptime * 1000))
 			{
 				begin_xact("item_table: trimming streams");
-				n = StreamTrimBatch(GetCurrentTimestamp(), item_table_ttl_batch_size);
+				n = ItemStreamTrimBatch(GetCurrentTimestamp(), item_table_ttl_batch_size);
 				end_xact();
 				if (n < item_table_ttl_batch_size)
 					last_trim = GetCurrentTimestamp();

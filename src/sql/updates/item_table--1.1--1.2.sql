@@ -279,13 +279,13 @@ CREATE FUNCTION get_records(request jsonb, as_of timestamptz DEFAULT NULL) RETUR
 COMMENT ON FUNCTION get_records(jsonb, timestamptz) IS 'DynamoDB Streams GetRecords';
 
 -- A stream read from SQL: the records after a sequence number, in order.
-CREATE FUNCTION stream_records(table_name text, after_sequence_number bigint DEFAULT 0,
+CREATE FUNCTION stream_records(table_name text, after_sequence_number bigint DEFAULT NULL,
 		max_records integer DEFAULT 1000, stream_label text DEFAULT NULL)
 	RETURNS TABLE (sequence_number bigint, event_name text, keys jsonb, new_image jsonb,
 		old_image jsonb, created_at timestamptz, user_identity jsonb, record jsonb)
 	AS 'MODULE_PATHNAME', 'item_table_stream_records' LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 100;
 COMMENT ON FUNCTION stream_records(text, bigint, integer, text) IS
-	'the records of a table''s stream after a sequence number, in order, as far as they are final (the latest stream unless a label is given)';
+	'the records of a table''s stream after a sequence number (by default from the oldest kept), in order, as far as they are final (the latest stream unless a label is given)';
 
 CREATE FUNCTION trim_streams(as_of timestamptz DEFAULT pg_catalog.now(), max_records integer DEFAULT 10000)
 	RETURNS bigint
