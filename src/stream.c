@@ -47,13 +47,16 @@
  * the sequence's last value H and then the next transaction id X: a
  * writer took its number after it had its transaction id (the row write
  * that fires the trigger assigned it), so every number <= H belongs to a
- * transaction whose id is below X.  Once a snapshot's xmin has reached X,
- * all those transactions have ended, the records numbered <= H are final,
- * and that snapshot (and every later one) sees all the committed ones.  A
- * reader takes a mark on each call and keeps the marks of its session
- * (ItemStreamSafeHorizon): a mark is usable as soon as the next call finds it
- * passed, and at once when no transaction with an id was running (a quiet
- * system).  The set of records at or below a usable horizon never changes
+ * transaction whose id is below X.  Once a snapshot shows every
+ * transaction with an id below X ended (mark_passed: none of them in its
+ * running list, and those from its xmax to X asked of the proc array; the
+ * reader's own transaction apart, whose records it sees anyway), the
+ * records numbered <= H are final, and that snapshot (and every later
+ * one) sees all the committed ones.  A reader takes a mark on each call
+ * and keeps the marks of its session (ItemStreamSafeHorizon): a mark is
+ * usable as soon as a later call finds it passed, and at once when the
+ * transactions it waits for end within HORIZON_WAIT_MS (in READ
+ * COMMITTED, the reader waits that long at most).  The set of records at or below a usable horizon never changes
  * again, and records are returned in sequence order, so a reader that
  * moves its position along them neither skips nor repeats one; the
  * changes of one item are numbered in the order they were made (its
@@ -635,6 +638,7 @@ typedef struct StreamMark
 } StreamMark;
 
 #define MAX_MARKS 32
+#define HORIZON_WAIT_MS 50
 static StreamMark marks[MAX_MARKS];
 static int	nmarks = 0;
 static int64 session_horizon = 0;
@@ -653,6 +657,40 @@ sequence_last_value(void)
 }
 
 /*
+ * mark_passed
+ *		Had every transaction with an id below next_xid ended when snap was
+ *		taken -- this transaction apart?  Its own records, if it wrote any,
+ *		are visible to it; if it aborts, so does whatever it read of them.
+ *		Ids below the snapshot's xmax are running when listed in xip; those
+ *		from xmax on were assigned but not yet seen completed, and are
+ *		asked of the proc array (there are few: xmax is the latest
+ *		completed id plus one).
+ */
+static bool
+mark_passed(Snapshot snap, TransactionId next_xid)
+{
+	TransactionId xid;
+	uint32		i;
+	int			n = 0;
+
+	for (i = 0; i < snap->xcnt; i++)
+	{
+		if (TransactionIdPrecedes(snap->xip[i], next_xid) &&
+			!TransactionIdIsCurrentTransactionId(snap->xip[i]))
+			return false;
+	}
+	for (xid = snap->xmax; TransactionIdPrecedes(xid, next_xid);)
+	{
+		if (++n > 1000)
+			return false;		/* a long way behind: wait for a later snapshot */
+		if (!TransactionIdIsCurrentTransactionId(xid) && TransactionIdIsInProgress(xid))
+			return false;
+		TransactionIdAdvance(xid);
+	}
+	return true;
+}
+
+/*
  * ItemStreamSafeHorizon
  *		The highest sequence number H such that every record numbered <= H
  *		that will ever be committed is visible to this transaction's next
@@ -662,7 +700,6 @@ int64
 ItemStreamSafeHorizon(void)
 {
 	Snapshot	snap;
-	TransactionId xmin;
 	StreamMark	m;
 	int			i;
 	int			keep;
@@ -677,24 +714,11 @@ ItemStreamSafeHorizon(void)
 	 * the transaction's own.
 	 */
 	snap = GetTransactionSnapshot();
-
-	/*
-	 * The oldest transaction running besides this one.  This one's own
-	 * records, if it wrote any, are visible to it; if it aborts, so does
-	 * whatever it read of them.
-	 */
-	xmin = snap->xmax;
-	for (i = 0; i < (int) snap->xcnt; i++)
-	{
-		if (TransactionIdPrecedes(snap->xip[i], xmin))
-			xmin = snap->xip[i];
-	}
-
 	/* marks (oldest first) that the snapshot has passed */
 	keep = 0;
 	for (i = 0; i < nmarks; i++)
 	{
-		if (TransactionIdFollowsOrEquals(xmin, marks[i].next_xid))
+		if (mark_passed(snap, marks[i].next_xid))
 		{
 			if (marks[i].seq > session_horizon)
 				session_horizon = marks[i].seq;
@@ -703,7 +727,21 @@ ItemStreamSafeHorizon(void)
 			marks[keep++] = marks[i];
 	}
 	nmarks = keep;
-	if (TransactionIdFollowsOrEquals(xmin, m.next_xid))
+	/*
+	 * Transactions are mostly short: in READ COMMITTED, wait a little (up
+	 * to HORIZON_WAIT_MS) for those the new mark waits for, with a new
+	 * snapshot each time (later statements take later ones still).
+	 */
+	if (m.seq > session_horizon && !IsolationUsesXactSnapshot())
+	{
+		for (i = 0; i < HORIZON_WAIT_MS && !mark_passed(snap, m.next_xid); i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			pg_usleep(1000L);
+			snap = GetLatestSnapshot();
+		}
+	}
+	if (mark_passed(snap, m.next_xid))
 	{
 		if (m.seq > session_horizon)
 			session_horizon = m.seq;

@@ -322,6 +322,37 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 	char	   *volatile message = NULL;
 
 	*full = false;
+
+	/*
+	 * Polling finds nothing to do most of the time: look without locking
+	 * (which would give the worker a transaction id each time) first.
+	 */
+	if (!wait)
+	{
+		int64		pos;
+		int32		sid;
+
+		rc = SPI_execute_with_args("SELECT stream_id, last_sequence_number FROM item_table.stream_consumers"
+								   " WHERE consumer_name OPERATOR(pg_catalog.=) $1"
+								   " AND status OPERATOR(pg_catalog.=) 'ACTIVE'",
+								   1, argtypes, args, NULL, true, 1);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "stream consumer catalog read failed: %s", SPI_result_code_string(rc));
+		if (SPI_processed == 0)
+			return -1;
+		sid = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		pos = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+		if (ItemStreamFetchById(sid, &s) && pos >= s.trimmed_seq)
+		{
+			bool		dummy;
+
+			upto = ItemStreamSafeHorizon();
+			if (s.end_seq >= 0 && upto > s.end_seq)
+				upto = s.end_seq;
+			if (ItemStreamReadRecords(&s, pos, upto, 1, cxt, &dummy) == NIL)
+				return 0;
+		}
+	}
 	ItemAsCatalogOwnerBegin(&sw);
 	rc = SPI_execute_with_args(wait ?
 							   "SELECT stream_id, function::pg_catalog.oid, run_as::pg_catalog.oid,"
