@@ -330,7 +330,7 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 		{
 			rc = SPI_execute("SELECT 'c', consumer_name FROM item_table.stream_consumers"
 							 " WHERE status OPERATOR(pg_catalog.=) 'ACTIVE'"
-							 " UNION ALL SELECT 's', NULL WHERE EXISTS (SELECT FROM item_table.streams)"
+							 " UNION ALL SELECT 's', NULL WHERE EXISTS (SELECT FROM item_table.stream_records)"
 							 " ORDER BY 1, 2", true, 0);
 			if (rc != SPI_OK_SELECT)
 				elog(ERROR, "background work listing failed: %s", SPI_result_code_string(rc));
