@@ -14,14 +14,22 @@
  *   does rounds of work: every index in status CREATING that is the
  *   worker's to fill (indexes.backfill_by), batch by batch, then every
  *   table with Time to Live ENABLED, batch by batch until nothing more has
- *   expired.  Each batch is a transaction of its own (so no lock is held
+ *   expired, then every active stream consumer, batch by batch until it
+ *   is caught up, and (at most every worker_naptime, while any stream
+ *   record exists) stream trimming (stream.c, stream_consumer.c).  While
+ *   consumers are active and records keep coming, the worker does not
+ *   leave between rounds: it polls every CONSUMER_POLL_MS, so a consumer's
+ *   lag stays small, and leaves after CONSUMER_IDLE_SECS without records;
+ *   a consumer batch that failed sends it away until worker_naptime (the
+ *   retry delay).  Each batch is a transaction of its own (so no lock is held
  *   longer than a batch, and a crash loses at most one batch), checks for
  *   interrupts, and an error in one is logged and leaves the others
  *   going.  When a round leaves nothing in progress the worker exits
  *   rather than sleeping connected: a sleeping session would make DROP
  *   DATABASE fail.  It exits with status 1 -- which makes the postmaster
  *   start it again after item_table.worker_naptime seconds
- *   (bgw_restart_time) -- while some table has TTL enabled, and with 0,
+ *   (bgw_restart_time) -- while some table has TTL enabled, a consumer is
+ *   active or stream records are kept, and with 0,
  *   which ends its registration, when the database has no background
  *   work at all.  Before that last exit it releases its lock and looks
  *   once more: a request made meanwhile (below) found the lock taken and
