@@ -43,6 +43,7 @@
 #include "utils/timestamp.h"
 
 #include "api.h"
+#include "jsonb_binary.h"
 #include "stream.h"
 
 PG_FUNCTION_INFO_V1(item_table_list_streams);
@@ -622,6 +623,7 @@ item_table_get_records(PG_FUNCTION_ARGS)
 	bool		more;
 	JsonbParseState *state = NULL;
 	Jsonb	   *result;
+	Jsonb	  **elems;
 	MemoryContext reccxt;
 
 	ApiRequestInit(&req, request_arg(fcinfo));
@@ -653,25 +655,30 @@ item_table_get_records(PG_FUNCTION_ARGS)
 	reccxt = AllocSetContextCreate(CurrentMemoryContext, "item_table stream records",
 								   ALLOCSET_DEFAULT_SIZES);
 	recs = ItemStreamReadRecords(&s, position, upto, (int) limit, reccxt, &more);
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	ApiPushKey(&state, "Records");
-	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	elems = palloc(sizeof(Jsonb *) * Max(list_length(recs), 1));
 	foreach(lc, recs)
 	{
 		StreamRecord *r = (StreamRecord *) lfirst(lc);
 
-		ItemStreamPushRecord(&state, &s, r);
+		elems[foreach_current_index(lc)] = ItemStreamRecordJsonb(&s, r);
 		position = r->seq;
 	}
-	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
 
 	/* a closed shard read to its end has no next iterator */
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	if (!(s.end_seq >= 0 && upto == s.end_seq && !more && list_length(recs) < limit))
 	{
 		ApiPushKey(&state, "NextShardIterator");
 		ApiPushString(&state, make_iterator(s.stream_id, position, now));
 	}
-	result = ApiFinishResponse(&state, callercxt);
+	result = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+	/* the records are copied into the response as they are */
+	{
+		MemoryContext old = MemoryContextSwitchTo(callercxt);
+
+		result = JsonbWithArrayMember(result, "Records", elems, list_length(recs));
+		MemoryContextSwitchTo(old);
+	}
 	MemoryContextDelete(reccxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);

@@ -123,6 +123,7 @@
 #include "catalog.h"
 #include "compat.h"
 #include "errors.h"
+#include "jsonb_binary.h"
 #include "stream.h"
 
 PG_FUNCTION_INFO_V1(item_table_stream_trigger);
@@ -863,18 +864,20 @@ Jsonb *
 ItemStreamRecordKeys(const StreamInfo *s, const StreamRecord *r)
 {
 	ItemKeyParsed p;
-	JsonbParseState *state = NULL;
+	const char *names[2];
+	Jsonb	   *values[2];
+	int			n = 1;
 
 	ItemKeyDecodeOrError(r->key, &p);
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	ApiPushKey(&state, s->hash_key);
-	ApiPushJsonb(&state, ItemKeyPartToAttributeValue(&p.partition));
+	names[0] = s->hash_key;
+	values[0] = ItemKeyPartToAttributeValue(&p.partition);
 	if (s->range_key != NULL && p.sort.type != ITEMKEY_NONE)
 	{
-		ApiPushKey(&state, s->range_key);
-		ApiPushJsonb(&state, ItemKeyPartToAttributeValue(&p.sort));
+		names[1] = s->range_key;
+		values[1] = ItemKeyPartToAttributeValue(&p.sort);
+		n = 2;
 	}
-	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+	return JsonbObjectOf(names, values, n);
 }
 
 static int64
@@ -885,62 +888,91 @@ image_size(Jsonb *j)
 	return n < 0 ? VARSIZE(j) - VARHDRSZ : n;
 }
 
-JsonbValue *
-ItemStreamPushRecord(JsonbParseState **state, const StreamInfo *s, const StreamRecord *r)
+static Jsonb *
+scalar_string(const char *str)
 {
+	JsonbValue	v;
+
+	v.type = jbvString;
+	v.val.string.val = (char *) str;
+	v.val.string.len = strlen(str);
+	return JsonbValueToJsonb(&v);
+}
+
+static Jsonb *
+scalar_int(int64 i)
+{
+	JsonbValue	v;
+
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(i);
+	return JsonbValueToJsonb(&v);
+}
+
+/*
+ * ItemStreamRecordJsonb
+ *		The record in DynamoDB's shape.  The images are copied into it as
+ *		they are stored (JsonbObjectOf), not unpacked and packed again: most
+ *		of a record's bytes are its images.
+ */
+Jsonb *
+ItemStreamRecordJsonb(const StreamInfo *s, const StreamRecord *r)
+{
+	static const char *const view_keys[] = {"ApproximateCreationDateTime", "Keys",
+	"SequenceNumber", "SizeBytes", "StreamViewType", "NewImage", "OldImage"};
+	static const char *const record_keys[] = {"awsRegion", "dynamodb", "eventID",
+	"eventName", "eventSource", "eventVersion", "userIdentity"};
+	static Jsonb *constants[5];
+	Jsonb	   *dyn[7];
+	Jsonb	   *rec[7];
+	const char *dkeys[7];
+	int			nd = 5;
+	int			nr = 6;
 	Jsonb	   *keys = ItemStreamRecordKeys(s, r);
 	int64		size = image_size(keys);
+	char		eventid[33];
 
+	if (constants[0] == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		constants[0] = scalar_string("local");
+		constants[1] = scalar_string("aws:dynamodb");
+		constants[2] = scalar_string("1.1");
+		constants[3] = DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+														  CStringGetDatum("{\"Type\": \"Service\", \"PrincipalId\": \"dynamodb.amazonaws.com\"}")));
+		constants[4] = NULL;
+		MemoryContextSwitchTo(old);
+	}
+	memcpy(dkeys, view_keys, sizeof(char *) * 5);
+	dyn[0] = scalar_int((r->created_at / USECS_PER_SEC) + 946684800);
+	dyn[1] = keys;
+	dyn[2] = scalar_string(ItemStreamSequenceText(r->seq));
+	dyn[4] = scalar_string(stream_view_types[s->view_type]);
 	if (r->new_image)
+	{
+		dkeys[nd] = "NewImage";
+		dyn[nd++] = r->new_image;
 		size += image_size(r->new_image);
+	}
 	if (r->old_image)
+	{
+		dkeys[nd] = "OldImage";
+		dyn[nd++] = r->old_image;
 		size += image_size(r->old_image);
-	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	ApiPushKey(state, "awsRegion");
-	ApiPushString(state, "local");
-	ApiPushKey(state, "dynamodb");
-	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	ApiPushKey(state, "ApproximateCreationDateTime");
-	ApiPushNumeric(state, (double) ((r->created_at / USECS_PER_SEC) + 946684800), 0);
-	ApiPushKey(state, "Keys");
-	ApiPushJsonb(state, keys);
-	if (r->new_image)
-	{
-		ApiPushKey(state, "NewImage");
-		ApiPushJsonb(state, r->new_image);
 	}
-	if (r->old_image)
-	{
-		ApiPushKey(state, "OldImage");
-		ApiPushJsonb(state, r->old_image);
-	}
-	ApiPushKey(state, "SequenceNumber");
-	ApiPushString(state, ItemStreamSequenceText(r->seq));
-	ApiPushKey(state, "SizeBytes");
-	ApiPushNumeric(state, (double) size, 0);
-	ApiPushKey(state, "StreamViewType");
-	ApiPushString(state, stream_view_types[s->view_type]);
-	pushJsonbValue(state, WJB_END_OBJECT, NULL);
-	ApiPushKey(state, "eventID");
-	ApiPushString(state, psprintf("%016x%016llx", (unsigned int) s->stream_id,
-								  (unsigned long long) r->seq));
-	ApiPushKey(state, "eventName");
-	ApiPushString(state, r->event == 'I' ? "INSERT" : r->event == 'M' ? "MODIFY" : "REMOVE");
-	ApiPushKey(state, "eventSource");
-	ApiPushString(state, "aws:dynamodb");
-	ApiPushKey(state, "eventVersion");
-	ApiPushString(state, "1.1");
+	dyn[3] = scalar_int(size);
+	snprintf(eventid, sizeof(eventid), "%016x%016llx", (unsigned int) s->stream_id,
+			 (unsigned long long) r->seq);
+	rec[0] = constants[0];
+	rec[1] = JsonbObjectOf(dkeys, dyn, nd);
+	rec[2] = scalar_string(eventid);
+	rec[3] = scalar_string(r->event == 'I' ? "INSERT" : r->event == 'M' ? "MODIFY" : "REMOVE");
+	rec[4] = constants[1];
+	rec[5] = constants[2];
 	if (r->service)
-	{
-		ApiPushKey(state, "userIdentity");
-		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-		ApiPushKey(state, "PrincipalId");
-		ApiPushString(state, "dynamodb.amazonaws.com");
-		ApiPushKey(state, "Type");
-		ApiPushString(state, "Service");
-		pushJsonbValue(state, WJB_END_OBJECT, NULL);
-	}
-	return pushJsonbValue(state, WJB_END_OBJECT, NULL);
+		rec[nr++] = constants[3];
+	return JsonbObjectOf(record_keys, rec, nr);
 }
 
 /*
@@ -995,7 +1027,6 @@ item_table_stream_records(PG_FUNCTION_ARGS)
 		StreamRecord *r = (StreamRecord *) lfirst(lc);
 		Datum		values[8];
 		bool		nulls[8] = {0};
-		JsonbParseState *state = NULL;
 		MemoryContext old = MemoryContextSwitchTo(cxt);
 
 		values[0] = Int64GetDatum(r->seq);
@@ -1010,7 +1041,7 @@ item_table_stream_records(PG_FUNCTION_ARGS)
 			values[6] = DirectFunctionCall1(jsonb_in, CStringGetDatum("{\"Type\": \"Service\", \"PrincipalId\": \"dynamodb.amazonaws.com\"}"));
 		else
 			nulls[6] = true;
-		values[7] = JsonbPGetDatum(JsonbValueToJsonb(ItemStreamPushRecord(&state, &s, r)));
+		values[7] = JsonbPGetDatum(ItemStreamRecordJsonb(&s, r));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		MemoryContextSwitchTo(old);
 	}

@@ -91,9 +91,8 @@ extern void ItemStreamCheckRead(const StreamInfo *s);
  */
 extern List *ItemStreamReadRecords(const StreamInfo *s, int64 after, int64 upto, int limit,
 							   MemoryContext cxt, bool *more);
-/* push the record in its DynamoDB shape (the object pushed is returned) */
-extern JsonbValue *ItemStreamPushRecord(JsonbParseState **state, const StreamInfo *s,
-							 const StreamRecord *r);
+/* the record in its DynamoDB shape (GetRecords) */
+extern Jsonb *ItemStreamRecordJsonb(const StreamInfo *s, const StreamRecord *r);
 extern Jsonb *ItemStreamRecordKeys(const StreamInfo *s, const StreamRecord *r);
 extern char *ItemStreamSequenceText(int64 seq);
 

@@ -54,6 +54,7 @@
 #include "utils/syscache.h"
 
 #include "api.h"
+#include "jsonb_binary.h"
 #include "stream.h"
 #include "worker.h"
 
@@ -312,7 +313,6 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 	List	   *recs;
 	ListCell   *lc;
 	bool		more;
-	JsonbParseState *state = NULL;
 	Jsonb	   *batch;
 	int64		first,
 				last = 0;
@@ -396,13 +396,16 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 		return 0;
 	*full = more || list_length(recs) >= batch_size;
 	first = ((StreamRecord *) linitial(recs))->seq;
-	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
-	foreach(lc, recs)
 	{
-		ItemStreamPushRecord(&state, &s, (StreamRecord *) lfirst(lc));
-		last = ((StreamRecord *) lfirst(lc))->seq;
+		Jsonb	  **elems = palloc(sizeof(Jsonb *) * list_length(recs));
+
+		foreach(lc, recs)
+		{
+			elems[foreach_current_index(lc)] = ItemStreamRecordJsonb(&s, (StreamRecord *) lfirst(lc));
+			last = ((StreamRecord *) lfirst(lc))->seq;
+		}
+		batch = JsonbArrayOf(elems, list_length(recs));
 	}
-	batch = JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL));
 
 	/* the consumer's work, as its role, in a subtransaction */
 	BeginInternalSubTransaction(NULL);

@@ -5,7 +5,7 @@
 -- worker never sees these consumers: item_table.run_stream_consumers()
 -- runs them.
 BEGIN;
-SELECT plan(34);
+SELECT plan(36);
 SET search_path = item_table, public;
 
 SELECT ok(create_table('{"TableName": "cons_t", "BillingMode": "PAY_PER_REQUEST",
@@ -140,6 +140,18 @@ SET ROLE stream_app;
 SELECT ok(resume_stream_consumer('picky'), 'resumed');
 RESET ROLE;
 SELECT is((SELECT status FROM stream_consumers WHERE consumer_name = 'picky'), 'ACTIVE', 'active again');
+
+-- GetRecords and consumers' batches are built from the stored images
+-- copied as they are: the bytes are what jsonb_in makes of their text
+CREATE FUNCTION pg_temp.jsonb_bytes(jsonb) RETURNS bytea LANGUAGE C STRICT
+	AS '$libdir/item_table', 'item_table_test_jsonb_bytes';
+SELECT is(pg_temp.jsonb_bytes(g), pg_temp.jsonb_bytes(g::text::jsonb), 'GetRecords: the bytes of jsonb_in')
+FROM (SELECT get_records(jsonb_build_object('ShardIterator', get_shard_iterator(jsonb_build_object(
+		'StreamArn', describe_table('{"TableName": "cons_t"}')->'Table'->>'LatestStreamArn',
+		'ShardId', describe_stream(jsonb_build_object('StreamArn', describe_table('{"TableName": "cons_t"}')->'Table'->>'LatestStreamArn'))->'StreamDescription'->'Shards'->0->>'ShardId',
+		'ShardIteratorType', 'TRIM_HORIZON'))->>'ShardIterator')) AS g) x;
+SELECT is((SELECT count(*) FROM stream_records('cons_t') r WHERE pg_temp.jsonb_bytes(r.record) <> pg_temp.jsonb_bytes(r.record::text::jsonb)),
+	0::bigint, 'each record: the bytes of jsonb_in');
 
 -- stream_records(): a position before the trim horizon is refused
 SELECT ok(trim_streams(now() + interval '25 hours') > 0, 'records trimmed after 24 hours');
