@@ -5,6 +5,9 @@
 #
 # Starts a throw-away cluster with shared_preload_libraries = 'item_table'
 # (scripts/lib.sh) and measures, in one run:
+#   0. PutItem's CPU cost on a table with a NEW_AND_OLD_IMAGES stream and on
+#      the same table without (backend CPU time, alternating rounds; goal
+#      <= 1.15x); bench/run.sh stream_put measures the same in tps.
 #   1. GetRecords throughput to one reader: STREAM_BENCH_RECORDS records
 #      (INSERTs of ~200-byte items, NEW_AND_OLD_IMAGES) read from
 #      TRIM_HORIZON with Limit 1000, following NextShardIterator, in one
@@ -55,8 +58,64 @@ SELECT item_table.item_key(jsonb_build_object('S', 'USER#' || g)),
 FROM generate_series(1, :n) g;
 SQL
 
+# 0. PutItem's CPU cost with a NEW_AND_OLD_IMAGES stream and without, in
+# one session (backend CPU seconds from /proc, so that other load on the
+# machine does not count), 5 rounds of PUTS PutItems on each table,
+# alternating; each round in one transaction (the commit is the same for
+# both and is left out)
+psql -At -v puts="${STREAM_BENCH_PUTS:-20000}" <<'SQL' || it_die "put cost"
+CREATE FUNCTION pg_temp.cpu_seconds() RETURNS float8 LANGUAGE sql AS $$
+	SELECT (f[12]::float8 + f[13]::float8) / 100
+	FROM (SELECT string_to_array(split_part(pg_read_file('/proc/self/stat'), ') ', 2), ' ') AS f) x $$;
+SELECT item_table.create_table(('{"TableName": "' || t || '", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]' ||
+	CASE WHEN t = 'with_stream' THEN ', "StreamSpecification": {"StreamEnabled": true, "StreamViewType": "NEW_AND_OLD_IMAGES"}' ELSE '' END
+	|| '}')::jsonb) IS NULL
+FROM unnest(ARRAY['with_stream', 'no_stream']) t;
+CREATE TABLE pg_temp.put_cost (round int, t text, cpu float8);
+CREATE PROCEDURE pg_temp.puts(t text, n int, r int) LANGUAGE plpgsql AS $$
+DECLARE
+	c0 float8 := pg_temp.cpu_seconds();
+BEGIN
+	FOR i IN 1..n LOOP
+		PERFORM item_table.put_item(jsonb_build_object('TableName', t, 'Item', jsonb_build_object(
+			'pk', jsonb_build_object('S', 'USER#' || (i % 5000)),
+			'name', jsonb_build_object('S', 'user number ' || i),
+			'email', jsonb_build_object('S', 'user' || i || '@example.com'),
+			'n', jsonb_build_object('N', (r * n + i)::text),
+			'address', jsonb_build_object('M', jsonb_build_object('street', jsonb_build_object('S', i || ' Main Street'),
+				'city', jsonb_build_object('S', 'Springfield'))))));
+	END LOOP;
+	INSERT INTO pg_temp.put_cost VALUES (r, t, pg_temp.cpu_seconds() - c0);
+END $$;
+CALL pg_temp.puts('no_stream', :puts, 0);
+CALL pg_temp.puts('with_stream', :puts, 0);
+CALL pg_temp.puts('no_stream', :puts, 1);
+CALL pg_temp.puts('with_stream', :puts, 1);
+CALL pg_temp.puts('no_stream', :puts, 2);
+CALL pg_temp.puts('with_stream', :puts, 2);
+CALL pg_temp.puts('with_stream', :puts, 3);
+CALL pg_temp.puts('no_stream', :puts, 3);
+CALL pg_temp.puts('with_stream', :puts, 4);
+CALL pg_temp.puts('no_stream', :puts, 4);
+SELECT format('PutItem CPU per call: with a NEW_AND_OLD_IMAGES stream %s us, without %s us (medians of 5 rounds of %s); ratio %s; per round: %s',
+	round((percentile_cont(0.5) WITHIN GROUP (ORDER BY cpu) FILTER (WHERE t = 'with_stream') * 1e6 / :puts)::numeric, 1),
+	round((percentile_cont(0.5) WITHIN GROUP (ORDER BY cpu) FILTER (WHERE t = 'no_stream') * 1e6 / :puts)::numeric, 1),
+	:puts,
+	round((percentile_cont(0.5) WITHIN GROUP (ORDER BY cpu) FILTER (WHERE t = 'with_stream') /
+		percentile_cont(0.5) WITHIN GROUP (ORDER BY cpu) FILTER (WHERE t = 'no_stream'))::numeric, 3),
+	string_agg(round(cpu::numeric, 2)::text, ' / ' ORDER BY round, t))
+FROM pg_temp.put_cost;
+SQL
+
 # 1. one reader, GetRecords pages of 1000 from TRIM_HORIZON
 psql -At <<'SQL' >"$TMP/read.out" || it_die "reader"
+-- the backend's own CPU time (user + system) from /proc: on a shared,
+-- loaded machine, records per CPU second say more than per wall second
+CREATE FUNCTION pg_temp.cpu_seconds() RETURNS float8 LANGUAGE sql AS $$
+	SELECT (f[12]::float8 + f[13]::float8) / 100
+	FROM (SELECT string_to_array(split_part(pg_read_file('/proc/self/stat'), ') ', 2), ' ') AS f) x $$;
 CREATE FUNCTION pg_temp.read_all() RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
 	arn text := item_table.describe_table('{"TableName": "feed"}')->'Table'->>'LatestStreamArn';
@@ -64,18 +123,24 @@ DECLARE
 	it text := item_table.get_shard_iterator(jsonb_build_object('StreamArn', arn, 'ShardId', shard,
 		'ShardIteratorType', 'TRIM_HORIZON'))->>'ShardIterator';
 	page jsonb;
+	got int;
 	n bigint := 0;
 	t0 timestamptz := clock_timestamp();
+	cpu0 float8 := pg_temp.cpu_seconds();
 	secs float8;
+	cpu float8;
 BEGIN
 	LOOP
 		page := item_table.get_records(jsonb_build_object('ShardIterator', it, 'Limit', 1000));
-		EXIT WHEN jsonb_array_length(page->'Records') = 0;
-		n := n + jsonb_array_length(page->'Records');
+		got := jsonb_array_length(page->'Records');
+		EXIT WHEN got = 0;
+		n := n + got;
 		it := page->>'NextShardIterator';
 	END LOOP;
 	secs := extract(epoch FROM clock_timestamp() - t0);
-	RETURN format('GetRecords: %s records in %s s = %s records/s', n, round(secs::numeric, 2), round(n / secs));
+	cpu := pg_temp.cpu_seconds() - cpu0;
+	RETURN format('GetRecords: %s records in %s s = %s records/s (backend CPU %s s = %s records per CPU second)',
+		n, round(secs::numeric, 2), round(n / secs), round(cpu::numeric, 2), round(n / greatest(cpu, 0.01)));
 END $$;
 SELECT pg_temp.read_all();
 CREATE FUNCTION pg_temp.read_sql() RETURNS text LANGUAGE plpgsql AS $$

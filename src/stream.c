@@ -287,10 +287,31 @@ stream_rel(const char *name)
 	return relid;
 }
 
+/* the sequence's and the records table's OIDs, kept until an invalidation */
+static Oid	sequence_relid = InvalidOid;
+static Oid	records_relid = InvalidOid;
+
+static void capture_inval(Datum arg, Oid relid);
+
+static void
+register_inval(void)
+{
+	static bool registered = false;
+
+	if (!registered)
+	{
+		CacheRegisterRelcacheCallback(capture_inval, (Datum) 0);
+		registered = true;
+	}
+}
+
 static int64
 take_sequence_number(void)
 {
-	return nextval_internal(stream_rel("stream_sequence"), false);
+	register_inval();
+	if (!OidIsValid(sequence_relid))
+		sequence_relid = stream_rel("stream_sequence");
+	return nextval_internal(sequence_relid, false);
 }
 
 static void
@@ -416,6 +437,12 @@ capture_inval(Datum arg, Oid relid)
 	HASH_SEQ_STATUS st;
 	CaptureEntry *e;
 
+	/* DROP/CREATE EXTENSION gives them new OIDs */
+	if (!OidIsValid(relid) || relid == sequence_relid || relid == records_relid)
+	{
+		sequence_relid = InvalidOid;
+		records_relid = InvalidOid;
+	}
 	if (capture_cache == NULL)
 		return;
 	if (OidIsValid(relid))
@@ -455,7 +482,7 @@ capture_entry(Oid relid)
 		ctl.entrysize = sizeof(CaptureEntry);
 		capture_cache = hash_create("item_table stream capture", 64, &ctl,
 									HASH_ELEM | HASH_BLOBS);
-		CacheRegisterRelcacheCallback(capture_inval, (Datum) 0);
+		register_inval();
 	}
 	e = hash_search(capture_cache, &relid, HASH_ENTER, &found);
 	if (found && e->valid)
@@ -497,15 +524,13 @@ ItemStreamServiceDeletionEnd(void)
 static void
 emit_record(CaptureEntry *e, char event, bool service, Datum key, Datum newimg, Datum oldimg)
 {
-	static Oid	records_relid = InvalidOid;
 	Datum		values[8];
 	bool		nulls[8] = {false, false, false, false, false, false, true, true};
 	Relation	rel;
 	HeapTuple	tup;
 
-	/* the OID may change with DROP/CREATE EXTENSION: check it each time */
-	if (!OidIsValid(records_relid) ||
-		!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(records_relid)))
+	register_inval();
+	if (!OidIsValid(records_relid))
 		records_relid = stream_rel("stream_records");
 	values[0] = Int32GetDatum(e->stream_id);
 	values[1] = Int64GetDatum(take_sequence_number());
