@@ -16,7 +16,9 @@
  *   table with Time to Live ENABLED, batch by batch until nothing more has
  *   expired, then every active stream consumer, batch by batch until it
  *   is caught up, and (at most every worker_naptime, while any stream
- *   record exists) stream trimming (stream.c, stream_consumer.c).  While
+ *   record exists) stream trimming (stream.c, stream_consumer.c); records
+ *   are trimmed whenever a round runs, which the launcher makes happen in
+ *   every database at least every LAUNCHER_RECHECK_SECS.  While
  *   consumers are active and records keep coming, the worker does not
  *   leave between rounds: it polls every CONSUMER_POLL_MS, so a consumer's
  *   lag stays small, and leaves after CONSUMER_IDLE_SECS without records;
@@ -28,8 +30,8 @@
  *   rather than sleeping connected: a sleeping session would make DROP
  *   DATABASE fail.  It exits with status 1 -- which makes the postmaster
  *   start it again after item_table.worker_naptime seconds
- *   (bgw_restart_time) -- while some table has TTL enabled, a consumer is
- *   active or stream records are kept, and with 0,
+ *   (bgw_restart_time) -- while some table has TTL enabled or a stream
+ *   consumer is active, and with 0,
  *   which ends its registration, when the database has no background
  *   work at all.  Before that last exit it releases its lock and looks
  *   once more: a request made meanwhile (below) found the lock taken and
@@ -349,8 +351,16 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 
 				w->kind = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1)[0];
 				w->table = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
-				/* periodic work: the worker comes back after worker_naptime */
-				(*ttl_tables)++;
+				/*
+				 * consumers are periodic work: the worker comes back after
+				 * worker_naptime.  Trimming alone is not: it is done in
+				 * every round, and the launcher starts a round in every
+				 * database at least every LAUNCHER_RECHECK_SECS, so that a
+				 * database whose streams only need trimming does not hold a
+				 * worker slot for good.
+				 */
+				if (w->kind == 'c')
+					(*ttl_tables)++;
 				work = lappend(work, w);
 				MemoryContextSwitchTo(old);
 			}
