@@ -338,9 +338,10 @@ ItemStreamOpen(Oid relid, const char *table, const char *view_type)
 	ItemTableDef *def = TableDefLookup(table);
 	StreamInfo	last;
 	TimestampTz created = GetCurrentTimestamp();
-	Oid			argtypes[7] = {TEXTOID, OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID};
-	Datum		args[8];
-	char		nulls[8] = "        ";
+	Oid			types[9] = {TEXTOID, OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID,
+	OIDOID, TIMESTAMPTZOID};
+	Datum		args[9];
+	char		nulls[10] = "         ";
 	ItemRoleSwitch sw;
 	int			rc;
 
@@ -358,29 +359,19 @@ ItemStreamOpen(Oid relid, const char *table, const char *view_type)
 		args[5] = CStringGetTextDatum(def->range_key);
 	else
 		nulls[5] = 'n';
+	/* every record of the stream will be numbered after this */
 	args[6] = Int64GetDatum(take_sequence_number());
-	{
-		Oid			types[9] = {TEXTOID, OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID,
-		OIDOID, TIMESTAMPTZOID};
-		Datum		vals[9];
-		char		nl[9];
-
-		memcpy(vals, args, sizeof(Datum) * 7);
-		memcpy(nl, nulls, 7);
-		vals[7] = ObjectIdGetDatum(ItemRelationOwner(relid));
-		vals[8] = TimestampTzGetDatum(created);
-		nl[7] = nl[8] = ' ';
-		(void) argtypes;
-		ItemAsCatalogOwnerBegin(&sw);
-		rc = SPI_execute_with_args("INSERT INTO item_table.streams (table_name, table_id, relid, label,"
-								   " view_type, hash_key, range_key, start_seq, owner, created_at)"
-								   " SELECT $1, t.table_id, $2, $3, $4, $5, $6, $7, $8, $9"
-								   " FROM item_table.tables t WHERE t.table_name OPERATOR(pg_catalog.=) $1",
-								   9, types, vals, nl, false, 0);
-		ItemAsRoleEnd(&sw);
-		if (rc != SPI_OK_INSERT || SPI_processed != 1)
-			elog(ERROR, "stream catalog insert failed: %s", SPI_result_code_string(rc));
-	}
+	args[7] = ObjectIdGetDatum(ItemRelationOwner(relid));
+	args[8] = TimestampTzGetDatum(created);
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("INSERT INTO item_table.streams (table_name, table_id, relid, label,"
+							   " view_type, hash_key, range_key, start_seq, owner, created_at)"
+							   " SELECT $1, t.table_id, $2, $3, $4, $5, $6, $7, $8, $9"
+							   " FROM item_table.tables t WHERE t.table_name OPERATOR(pg_catalog.=) $1",
+							   9, types, args, nulls, false, 0);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_INSERT || SPI_processed != 1)
+		elog(ERROR, "stream catalog insert failed: %s", SPI_result_code_string(rc));
 	CacheInvalidateRelcacheByRelid(relid);
 }
 

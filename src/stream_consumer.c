@@ -34,7 +34,9 @@
  * role, security-restricted with search_path pinned (catalog.c's
  * ItemAsRoleBegin), never with the worker's superuser rights: a superuser
  * cannot register a consumer (register as the role that should run it).
- * Removing or resuming needs the privileges of that role.
+ * Removing or resuming needs the privileges of that role.  Each batch
+ * checks again, as that role, that it may still read the stream: a role
+ * that lost SELECT on the table gets failures, and its consumer is parked.
  *
  *-------------------------------------------------------------------------
  */
@@ -418,6 +420,8 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 		LOCAL_FCINFO(fc, 1);
 
 		ItemAsRoleBegin(&rsw, role, 0);
+		/* the role may have lost the right to read the stream since */
+		ItemStreamCheckRead(&s);
 		fmgr_info(fn, &flinfo);
 		InitFunctionCallInfoData(*fc, &flinfo, 1, InvalidOid, NULL, NULL);
 		fc->args[0].value = JsonbPGetDatum(batch);

@@ -5,7 +5,7 @@
 -- worker never sees these consumers: item_table.run_stream_consumers()
 -- runs them.
 BEGIN;
-SELECT plan(36);
+SELECT plan(38);
 SET search_path = item_table, public;
 
 SELECT ok(create_table('{"TableName": "cons_t", "BillingMode": "PAY_PER_REQUEST",
@@ -140,6 +140,14 @@ SET ROLE stream_app;
 SELECT ok(resume_stream_consumer('picky'), 'resumed');
 RESET ROLE;
 SELECT is((SELECT status FROM stream_consumers WHERE consumer_name = 'picky'), 'ACTIVE', 'active again');
+
+-- a role that lost the right to read the stream gets no more records
+REVOKE SELECT ON item_data.cons_t FROM stream_app;
+SELECT put_item('{"TableName": "cons_t", "Item": {"pk": {"S": "secret"}}}');
+SELECT is(run_stream_consumers(), 0::bigint, 'nothing delivered to a role without SELECT on the table');
+SELECT matches((SELECT last_error FROM stream_consumers WHERE consumer_name = 'log'), '^permission denied',
+	'the consumer''s failure says why');
+GRANT SELECT ON item_data.cons_t TO stream_app;
 
 -- GetRecords and consumers' batches are built from the stored images
 -- copied as they are: the bytes are what jsonb_in makes of their text
