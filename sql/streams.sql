@@ -228,9 +228,11 @@ SELECT * FROM pg_temp.events('orders');
 -- Time to Live deletions are service deletions
 -- ---------------------------------------------------------------------
 SELECT update_time_to_live('{"TableName": "v_new_image", "TimeToLiveSpecification": {"AttributeName": "exp", "Enabled": true}}') IS NOT NULL;
+-- expiring in an hour, expired "as of" two hours from now (so the real
+-- worker, which expires as of now, leaves it alone)
 SELECT put_item(jsonb_build_object('TableName', 'v_new_image', 'Item', jsonb_build_object('pk', '{"S": "old"}'::jsonb,
-	'exp', jsonb_build_object('N', (extract(epoch FROM now())::bigint - 60)::text))));
-SELECT expire_items('v_new_image', now());
+	'exp', jsonb_build_object('N', (extract(epoch FROM now())::bigint + 3600)::text))));
+SELECT expire_items('v_new_image', now() + interval '2 hours');
 SELECT event_name, keys, user_identity, record->'userIdentity' AS in_record
 FROM stream_records('v_new_image') ORDER BY sequence_number DESC LIMIT 2;
 
