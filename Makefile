@@ -41,7 +41,10 @@ OBJS = \
 	src/partiql_compile.o \
 	src/api_partiql.o \
 	src/worker.o \
-	src/ttl.o
+	src/ttl.o \
+	src/stream.o \
+	src/api_stream.o \
+	src/stream_consumer.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 
@@ -63,7 +66,8 @@ SQL_PARTS = \
 	src/sql/api_query.sql \
 	src/sql/gateway.sql \
 	src/sql/partiql.sql \
-	src/sql/background.sql
+	src/sql/background.sql \
+	src/sql/stream.sql
 
 # Versions: src/sql/released/ keeps each released script as it was
 # released; the current version's script is built from src/sql/ (SQL_PARTS),
@@ -75,9 +79,9 @@ DATA = src/sql/released/item_table--1.0.sql \
 	src/sql/updates/item_table--1.0--1.1.sql \
 	src/sql/updates/item_table--1.1--1.2.sql
 
-REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_control api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index time_to_live example_trading_register example_users_orders_groups example_letters_toys example_movies_actors example_bike_races partiql_select partiql_write partiql_batch messages item_collection_metrics legacy_expected legacy_attribute_updates legacy_query_scan legacy_projection legacy_twin
+REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_control api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index time_to_live example_trading_register example_users_orders_groups example_letters_toys example_movies_actors example_bike_races streams partiql_select partiql_write partiql_batch messages item_collection_metrics legacy_expected legacy_attribute_updates legacy_query_scan legacy_projection legacy_twin
 REGRESS_OPTS = --inputdir=.
-ISOLATION = put_race counter optimistic_lock transfer_race tx_vs_put token_in_progress gsi_races gsi_ddl_races ttl_race
+ISOLATION = put_race counter optimistic_lock transfer_race tx_vs_put token_in_progress gsi_races gsi_ddl_races ttl_race stream_order
 ISOLATION_OPTS = --inputdir=test/isolation
 
 PG_CPPFLAGS = -Isrc

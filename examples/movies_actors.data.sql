@@ -18,31 +18,51 @@ SELECT create_table('{"TableName": "MoviesActors", "BillingMode": "PAY_PER_REQUE
 		 "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["title"]}},
 		{"IndexName": "GSI3",
 		 "KeySchema": [{"AttributeName": "award", "KeyType": "HASH"}, {"AttributeName": "award_date", "KeyType": "RANGE"}],
-		 "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["actor_name"]}}]}')->'TableDescription'->>'TableStatus' AS status;
+		 "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["actor_name"]}}],
+	"StreamSpecification": {"StreamEnabled": true, "StreamViewType": "NEW_IMAGE"}}')->'TableDescription'->>'TableStatus' AS status;
 
-\echo '== The aggregation trigger: each new stream event adds 1 to its movie''s monthly total'
--- An ordinary AFTER INSERT trigger on the item table; the WHEN clause picks
--- stream events, so the aggregate's own insert does not fire it again.
--- A replayed event (a PutItem of an existing event) is an update, not an
--- insert, so it is not counted twice.  Events written with plain SQL
--- (INSERT, COPY) are counted too.
-CREATE FUNCTION public.movies_actors_count_stream() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-	PERFORM item_table.update_item(jsonb_build_object(
-		'TableName', 'MoviesActors',
-		'Key', jsonb_build_object('pk', NEW.item->'pk',
-		                          'sk', jsonb_build_object('S', 'agg#' || left(NEW.item->'streamed_at'->>'S', 7))),
-		'UpdateExpression', 'SET stream_month = :m, title = if_not_exists(title, :t) ADD stream_total :one',
-		'ExpressionAttributeValues', jsonb_build_object(
-			':m', jsonb_build_object('S', left(NEW.item->'streamed_at'->>'S', 7)),
-			':t', (SELECT m.item->'title' FROM item_data."MoviesActors" m
-			       WHERE m.key = item_key(NEW.item->'pk', NEW.item->'pk')),
-			':one', '{"N": "1"}'::jsonb)));
-	RETURN NULL;
+\echo '== The aggregation consumer: each new stream event adds 1 to its movie''s monthly total'
+-- A stream consumer (the counterpart of a Lambda function on a DynamoDB
+-- stream): the background worker calls it with batches of the table's
+-- stream records, in order, and it adds the batch's new events (INSERT
+-- records of evt# items) to the monthly aggregates with one UpdateItem per
+-- movie and month.  It runs after the writes, outside the writer's
+-- transaction; its checkpoint is kept in the same transaction as its
+-- updates, so each event counts exactly once.  A replayed event (a PutItem
+-- of an existing event, identical) leaves no stream record, so it is not
+-- counted twice; events written with plain SQL (INSERT, COPY) have records
+-- too.  The consumer runs as the role that registered it, never as a
+-- superuser, with search_path pinned: everything in it is qualified.
+DO $$ BEGIN
+	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'movies_app') THEN
+		CREATE ROLE movies_app;
+	END IF;
 END $$;
-CREATE TRIGGER count_stream AFTER INSERT ON item_data."MoviesActors"
-	FOR EACH ROW WHEN (starts_with(NEW.item->'sk'->>'S', 'evt#'))
-	EXECUTE FUNCTION public.movies_actors_count_stream();
+GRANT SELECT, INSERT, UPDATE ON item_data."MoviesActors" TO movies_app;
+CREATE FUNCTION public.movies_actors_count_streams(records jsonb) RETURNS void LANGUAGE sql AS $$
+	SELECT count(item_table.update_item(jsonb_build_object(
+		'TableName', 'MoviesActors',
+		'Key', jsonb_build_object('pk', e.pk, 'sk', jsonb_build_object('S', 'agg#' || e.month)),
+		'UpdateExpression', 'SET stream_month = :m, title = if_not_exists(title, :t) ADD stream_total :n',
+		'ExpressionAttributeValues', jsonb_build_object(
+			':m', jsonb_build_object('S', e.month),
+			':t', (SELECT m.item OPERATOR(pg_catalog.->) 'title' FROM item_data."MoviesActors" m
+			       WHERE m.key OPERATOR(item_table.=) item_table.item_key(e.pk, e.pk)),
+			':n', jsonb_build_object('N', e.n::text)))))
+	FROM (SELECT r OPERATOR(pg_catalog.->) 'dynamodb' OPERATOR(pg_catalog.->) 'NewImage' OPERATOR(pg_catalog.->) 'pk' AS pk,
+			pg_catalog.left(r OPERATOR(pg_catalog.->) 'dynamodb' OPERATOR(pg_catalog.->) 'NewImage'
+				OPERATOR(pg_catalog.->) 'streamed_at' OPERATOR(pg_catalog.->>) 'S', 7) AS month,
+			pg_catalog.count(*) AS n
+		  FROM pg_catalog.jsonb_array_elements(records) r
+		  WHERE r OPERATOR(pg_catalog.->>) 'eventName' OPERATOR(pg_catalog.=) 'INSERT'
+		    AND pg_catalog.starts_with(r OPERATOR(pg_catalog.->) 'dynamodb' OPERATOR(pg_catalog.->) 'Keys'
+				OPERATOR(pg_catalog.->) 'sk' OPERATOR(pg_catalog.->>) 'S', 'evt#')
+		  GROUP BY 1, 2) e
+$$;
+SET ROLE movies_app;
+SELECT add_stream_consumer('MoviesActors', 'public.movies_actors_count_streams(jsonb)',
+	consumer_name => 'movies_monthly_totals', batch_size => 500) AS consumer;
+RESET ROLE;
 
 \echo '== The data: 12 movies, 6 actors, 10 cast rows'
 SELECT batch_write_item(jsonb_build_object('RequestItems', jsonb_build_object('MoviesActors', jsonb_agg(
@@ -77,7 +97,7 @@ SELECT batch_write_item('{"RequestItems": {"MoviesActors": [
 	{"PutRequest": {"Item": {"pk": {"S": "mov#07"}, "sk": {"S": "act#02"}, "title": {"S": "Glass Meridian"},    "actor_name": {"S": "Tomas Berg"},   "plays": {"S": "Detective Lund"}}}},
 	{"PutRequest": {"Item": {"pk": {"S": "mov#07"}, "sk": {"S": "act#05"}, "title": {"S": "Glass Meridian"},    "actor_name": {"S": "Lea Fontaine"}, "plays": {"S": "Dr. Weiss"}}}}]}}');
 
-\echo '== 270 stream events, one PutItem each (the trigger keeps the totals)'
+\echo '== 270 stream events, one PutItem each (the consumer keeps the totals)'
 -- event number g of a movie in a month: day 1 + g % 28, minute g % 60
 SELECT count(put_item(jsonb_build_object('TableName', 'MoviesActors', 'Item', jsonb_build_object(
 		'pk', jsonb_build_object('S', 'mov#' || s.movie),
@@ -92,3 +112,21 @@ FROM (VALUES
 ) AS s(movie, month, n),
 	 generate_series(1, s.n) AS g,
 	 LATERAL (SELECT format('%s-%sT20:%sZ', s.month, lpad((1 + g % 28)::text, 2, '0'), lpad((g % 60)::text, 2, '0') || ':00') AS ts) AS t;
+
+-- The background worker runs the consumer within a fraction of a second;
+-- pg_temp.caught_up() runs it at once until it has read the whole stream,
+-- so that what follows sees the totals.
+CREATE FUNCTION pg_temp.caught_up(consumer text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 1..300 LOOP
+		PERFORM item_table.run_stream_consumers();
+		IF (SELECT c.last_sequence_number >= coalesce((SELECT max(r.seq) FROM item_table.stream_records r
+				WHERE r.stream_id = c.stream_id), 0)
+			FROM item_table.stream_consumers c WHERE c.consumer_name = consumer) THEN
+			RETURN true;
+		END IF;
+		PERFORM pg_sleep(0.1);
+	END LOOP;
+	RETURN false;
+END $$;
+SELECT pg_temp.caught_up('movies_monthly_totals');

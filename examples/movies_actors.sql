@@ -1,4 +1,4 @@
--- Movies and actors: an inverted index, aggregates kept by a trigger, and
+-- Movies and actors: an inverted index, aggregates kept by a stream consumer, and
 -- two sparse indexes.
 --
 --   item                     pk        sk                      attributes
@@ -13,10 +13,11 @@
 -- (every item has pk and sk, so every item, stream events included, is in
 -- GSI1; keying it on an attribute that only cast rows carry would make it
 -- sparse).
--- A stream event is only ever inserted; an ordinary PL/pgSQL trigger on the
--- item table (AFTER INSERT, for evt# items) adds 1 to the movie's monthly
--- aggregate through item_table.update_item, as a Lambda function on a
--- DynamoDB stream would, but in the same transaction as the event.
+-- A stream event is only ever inserted; a stream consumer on the table's
+-- stream (item_table.add_stream_consumer) adds the new events to the
+-- movie's monthly aggregate through item_table.update_item, as a Lambda
+-- function on a DynamoDB stream would: after the write, in the background
+-- worker, exactly once.
 -- GSI2 (partition stream_month, sort stream_total) is sparse: only
 -- aggregates have these attributes, so "top 10 of a month" is one
 -- descending Query with Limit 10.  GSI3 (partition award, sort award_date)
@@ -86,6 +87,7 @@ SELECT put_item('{"TableName": "MoviesActors", "Item": {"pk": {"S": "mov#10"}, "
 	"streamed_at": {"S": "2024-03-31T23:59:00Z"}, "viewer": {"S": "viewer999"}}}');
 SELECT put_item('{"TableName": "MoviesActors", "Item": {"pk": {"S": "mov#10"}, "sk": {"S": "evt#2024-03-31T23:59:00Z#viewer999"},
 	"streamed_at": {"S": "2024-03-31T23:59:00Z"}, "viewer": {"S": "viewer999"}}}');
+SELECT pg_temp.caught_up('movies_monthly_totals');
 SELECT get_item('{"TableName": "MoviesActors",
 	"Key": {"pk": {"S": "mov#10"}, "sk": {"S": "agg#2024-03"}},
 	"ProjectionExpression": "stream_total"}') AS response;
@@ -125,5 +127,8 @@ ORDER BY 2 DESC, 1;
 \echo '== verify(): the three GSIs match the table (no rows)'
 SELECT * FROM verify('MoviesActors');
 
+SELECT remove_stream_consumer('movies_monthly_totals');
 SELECT delete_table('{"TableName": "MoviesActors"}')->'TableDescription'->>'TableStatus' AS status;
-DROP FUNCTION public.movies_actors_count_stream();
+DROP FUNCTION public.movies_actors_count_streams(jsonb);
+DROP OWNED BY movies_app;
+DROP ROLE movies_app;

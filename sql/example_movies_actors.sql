@@ -71,6 +71,20 @@ SELECT put_item('{"TableName": "MoviesActors", "Item": {"pk": {"S": "mov#10"}, "
 	"streamed_at": {"S": "2024-03-31T23:59:00Z"}, "viewer": {"S": "viewer999"}}}');
 SELECT put_item('{"TableName": "MoviesActors", "Item": {"pk": {"S": "mov#10"}, "sk": {"S": "evt#2024-03-31T23:59:00Z#viewer999"},
 	"streamed_at": {"S": "2024-03-31T23:59:00Z"}, "viewer": {"S": "viewer999"}}}');
+-- the background worker counts it (within 30 seconds; nothing here runs the consumer)
+CREATE FUNCTION pg_temp.worker_caught_up(consumer text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 1..300 LOOP
+		IF (SELECT c.last_sequence_number >= (SELECT max(r.seq) FROM item_table.stream_records r
+				WHERE r.stream_id = c.stream_id)
+			FROM item_table.stream_consumers c WHERE c.consumer_name = consumer) THEN
+			RETURN true;
+		END IF;
+		PERFORM pg_sleep(0.1);
+	END LOOP;
+	RETURN false;
+END $$;
+SELECT pg_temp.worker_caught_up('movies_monthly_totals');
 SELECT get_item('{"TableName": "MoviesActors",
 	"Key": {"pk": {"S": "mov#10"}, "sk": {"S": "agg#2024-03"}},
 	"ProjectionExpression": "stream_total"}');
@@ -81,6 +95,7 @@ BEGIN;
 SELECT put_item('{"TableName": "MoviesActors", "Item": {"pk": {"S": "mov#06"}, "sk": {"S": "evt#2024-03-30T11:00:00Z#viewer997"},
 	"streamed_at": {"S": "2024-03-30T11:00:00Z"}, "viewer": {"S": "viewer997"}}}');
 ROLLBACK;
+SELECT pg_temp.caught_up('movies_monthly_totals');
 SELECT get_item('{"TableName": "MoviesActors",
 	"Key": {"pk": {"S": "mov#06"}, "sk": {"S": "agg#2024-03"}},
 	"ProjectionExpression": "stream_total"}');
@@ -128,6 +143,19 @@ WHERE sort_value(a.key)->>'S' = 'agg#2024-03'
 GROUP BY 1
 ORDER BY 2 DESC, 1;
 
+-- the totals converged: every aggregate equals the count of its events
+SELECT count(*) AS aggregates, count(*) FILTER (WHERE total <> events) AS mismatches
+FROM (SELECT (a.item->'stream_total'->>'N')::int AS total,
+		(SELECT count(*) FROM item_data."MoviesActors" e
+		 WHERE e.key ^@ item_key(partition_value(a.key), jsonb_build_object('S', 'evt#' || substr(sort_value(a.key)->>'S', 5)))) AS events
+	  FROM item_data."MoviesActors" a WHERE starts_with(sort_value(a.key)->>'S', 'agg#')) x;
+-- the consumer: every batch applied once, none failed
+SELECT consumer_name, status, failures, last_error, records_done >= 272 AS all_records
+FROM list_stream_consumers();
+
 SELECT * FROM verify('MoviesActors');
+SELECT remove_stream_consumer('movies_monthly_totals');
 SELECT delete_table('{"TableName": "MoviesActors"}')->'TableDescription'->>'TableStatus' AS status;
-DROP FUNCTION public.movies_actors_count_stream();
+DROP FUNCTION public.movies_actors_count_streams(jsonb);
+DROP OWNED BY movies_app;
+DROP ROLE movies_app;

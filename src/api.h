@@ -171,6 +171,18 @@ typedef struct ApiTag
 } ApiTag;
 /* is the installed catalog 1.2's?  (api_control.c) */
 extern bool ApiCatalogIs12(void);
+
+/* ---- StreamSpecification (api_stream.c) ---- */
+extern bool ApiStreamSpecParse(ApiRequest *req, bool *enabled, int *view);
+extern void ApiStreamSpecCheck(bool enabled, int view);
+extern void ApiStreamSpecApply(Oid relid, const char *table, bool enabled, int view,
+							   bool creating);
+extern void ApiPushStreamDescription(JsonbParseState **state, const char *table);
+extern void ApiStreamTableDeleted(const char *table);
+extern Datum item_table_list_streams(PG_FUNCTION_ARGS);
+extern Datum item_table_describe_stream(PG_FUNCTION_ARGS);
+extern Datum item_table_get_shard_iterator(PG_FUNCTION_ARGS);
+extern Datum item_table_get_records(PG_FUNCTION_ARGS);
 extern void ApiRequireCatalog12(const char *parameter);
 extern List *ApiParseTags(ApiRequest *req, Jsonb *arr, const char *field);
 extern void ApiStoreTags(const char *table, List *tags);

@@ -310,6 +310,8 @@ push_description(JsonbParseState **state, const TableRow *row,
 	if (full)
 		ApiPushIndexDescriptions(state, row->name, on_demand);
 	if (full)
+		ApiPushStreamDescription(state, row->name);
+	if (full)
 	{
 		ApiPushKey(state, "DeletionProtectionEnabled");
 		{
@@ -434,12 +436,16 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	bool		protect = false;
 	int			table_class;
 	List	   *tags;
+	bool		has_stream;
+	bool		stream_enabled;
+	int			stream_view;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	/* CreateTable checks this one before the model's constraints */
 	if (ApiGetMember(&req, "TableName") == NULL)
 		DynValidation("The parameter 'TableName' is required but was not present in the request");
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	has_stream = ApiStreamSpecParse(&req, &stream_enabled, &stream_view);
 	(void) ApiGetBool(&req, "DeletionProtectionEnabled", &protect);
 	table_class = ApiGetEnum(&req, "TableClass", "tableClass", table_classes, lengthof(table_classes));
 	tags = ApiParseTags(&req, ApiGetArray(&req, "Tags"), "tags");
@@ -550,6 +556,8 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		DynValidation("Given value " INT64_FORMAT " for ReadCapacityUnits is out of bounds", rcu);
 	if (wcu > INT64CONST(1000000000000))
 		DynValidation("Given value " INT64_FORMAT " for WriteCapacityUnits is out of bounds", wcu);
+	if (has_stream)
+		ApiStreamSpecCheck(stream_enabled, stream_view);
 
 	/* the definitions, each name once */
 	foreach(lc, attrdefs)
@@ -731,6 +739,8 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		}
 		ApiCreateIndex(name, relid, ix, defs, false, irc, iwc);
 	}
+	if (has_stream && stream_enabled)
+		ApiStreamSpecApply(relid, name, true, stream_view, true);
 	if (!fetch_row(name, &row))
 		elog(ERROR, "table \"%s\" vanished after creation", name);
 	result = finish_description("TableDescription", &row, "ACTIVE", true, callercxt);
@@ -805,6 +815,7 @@ item_table_delete_table(PG_FUNCTION_ARGS)
 		exec_catalog("DELETE FROM item_table.tables WHERE table_name OPERATOR(pg_catalog.=) $1",
 					 1, argtypes, values, NULL, SPI_OK_DELETE);
 	}
+	ApiStreamTableDeleted(name);
 	TableDefForget(name);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
@@ -838,10 +849,14 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	bool		protect = false;
 	bool		has_protect;
 	int			table_class;
+	bool		has_stream;
+	bool		stream_enabled;
+	int			stream_view;
 	bool		switch_to_on_demand = false;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
+	has_stream = ApiStreamSpecParse(&req, &stream_enabled, &stream_view);
 	has_protect = ApiGetBool(&req, "DeletionProtectionEnabled", &protect);
 	table_class = ApiGetEnum(&req, "TableClass", "tableClass", table_classes, lengthof(table_classes));
 	updates_j = ApiGetArray(&req, "GlobalSecondaryIndexUpdates");
@@ -873,7 +888,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	ApiRequestCheck(&req);
 	if (updates_j == NULL && throughput_j == NULL && billing < 0 &&
 		!has_protect && table_class < 0 &&
-		ApiGetMember(&req, "StreamSpecification") == NULL &&
+		!has_stream &&
 		ApiGetMember(&req, "SSESpecification") == NULL &&
 		ApiGetMember(&req, "ReplicaUpdates") == NULL)
 		DynValidation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
@@ -940,7 +955,9 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	if (creates + deletes > 1)
 		DynRaise(DYN_LIMIT_EXCEEDED,
 				 "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table");
-	if (creates + deletes > 0)
+	if (has_stream)
+		ApiStreamSpecCheck(stream_enabled, stream_view);
+	if (creates + deletes > 0 || has_stream)
 	{
 		/*
 		 * Writers of the table wait for this change to commit and then see
@@ -1098,6 +1115,11 @@ item_table_update_table(PG_FUNCTION_ARGS)
 					 " table_class = coalesce($3, table_class)"
 					 " WHERE table_name OPERATOR(pg_catalog.=) $1", 3, argtypes, values, nulls,
 					 SPI_OK_UPDATE);
+		changed = true;
+	}
+	if (has_stream)
+	{
+		ApiStreamSpecApply(def->relid, name, stream_enabled, stream_view, false);
 		changed = true;
 	}
 	(void) changed;

@@ -52,6 +52,9 @@ static const DynErrorInfo dyn_errors[DYN_NUM_ERRORS] = {
 	[DYN_TABLE_NOT_FOUND] = {"TableNotFoundException", NS_DYNAMODB, ERRCODE_DYN_TABLE_NOT_FOUND, false},
 	[DYN_ACCESS_DENIED] = {"AccessDeniedException", NS_SERVICE, ERRCODE_DYN_ACCESS_DENIED, true},
 	[DYN_DUPLICATE_ITEM] = {"DuplicateItemException", NS_DYNAMODB, ERRCODE_DYN_DUPLICATE_ITEM, false},
+	/* the Streams API's own */
+	[DYN_EXPIRED_ITERATOR] = {"ExpiredIteratorException", NS_DYNAMODB, ERRCODE_DYN_EXPIRED_ITERATOR, false},
+	[DYN_TRIMMED_DATA_ACCESS] = {"TrimmedDataAccessException", NS_DYNAMODB, ERRCODE_DYN_TRIMMED_DATA_ACCESS, false},
 };
 
 const char *

@@ -43,6 +43,8 @@ typedef enum DynError
 	DYN_TABLE_NOT_FOUND,
 	DYN_ACCESS_DENIED,
 	DYN_DUPLICATE_ITEM,
+	DYN_EXPIRED_ITERATOR,
+	DYN_TRIMMED_DATA_ACCESS,
 	DYN_NUM_ERRORS
 } DynError;
 
@@ -66,6 +68,8 @@ typedef enum DynError
 #define ERRCODE_DYN_TABLE_NOT_FOUND					MAKE_SQLSTATE('X','D','0','1','7')
 #define ERRCODE_DYN_ACCESS_DENIED					MAKE_SQLSTATE('X','D','0','1','8')
 #define ERRCODE_DYN_DUPLICATE_ITEM					MAKE_SQLSTATE('X','D','0','1','9')
+#define ERRCODE_DYN_EXPIRED_ITERATOR				MAKE_SQLSTATE('X','D','0','2','0')
+#define ERRCODE_DYN_TRIMMED_DATA_ACCESS				MAKE_SQLSTATE('X','D','0','2','1')
 
 /* Name ("ValidationException") and namespace of an exception */
 extern const char *DynErrorName(DynError err);

@@ -263,6 +263,82 @@ JsonbWithArrayMember(const Jsonb *object, const char *key, Jsonb *const *elems,
 }
 
 /*
+ * JsonbObjectOf
+ *		A new object of n members keys[i]: values[i], each value copied as
+ *		it is (a container's root, or a scalar's one element).  Keys must
+ *		differ.  Like JsonbWithArrayMember, it builds a response around
+ *		item containers without unpacking and packing them again.
+ */
+Jsonb *
+JsonbObjectOf(const char *const *keys, Jsonb *const *values, int n)
+{
+	OutMember  *m = palloc(sizeof(OutMember) * Max(n, 1));
+	StringInfoData buf;
+	Size		size = VARHDRSZ + sizeof(uint32) + 3;
+	int			entries;
+	int			base;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		m[i].key = keys[i];
+		m[i].keylen = strlen(keys[i]);
+		m[i].is_array = false;
+		if (JB_ROOT_IS_SCALAR(values[i]))
+			(void) JsonbChildren(&values[i]->root, &m[i].value, 1);
+		else
+		{
+			m[i].value.type = JENTRY_ISCONTAINER;
+			m[i].value.data = (const char *) &values[i]->root;
+			m[i].value.len = VARSIZE(values[i]) - VARHDRSZ;
+		}
+		size += 2 * sizeof(JEntry) + m[i].keylen + m[i].value.len + 3;
+	}
+	qsort(m, n, sizeof(OutMember), out_member_cmp);
+	for (i = 1; i < n; i++)
+		if (out_member_cmp(&m[i - 1], &m[i]) == 0)
+			elog(ERROR, "jsonb object member \"%s\" given twice", m[i].key);
+	initStringInfo(&buf);
+	enlargeStringInfo(&buf, size);
+	appendBinaryStringInfo(&buf, "\0\0\0\0", VARHDRSZ);
+	entries = begin_container(&buf, JB_FOBJECT | (uint32) n, n * 2);
+	base = buf.len;
+	for (i = 0; i < 2 * n; i++)
+	{
+		const OutMember *om = &m[i % n];
+		uint32		type = i < n ? JENTRY_ISSTRING : om->value.type;
+		uint32		len = i < n ? append_child(&buf, type, om->key, om->keylen) :
+			append_child(&buf, type, om->value.data, om->value.len);
+
+		set_jentry(&buf, entries, i, make_jentry(type, i, len, buf.len - base));
+	}
+	SET_VARSIZE(buf.data, buf.len);
+	return (Jsonb *) buf.data;
+}
+
+/*
+ * JsonbArrayOf
+ *		A new array of the root containers of elems[0..n-1], copied as they
+ *		are.
+ */
+Jsonb *
+JsonbArrayOf(Jsonb *const *elems, int n)
+{
+	StringInfoData buf;
+	Size		size = VARHDRSZ + sizeof(uint32) + 3;
+	int			i;
+
+	for (i = 0; i < n; i++)
+		size += sizeof(JEntry) + VARSIZE(elems[i]) - VARHDRSZ + 3;
+	initStringInfo(&buf);
+	enlargeStringInfo(&buf, size);
+	appendBinaryStringInfo(&buf, "\0\0\0\0", VARHDRSZ);
+	append_array(&buf, elems, n);
+	SET_VARSIZE(buf.data, buf.len);
+	return (Jsonb *) buf.data;
+}
+
+/*
  * item_table_test_jsonb_bytes(j jsonb) -> bytea
  *		The bytes of a jsonb datum (detoasted, without its varlena header).
  *		A test hook: the install script does not declare it (jsonb_send

@@ -39,6 +39,17 @@ extern int	JsonbChildren(const JsonbContainer *c, JsonbChild *out, int max);
 extern Jsonb *JsonbWithArrayMember(const Jsonb *object, const char *key,
 								   Jsonb *const *elems, int nelems);
 
+/*
+ * JsonbObjectOf
+ *		A new Jsonb object {keys[i]: values[i]}, each value's root
+ *		container (or scalar) copied as it is; the result has the bytes
+ *		jsonb_in would give its text.  Keys must differ.
+ */
+extern Jsonb *JsonbObjectOf(const char *const *keys, Jsonb *const *values, int n);
+
+/* A new Jsonb array of the root containers of elems, copied as they are */
+extern Jsonb *JsonbArrayOf(Jsonb *const *elems, int n);
+
 /* test hook (not in the install script): the bytes of a jsonb datum */
 extern Datum item_table_test_jsonb_bytes(PG_FUNCTION_ARGS);
 

@@ -31,8 +31,9 @@
  * ordinary DELETE: the index trigger removes the item from every index in
  * the same transaction, and privileges are those of the table's owner,
  * without its forced row-level security (as the index trigger writes).
- * Each deleted item passes through ttl_service_remove(), where the
- * stream's REMOVE record (a service deletion) will be written.
+ * While it runs, the stream trigger (stream.c) marks the REMOVE records
+ * it writes as service deletions (userIdentity {"Type": "Service",
+ * "PrincipalId": "dynamodb.amazonaws.com"}), in the deleting transaction.
  *
  * TTL adds nothing to writes: no trigger, no index.  Expiry reads the
  * table (a sequential scan with a filter per batch); a table where little
@@ -53,6 +54,7 @@
 
 #include "api.h"
 #include "gsi.h"
+#include "stream.h"
 #include "worker.h"
 
 PG_FUNCTION_INFO_V1(item_table_update_time_to_live);
@@ -225,21 +227,6 @@ item_table_describe_time_to_live(PG_FUNCTION_ARGS)
  */
 
 /*
- * ttl_service_remove
- *		An item deleted because its Time to Live passed.  The hook point of
- *		Streams: here the REMOVE record of a service deletion (userIdentity
- *		{"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}) with
- *		the old image will be written, in the deleting transaction.
- */
-static void
-ttl_service_remove(ItemTableDef *def, Datum key, Datum item)
-{
-	(void) def;
-	(void) key;
-	(void) item;
-}
-
-/*
  * The expiry condition on the row alias: $1 the attribute, $2 the time.
  * A non-N value has no "N" member, so it never matches.
  */
@@ -262,8 +249,7 @@ TtlExpireBatch(const char *table, TimestampTz as_of, int max_items,
 	Oid			argtypes[3] = {TEXTOID, TIMESTAMPTZOID, INT4OID};
 	Datum		args[3];
 	ItemRoleSwitch sw;
-	int			rc;
-	uint64		i;
+	volatile int rc = 0;
 	uint64		n;
 
 	(void) read_setting(table, false, &attribute, &enabled);
@@ -282,23 +268,24 @@ TtlExpireBatch(const char *table, TimestampTz as_of, int max_items,
 	args[1] = TimestampTzGetDatum(as_of);
 	args[2] = Int32GetDatum(max_items);
 	GsiAsIndexOwner(def->relid, &sw);
-	rc = SPI_execute_with_args(psprintf("DELETE FROM %s b WHERE b.key OPERATOR(item_table.=) ANY (ARRAY("
-										"SELECT s.key FROM %s s WHERE %s LIMIT $3 FOR UPDATE SKIP LOCKED))"
-										" AND %s RETURNING b.key, b.item",
-										base, base, expired_condition("s"), expired_condition("b")),
-							   3, argtypes, args, NULL, false, 0);
-	if (rc != SPI_OK_DELETE_RETURNING)
+	/* the stream trigger marks these REMOVE records as service deletions */
+	ItemStreamServiceDeletionBegin(def->relid);
+	PG_TRY();
+	{
+		rc = SPI_execute_with_args(psprintf("DELETE FROM %s b WHERE b.key OPERATOR(item_table.=) ANY (ARRAY("
+											"SELECT s.key FROM %s s WHERE %s LIMIT $3 FOR UPDATE SKIP LOCKED))"
+											" AND %s",
+											base, base, expired_condition("s"), expired_condition("b")),
+								   3, argtypes, args, NULL, false, 0);
+	}
+	PG_FINALLY();
+	{
+		ItemStreamServiceDeletionEnd();
+	}
+	PG_END_TRY();
+	if (rc != SPI_OK_DELETE)
 		elog(ERROR, "time to live deletion failed: %s", SPI_result_code_string(rc));
 	n = SPI_processed;
-	for (i = 0; i < n; i++)
-	{
-		bool		isnull;
-
-		ttl_service_remove(def,
-						   SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull),
-						   SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
-	}
-	SPI_freetuptable(SPI_tuptable);
 	ItemAsRoleEnd(&sw);
 
 	/* the progress shown by item_table.background_work */

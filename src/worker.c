@@ -14,14 +14,24 @@
  *   does rounds of work: every index in status CREATING that is the
  *   worker's to fill (indexes.backfill_by), batch by batch, then every
  *   table with Time to Live ENABLED, batch by batch until nothing more has
- *   expired.  Each batch is a transaction of its own (so no lock is held
+ *   expired, then every active stream consumer, batch by batch until it
+ *   is caught up, and (at most every worker_naptime, while any stream
+ *   record exists) stream trimming (stream.c, stream_consumer.c); records
+ *   are trimmed whenever a round runs, which the launcher makes happen in
+ *   every database at least every LAUNCHER_RECHECK_SECS.  While
+ *   consumers are active and records keep coming, the worker does not
+ *   leave between rounds: it polls every CONSUMER_POLL_MS, so a consumer's
+ *   lag stays small, and leaves after CONSUMER_IDLE_SECS without records;
+ *   a consumer batch that failed sends it away until worker_naptime (the
+ *   retry delay).  Each batch is a transaction of its own (so no lock is held
  *   longer than a batch, and a crash loses at most one batch), checks for
  *   interrupts, and an error in one is logged and leaves the others
  *   going.  When a round leaves nothing in progress the worker exits
  *   rather than sleeping connected: a sleeping session would make DROP
  *   DATABASE fail.  It exits with status 1 -- which makes the postmaster
  *   start it again after item_table.worker_naptime seconds
- *   (bgw_restart_time) -- while some table has TTL enabled, and with 0,
+ *   (bgw_restart_time) -- while some table has TTL enabled or a stream
+ *   consumer is active, and with 0,
  *   which ends its registration, when the database has no background
  *   work at all.  Before that last exit it releases its lock and looks
  *   once more: a request made meanwhile (below) found the lock taken and
@@ -83,6 +93,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "stream.h"
 #include "worker.h"
 
 PGDLLEXPORT void item_table_launcher_main(Datum main_arg);
@@ -106,8 +117,11 @@ static const struct config_enum_entry index_backfill_options[] = {
 #define LAUNCHER_RECHECK_SECS	60
 /* one round gives each index at most this long before the next */
 #define BACKFILL_SLICE_MS		2000
-/* and each TTL table */
+/* and each TTL table (and each stream consumer) */
 #define TTL_SLICE_MS			2000
+/* stream consumers: polled this often, until idle this long */
+#define CONSUMER_POLL_MS		100
+#define CONSUMER_IDLE_SECS		10
 
 /* ----------------------------------------------------------------
  * settings and registration
@@ -237,10 +251,16 @@ item_table_start_worker(PG_FUNCTION_ARGS)
  */
 typedef struct WorkItem
 {
-	char		kind;			/* 'b' backfill, 't' time to live */
-	char	   *table;
+	char		kind;			/* 'b' backfill, 't' time to live, 'c' stream
+								 * consumer, 's' stream trimming */
+	char	   *table;			/* consumer: its name; trimming: NULL */
 	char	   *index;			/* backfill: the index */
 } WorkItem;
+
+/* a round that delivered stream records to a consumer */
+static bool records_delivered = false;
+/* when streams were last trimmed */
+static TimestampTz last_trim = 0;
 
 /* lock or unlock the worker's advisory lock (in a transaction) */
 static bool
@@ -315,6 +335,36 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 			work = lappend(work, w);
 			MemoryContextSwitchTo(old);
 		}
+		/* streams (1.2): consumers, and trimming while any stream exists */
+		if (OidIsValid(get_relname_relid("stream_consumers", get_namespace_oid("item_table", true))))
+		{
+			rc = SPI_execute("SELECT 'c', consumer_name FROM item_table.stream_consumers"
+							 " WHERE status OPERATOR(pg_catalog.=) 'ACTIVE'"
+							 " UNION ALL SELECT 's', NULL WHERE EXISTS (SELECT FROM item_table.stream_records)"
+							 " ORDER BY 1, 2", true, 0);
+			if (rc != SPI_OK_SELECT)
+				elog(ERROR, "background work listing failed: %s", SPI_result_code_string(rc));
+			for (i = 0; i < SPI_processed; i++)
+			{
+				MemoryContext old = MemoryContextSwitchTo(cxt);
+				WorkItem   *w = palloc0(sizeof(WorkItem));
+
+				w->kind = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1)[0];
+				w->table = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+				/*
+				 * consumers are periodic work: the worker comes back after
+				 * worker_naptime.  Trimming alone is not: it is done in
+				 * every round, and the launcher starts a round in every
+				 * database at least every LAUNCHER_RECHECK_SECS, so that a
+				 * database whose streams only need trimming does not hold a
+				 * worker slot for good.
+				 */
+				if (w->kind == 'c')
+					(*ttl_tables)++;
+				work = lappend(work, w);
+				MemoryContextSwitchTo(old);
+			}
+		}
 	}
 	end_xact();
 	return work;
@@ -346,6 +396,36 @@ run_batch(WorkItem *w, bool *failed)
 				ereport(LOG,
 						(errmsg("item_table: index \"%s\" of table \"%s\" is ACTIVE (" INT64_FORMAT " items scanned)",
 								w->index, w->table, done)));
+		}
+		else if (w->kind == 'c')
+		{
+			bool		full = false;
+			int64		n;
+
+			begin_xact(psprintf("item_table: stream consumer \"%s\"", w->table));
+			n = ItemStreamConsumerBatch(w->table, &full);
+			end_xact();
+			if (n > 0)
+				records_delivered = true;
+			/* a failed batch is retried after worker_naptime */
+			if (n == -2)
+				*failed = true;
+			more = full;
+		}
+		else if (w->kind == 's')
+		{
+			int64		n = 0;
+
+			if (TimestampDifferenceExceeds(last_trim, GetCurrentTimestamp(),
+										   item_table_worker_naptime * 1000))
+			{
+				begin_xact("item_table: trimming streams");
+				n = ItemStreamTrimBatch(GetCurrentTimestamp(), item_table_ttl_batch_size);
+				end_xact();
+				if (n < item_table_ttl_batch_size)
+					last_trim = GetCurrentTimestamp();
+			}
+			more = n >= item_table_ttl_batch_size;
 		}
 		else
 		{
@@ -389,6 +469,7 @@ item_table_worker_main(Datum main_arg)
 	Oid			dboid = DatumGetObjectId(main_arg);
 	MemoryContext roundcxt;
 	bool		locked;
+	TimestampTz idle_since;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
@@ -404,6 +485,7 @@ item_table_worker_main(Datum main_arg)
 
 	roundcxt = AllocSetContextCreate(TopMemoryContext, "item_table worker round",
 									 ALLOCSET_DEFAULT_SIZES);
+	idle_since = GetCurrentTimestamp();
 	for (;;)
 	{
 		List	   *work;
@@ -412,17 +494,22 @@ item_table_worker_main(Datum main_arg)
 		bool		more = false;
 		bool		failed = false;
 		int			ttl_tables;
+		bool		consumers = false;
 
 		check_signals();
 		MemoryContextReset(roundcxt);
 		work = list_work(roundcxt, &present, &ttl_tables);
 		if (!present)
 			proc_exit(0);
+		records_delivered = false;
 		foreach(lc, work)
 		{
 			WorkItem   *w = (WorkItem *) lfirst(lc);
 			TimestampTz start = GetCurrentTimestamp();
 			bool		w_more;
+
+			if (w->kind == 'c')
+				consumers = true;
 
 			do
 			{
@@ -435,6 +522,23 @@ item_table_worker_main(Datum main_arg)
 		}
 		if (more)
 			continue;			/* work left over: another round at once */
+
+		/*
+		 * Stream consumers are polled every CONSUMER_POLL_MS while records
+		 * keep coming, so that their lag stays small; after
+		 * CONSUMER_IDLE_SECS without records the worker leaves like the
+		 * others, to come back after worker_naptime.
+		 */
+		if (records_delivered)
+			idle_since = GetCurrentTimestamp();
+		if (consumers && !failed &&
+			!TimestampDifferenceExceeds(idle_since, GetCurrentTimestamp(), CONSUMER_IDLE_SECS * 1000))
+		{
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 CONSUMER_POLL_MS, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			continue;
+		}
 		if (failed || ttl_tables > 0)
 			proc_exit(1);		/* back after worker_naptime */
 

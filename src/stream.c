@@ -1,0 +1,1186 @@
+/*-------------------------------------------------------------------------
+ *
+ * stream.c
+ *		DynamoDB Streams: capture of every change in the writing
+ *		transaction, the horizon that makes a record readable only once
+ *		nothing before it can still appear, record reads and their
+ *		DynamoDB shape, trimming after 24 hours, and stream_records().
+ *
+ * Streams.  A table's stream is a row of item_table.streams, made when
+ * StreamSpecification enables it (CreateTable, UpdateTable: api_stream.c)
+ * and closed when it is disabled or the table is deleted: end_seq and
+ * disabled_at are set, and the closed stream stays readable until its
+ * records are trimmed.  Enabling again makes a new stream (a new label and
+ * ARN), as DynamoDB does.  Each stream has one shard, which is closed
+ * with the stream (its EndingSequenceNumber is end_seq).
+ *
+ * Capture.  The AFTER ROW trigger item_table.stream_trigger(), put on a
+ * table when its first stream is enabled, turns each insert, update and
+ * delete -- through the API or plain SQL, COPY included -- into one record
+ * of item_table.stream_records: INSERT, MODIFY, or REMOVE (an update that
+ * changes the key, which only plain SQL can make, is a REMOVE and an
+ * INSERT).  An update whose new item is byte for byte the old one (an
+ * identical PutItem, an UpdateItem that changes nothing) writes none, as
+ * DynamoDB writes none; a delete of a missing item never reaches a
+ * trigger.  The record is part of the writer's transaction: an aborted
+ * write leaves none.  Deletions by Time to Live (ttl.c) are marked as
+ * service deletions (ItemStreamServiceDeletionBegin), which GetRecords shows
+ * as userIdentity {"Type": "Service", "PrincipalId":
+ * "dynamodb.amazonaws.com"}.  TRUNCATE writes no record (README,
+ * Differences).
+ *
+ * The trigger does no SQL per row: the table's stream (its id and view
+ * type) is cached per physical table and forgotten by a relcache
+ * invalidation, which enabling and disabling send; the record's sequence
+ * number comes from nextval on item_table.stream_sequence and the row is
+ * inserted directly into the heap and its primary key (as catalog rows
+ * are: the records table is the extension's own, written by no one else),
+ * with the images as the item table stores them -- KEYS_ONLY keeps only
+ * the key, NEW_IMAGE/OLD_IMAGE one image, NEW_AND_OLD_IMAGES both.
+ *
+ * The horizon.  Sequence numbers are handed out when a writer writes, but
+ * transactions commit in another order: a reader that returned record 11
+ * of a committed transaction while 10 belonged to one still running would
+ * skip 10 when it commits.  So a reader returns only records below a safe
+ * horizon: a number H such that every transaction that took a number <= H
+ * has ended.  It is found with marks.  A mark (H, X) is taken by reading
+ * the sequence's last value H and then the next transaction id X: a
+ * writer took its number after it had its transaction id (the row write
+ * that fires the trigger assigned it), so every number <= H belongs to a
+ * transaction whose id is below X.  Once a snapshot shows every
+ * transaction with an id below X ended (mark_passed: none of them in its
+ * running list, and those from its xmax to X asked of the proc array; the
+ * reader's own transaction apart, whose records it sees anyway), the
+ * records numbered <= H are final, and that snapshot (and every later
+ * one) sees all the committed ones.  A reader takes a mark on each call
+ * and keeps the marks of its session (ItemStreamSafeHorizon): a mark is
+ * usable as soon as a later call finds it passed, and at once when the
+ * transactions it waits for end within HORIZON_WAIT_MS (in READ
+ * COMMITTED, the reader waits that long at most).  The set of records at or below a usable horizon never changes
+ * again, and records are returned in sequence order, so a reader that
+ * moves its position along them neither skips nor repeats one; the
+ * changes of one item are numbered in the order they were made (its
+ * writers hold its row lock until they commit), so they are read in that
+ * order.  The cost is latency: a record waits for the transactions that
+ * were running when the record before it was numbered; a long transaction
+ * holds the stream back, which is what exactly-once in order demands.
+ * Alternatives weighed: ordering by transaction id with xmin as the
+ * horizon breaks per-item order (an older transaction id can write an
+ * item after a younger one committed a change of it); renumbering at
+ * commit by the background worker adds a second write of every record and
+ * the worker's latency to every read; decoding the write-ahead log needs
+ * wal_level=logical and a slot.  The marks cost readers two cheap reads
+ * and writers nothing.
+ *
+ * Trimming.  ItemStreamTrimBatch (the background worker each round, and
+ * item_table.trim_streams(as_of)) deletes, per stream, the prefix of
+ * records older than 24 hours (never past the horizon) and records the
+ * highest trimmed number in trimmed_seq, which makes older positions a
+ * TrimmedDataAccessException; closed streams go entirely once disabled
+ * for 24 hours.
+ *
+ * Rights.  The records table is not readable by PUBLIC: reads go through
+ * ItemStreamCheckRead -- SELECT on the table and no row-level security
+ * applying to the reader there (records are copies of items the policies
+ * cannot filter, as index rows are); for a deleted table, membership in
+ * its owner's role -- and then run as the catalog owner.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/sequence.h"
+#include "catalog/pg_trigger.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "storage/lmgr.h"
+#include "storage/procarray.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgrprotos.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "api.h"
+#include "catalog.h"
+#include "compat.h"
+#include "errors.h"
+#include "jsonb_binary.h"
+#include "stream.h"
+
+PG_FUNCTION_INFO_V1(item_table_stream_trigger);
+PG_FUNCTION_INFO_V1(item_table_stream_records);
+PG_FUNCTION_INFO_V1(item_table_trim_streams);
+
+const char *const stream_view_types[4] = {"KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"};
+
+#define STREAM_RETENTION_USECS	(INT64CONST(24) * 3600 * USECS_PER_SEC)
+
+/* ----------------------------------------------------------------
+ * catalog
+ * ----------------------------------------------------------------
+ */
+#define STREAM_COLUMNS \
+	"SELECT s.stream_id, s.table_name, s.table_id::pg_catalog.text, s.relid, s.label," \
+	" s.view_type, s.hash_key, s.range_key, s.owner, s.created_at, s.start_seq," \
+	" s.end_seq, s.disabled_at, s.trimmed_seq FROM item_table.streams s"
+
+static StreamViewType
+view_type_of(const char *s)
+{
+	int			i;
+
+	for (i = 0; i < 4; i++)
+		if (strcmp(s, stream_view_types[i]) == 0)
+			return (StreamViewType) i;
+	elog(ERROR, "invalid stream view type \"%s\" in the item_table catalog", s);
+	return STREAM_KEYS_ONLY;
+}
+
+static void
+read_stream_row(HeapTuple tup, TupleDesc desc, StreamInfo *s)
+{
+	bool		isnull;
+	Datum		d;
+
+	s->stream_id = DatumGetInt32(SPI_getbinval(tup, desc, 1, &isnull));
+	s->table_name = SPI_getvalue(tup, desc, 2);
+	s->table_id = SPI_getvalue(tup, desc, 3);
+	s->relid = DatumGetObjectId(SPI_getbinval(tup, desc, 4, &isnull));
+	s->label = SPI_getvalue(tup, desc, 5);
+	s->view_type = view_type_of(SPI_getvalue(tup, desc, 6));
+	s->hash_key = SPI_getvalue(tup, desc, 7);
+	s->range_key = SPI_getvalue(tup, desc, 8);
+	s->owner = DatumGetObjectId(SPI_getbinval(tup, desc, 9, &isnull));
+	s->created_at = DatumGetTimestampTz(SPI_getbinval(tup, desc, 10, &isnull));
+	s->start_seq = DatumGetInt64(SPI_getbinval(tup, desc, 11, &isnull));
+	d = SPI_getbinval(tup, desc, 12, &isnull);
+	s->end_seq = isnull ? -1 : DatumGetInt64(d);
+	d = SPI_getbinval(tup, desc, 13, &isnull);
+	s->disabled_at = isnull ? 0 : DatumGetTimestampTz(d);
+	s->trimmed_seq = DatumGetInt64(SPI_getbinval(tup, desc, 14, &isnull));
+}
+
+static bool
+fetch_stream(SPIPlanPtr *slot, const char *sql, int nargs, Oid *argtypes, Datum *args,
+			 StreamInfo *s)
+{
+	int			rc;
+
+	if (*slot == NULL)
+		*slot = ItemPrepareKept(sql, nargs, argtypes, 0);
+	/* read-write mode: a fresh snapshot, which sees the latest change */
+	rc = SPI_execute_plan(*slot, args, NULL, false, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "stream catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return false;
+	read_stream_row(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, s);
+	return true;
+}
+
+bool
+ItemStreamFetchById(int32 stream_id, StreamInfo *s)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			argtypes[1] = {INT4OID};
+	Datum		args[1] = {Int32GetDatum(stream_id)};
+
+	return fetch_stream(&plan, STREAM_COLUMNS " WHERE s.stream_id OPERATOR(pg_catalog.=) $1",
+						1, argtypes, args, s);
+}
+
+bool
+ItemStreamFetchForTable(const char *table, bool latest, StreamInfo *s)
+{
+	static SPIPlanPtr enabled_plan = NULL;
+	static SPIPlanPtr latest_plan = NULL;
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {CStringGetTextDatum(table)};
+
+	if (latest)
+		return fetch_stream(&latest_plan, STREAM_COLUMNS
+							" WHERE s.table_name OPERATOR(pg_catalog.=) $1"
+							" ORDER BY s.stream_id DESC LIMIT 1", 1, argtypes, args, s);
+	return fetch_stream(&enabled_plan, STREAM_COLUMNS
+						" WHERE s.table_name OPERATOR(pg_catalog.=) $1 AND s.end_seq IS NULL",
+						1, argtypes, args, s);
+}
+
+bool
+ItemStreamFetchByLabel(const char *table, const char *label, StreamInfo *s)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2] = {CStringGetTextDatum(table), CStringGetTextDatum(label)};
+
+	return fetch_stream(&plan, STREAM_COLUMNS
+						" WHERE s.table_name OPERATOR(pg_catalog.=) $1"
+						" AND s.label OPERATOR(pg_catalog.=) $2", 2, argtypes, args, s);
+}
+
+char *
+ItemStreamLabelOf(TimestampTz t)
+{
+	struct pg_tm tm;
+	fsec_t		fsec;
+
+	if (timestamp2tm(t, NULL, &tm, &fsec, NULL, NULL) != 0)
+		elog(ERROR, "timestamp out of range");
+	/* UTC: timestamp2tm with a NULL zone gives UTC */
+	return psprintf("%04d-%02d-%02dT%02d:%02d:%02d.%03d",
+					tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+					(int) (fsec / 1000));
+}
+
+char *
+ItemStreamArn(const StreamInfo *s)
+{
+	return psprintf("arn:aws:dynamodb:local:000000000000:table/%s/stream/%s",
+					s->table_name, s->label);
+}
+
+char *
+ItemStreamShardId(const StreamInfo *s)
+{
+	/* shardId-<20 digits>-<8 hex>: the stream's creation in ms and its id */
+	return psprintf("shardId-%020lld-%08x",
+					(long long) ((s->created_at + (INT64CONST(946684800) * USECS_PER_SEC)) / 1000),
+					(unsigned int) s->stream_id);
+}
+
+char *
+ItemStreamSequenceText(int64 seq)
+{
+	return psprintf("%021lld", (long long) seq);
+}
+
+static Oid
+stream_rel(const char *name)
+{
+	Oid			nsp = get_namespace_oid(ITEM_TABLE_SCHEMA, false);
+	Oid			relid = get_relname_relid(name, nsp);
+
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("streams need the item_table 1.2 catalog"),
+				 errhint("Run ALTER EXTENSION item_table UPDATE.")));
+	return relid;
+}
+
+/* the sequence's and the records table's OIDs, kept until an invalidation */
+static Oid	sequence_relid = InvalidOid;
+static Oid	records_relid = InvalidOid;
+
+static void capture_inval(Datum arg, Oid relid);
+
+static void
+register_inval(void)
+{
+	static bool registered = false;
+
+	if (!registered)
+	{
+		CacheRegisterRelcacheCallback(capture_inval, (Datum) 0);
+		registered = true;
+	}
+}
+
+static int64
+take_sequence_number(void)
+{
+	register_inval();
+	if (!OidIsValid(sequence_relid))
+		sequence_relid = stream_rel("stream_sequence");
+	return nextval_internal(sequence_relid, false);
+}
+
+static void
+ensure_trigger(Oid relid)
+{
+	CreateTrigStmt *row;
+
+	if (OidIsValid(get_trigger_oid(relid, "item_table_stream", true)))
+		return;
+	row = makeNode(CreateTrigStmt);
+	row->trigname = "item_table_stream";
+	row->relation = makeRangeVar(get_namespace_name(get_rel_namespace(relid)),
+								 get_rel_name(relid), -1);
+	row->funcname = list_make2(makeString(ITEM_TABLE_SCHEMA), makeString("stream_trigger"));
+	row->row = true;
+	row->timing = TRIGGER_TYPE_AFTER;
+	row->events = TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE;
+	ItemRunUtility((Node *) row, "item_table stream trigger");
+}
+
+void
+ItemStreamOpen(Oid relid, const char *table, const char *view_type)
+{
+	ItemTableDef *def = TableDefLookup(table);
+	StreamInfo	last;
+	TimestampTz created = GetCurrentTimestamp();
+	Oid			types[9] = {TEXTOID, OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, INT8OID,
+	OIDOID, TIMESTAMPTZOID};
+	Datum		args[9];
+	char		nulls[10] = "         ";
+	ItemRoleSwitch sw;
+	int			rc;
+
+	ensure_trigger(relid);
+	/* labels of one table's streams differ: at least a millisecond later */
+	if (ItemStreamFetchForTable(table, true, &last) && created < last.created_at + 1000)
+		created = last.created_at + 1000;
+	created -= created % 1000;
+	args[0] = CStringGetTextDatum(table);
+	args[1] = ObjectIdGetDatum(relid);
+	args[2] = CStringGetTextDatum(ItemStreamLabelOf(created));
+	args[3] = CStringGetTextDatum(view_type);
+	args[4] = CStringGetTextDatum(def->hash_key);
+	if (def->range_key != NULL)
+		args[5] = CStringGetTextDatum(def->range_key);
+	else
+		nulls[5] = 'n';
+	/* every record of the stream will be numbered after this */
+	args[6] = Int64GetDatum(take_sequence_number());
+	args[7] = ObjectIdGetDatum(ItemRelationOwner(relid));
+	args[8] = TimestampTzGetDatum(created);
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("INSERT INTO item_table.streams (table_name, table_id, relid, label,"
+							   " view_type, hash_key, range_key, start_seq, owner, created_at)"
+							   " SELECT $1, t.table_id, $2, $3, $4, $5, $6, $7, $8, $9"
+							   " FROM item_table.tables t WHERE t.table_name OPERATOR(pg_catalog.=) $1",
+							   9, types, args, nulls, false, 0);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_INSERT || SPI_processed != 1)
+		elog(ERROR, "stream catalog insert failed: %s", SPI_result_code_string(rc));
+	CacheInvalidateRelcacheByRelid(relid);
+}
+
+bool
+ItemStreamClose(const char *table)
+{
+	Oid			argtypes[2] = {TEXTOID, INT8OID};
+	Datum		args[2];
+	ItemRoleSwitch sw;
+	int			rc;
+	uint64		i;
+
+	args[0] = CStringGetTextDatum(table);
+	args[1] = Int64GetDatum(take_sequence_number());
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("UPDATE item_table.streams SET end_seq = $2,"
+							   " disabled_at = pg_catalog.clock_timestamp()"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND end_seq IS NULL"
+							   " RETURNING relid",
+							   2, argtypes, args, NULL, false, 0);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_UPDATE_RETURNING)
+		elog(ERROR, "stream catalog update failed: %s", SPI_result_code_string(rc));
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Oid			relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+														   SPI_tuptable->tupdesc, 1, &isnull));
+
+		if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+			CacheInvalidateRelcacheByRelid(relid);
+	}
+	return SPI_processed > 0;
+}
+
+/* ----------------------------------------------------------------
+ * capture
+ * ----------------------------------------------------------------
+ */
+typedef struct CaptureEntry
+{
+	Oid			relid;			/* hash key */
+	bool		valid;
+	int32		stream_id;		/* 0: no enabled stream */
+	StreamViewType view_type;
+} CaptureEntry;
+
+static HTAB *capture_cache = NULL;
+static Oid	service_relid = InvalidOid;
+
+static void
+capture_inval(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS st;
+	CaptureEntry *e;
+
+	/* DROP/CREATE EXTENSION gives them new OIDs */
+	if (!OidIsValid(relid) || relid == sequence_relid || relid == records_relid)
+	{
+		sequence_relid = InvalidOid;
+		records_relid = InvalidOid;
+	}
+	if (capture_cache == NULL)
+		return;
+	if (OidIsValid(relid))
+	{
+		e = hash_search(capture_cache, &relid, HASH_FIND, NULL);
+		if (e != NULL)
+			e->valid = false;
+		return;
+	}
+	hash_seq_init(&st, capture_cache);
+	while ((e = hash_seq_search(&st)) != NULL)
+		e->valid = false;
+}
+
+void
+ItemStreamForgetTable(Oid relid)
+{
+	capture_inval((Datum) 0, relid);
+}
+
+static CaptureEntry *
+capture_entry(Oid relid)
+{
+	static SPIPlanPtr plan = NULL;
+	CaptureEntry *e;
+	bool		found;
+	Datum		arg = ObjectIdGetDatum(relid);
+	Oid			argtype = OIDOID;
+	int			rc;
+
+	if (capture_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(CaptureEntry);
+		capture_cache = hash_create("item_table stream capture", 64, &ctl,
+									HASH_ELEM | HASH_BLOBS);
+		register_inval();
+	}
+	e = hash_search(capture_cache, &relid, HASH_ENTER, &found);
+	if (found && e->valid)
+		return e;
+	e->valid = true;			/* an invalidation during the read clears it */
+	e->stream_id = 0;
+	if (plan == NULL)
+		plan = ItemPrepareKept("SELECT s.stream_id, s.view_type FROM item_table.streams s"
+							   " JOIN item_table.tables t ON t.table_name OPERATOR(pg_catalog.=) s.table_name"
+							   " AND t.relid::pg_catalog.oid OPERATOR(pg_catalog.=) s.relid"
+							   " WHERE s.relid OPERATOR(pg_catalog.=) $1 AND s.end_seq IS NULL",
+							   1, &argtype, 0);
+	rc = SPI_execute_plan(plan, &arg, NULL, false, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "stream catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed > 0)
+	{
+		bool		isnull;
+
+		e->stream_id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		e->view_type = view_type_of(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2));
+	}
+	return e;
+}
+
+void
+ItemStreamServiceDeletionBegin(Oid relid)
+{
+	service_relid = relid;
+}
+
+void
+ItemStreamServiceDeletionEnd(void)
+{
+	service_relid = InvalidOid;
+}
+
+/* write one record: the row goes straight into the heap and its key */
+static void
+emit_record(CaptureEntry *e, char event, bool service, Datum key, Datum newimg, Datum oldimg)
+{
+	Datum		values[8];
+	bool		nulls[8] = {false, false, false, false, false, false, true, true};
+	Relation	rel;
+	HeapTuple	tup;
+
+	register_inval();
+	if (!OidIsValid(records_relid))
+		records_relid = stream_rel("stream_records");
+	values[0] = Int32GetDatum(e->stream_id);
+	values[1] = Int64GetDatum(take_sequence_number());
+	values[2] = TimestampTzGetDatum(GetCurrentStatementStartTimestamp());
+	values[3] = CharGetDatum(event);
+	values[4] = BoolGetDatum(service);
+	values[5] = key;
+	if (newimg != (Datum) 0 &&
+		(e->view_type == STREAM_NEW_IMAGE || e->view_type == STREAM_NEW_AND_OLD_IMAGES))
+	{
+		values[6] = newimg;
+		nulls[6] = false;
+	}
+	if (oldimg != (Datum) 0 &&
+		(e->view_type == STREAM_OLD_IMAGE || e->view_type == STREAM_NEW_AND_OLD_IMAGES))
+	{
+		values[7] = oldimg;
+		nulls[7] = false;
+	}
+	rel = table_open(records_relid, RowExclusiveLock);
+	tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
+	CatalogTupleInsert(rel, tup);
+	heap_freetuple(tup);
+	table_close(rel, NoLock);
+}
+
+static bool
+datums_equal_bytes(Datum a, Datum b)
+{
+	struct varlena *va = PG_DETOAST_DATUM_PACKED(a);
+	struct varlena *vb = PG_DETOAST_DATUM_PACKED(b);
+
+	return VARSIZE_ANY_EXHDR(va) == VARSIZE_ANY_EXHDR(vb) &&
+		memcmp(VARDATA_ANY(va), VARDATA_ANY(vb), VARSIZE_ANY_EXHDR(va)) == 0;
+}
+
+/*
+ * item_table_stream_trigger
+ *		AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW on tables with a
+ *		stream (or that had one).
+ */
+Datum
+item_table_stream_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	CaptureEntry *e;
+	TupleDesc	desc;
+	bool		service;
+	bool		isnull;
+	Datum		oldkey = (Datum) 0,
+				newkey = (Datum) 0,
+				olditem = (Datum) 0,
+				newitem = (Datum) 0;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("stream_trigger: must be fired AFTER ... FOR EACH ROW")));
+
+	e = capture_cache == NULL ? NULL :
+		hash_search(capture_cache, &td->tg_relation->rd_id, HASH_FIND, NULL);
+	if (e == NULL || !e->valid)
+	{
+		SPI_connect();
+		e = capture_entry(RelationGetRelid(td->tg_relation));
+		SPI_finish();
+	}
+	if (e->stream_id == 0)
+		return PointerGetDatum(NULL);
+
+	desc = RelationGetDescr(td->tg_relation);
+	if (desc->natts < 2 ||
+		TupleDescAttr(desc, 0)->atttypid != ItemKeyTypeOid() ||
+		TupleDescAttr(desc, 1)->atttypid != JSONBOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("item table \"%s\" does not have its columns key item_key and item jsonb",
+						RelationGetRelationName(td->tg_relation))));
+	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
+	{
+		oldkey = heap_getattr(td->tg_trigtuple, 1, desc, &isnull);
+		if (isnull)
+			return PointerGetDatum(NULL);
+		olditem = heap_getattr(td->tg_trigtuple, 2, desc, &isnull);
+		if (isnull)
+			olditem = (Datum) 0;
+	}
+	if (!TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		HeapTuple	tup = TRIGGER_FIRED_BY_INSERT(td->tg_event) ? td->tg_trigtuple : td->tg_newtuple;
+
+		newkey = heap_getattr(tup, 1, desc, &isnull);
+		if (isnull)
+			return PointerGetDatum(NULL);
+		newitem = heap_getattr(tup, 2, desc, &isnull);
+		if (isnull)
+			newitem = (Datum) 0;
+	}
+	service = OidIsValid(service_relid) && service_relid == RelationGetRelid(td->tg_relation);
+
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		emit_record(e, 'I', false, newkey, newitem, (Datum) 0);
+	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+		emit_record(e, 'R', service, oldkey, (Datum) 0, olditem);
+	else if (datums_equal_bytes(oldkey, newkey))
+	{
+		/* a write that changes nothing leaves no record */
+		if (olditem != (Datum) 0 && newitem != (Datum) 0 &&
+			datums_equal_bytes(olditem, newitem))
+			return PointerGetDatum(NULL);
+		emit_record(e, 'M', false, newkey, newitem, olditem);
+	}
+	else
+	{
+		/* a key changed by plain SQL: the old item goes, a new one comes */
+		emit_record(e, 'R', false, oldkey, (Datum) 0, olditem);
+		emit_record(e, 'I', false, newkey, newitem, (Datum) 0);
+	}
+	return PointerGetDatum(NULL);
+}
+
+/* ----------------------------------------------------------------
+ * the horizon
+ * ----------------------------------------------------------------
+ */
+typedef struct StreamMark
+{
+	int64		seq;
+	TransactionId next_xid;
+} StreamMark;
+
+#define MAX_MARKS 32
+#define HORIZON_WAIT_MS 50
+static StreamMark marks[MAX_MARKS];
+static int	nmarks = 0;
+static int64 session_horizon = 0;
+
+static int64
+sequence_last_value(void)
+{
+	LOCAL_FCINFO(fc, 1);
+	Datum		d;
+
+	InitFunctionCallInfoData(*fc, NULL, 1, InvalidOid, NULL, NULL);
+	fc->args[0].value = ObjectIdGetDatum(stream_rel("stream_sequence"));
+	fc->args[0].isnull = false;
+	d = pg_sequence_last_value(fc);
+	return fc->isnull ? 0 : DatumGetInt64(d);
+}
+
+/*
+ * mark_passed
+ *		Had every transaction with an id below next_xid ended when snap was
+ *		taken -- this transaction apart?  Its own records, if it wrote any,
+ *		are visible to it; if it aborts, so does whatever it read of them.
+ *		Ids below the snapshot's xmax are running when listed in xip; those
+ *		from xmax on were assigned but not yet seen completed, and are
+ *		asked of the proc array (there are few: xmax is the latest
+ *		completed id plus one).
+ */
+static bool
+mark_passed(Snapshot snap, TransactionId next_xid)
+{
+	TransactionId xid;
+	uint32		i;
+	int			n = 0;
+
+	for (i = 0; i < snap->xcnt; i++)
+	{
+		if (TransactionIdPrecedes(snap->xip[i], next_xid) &&
+			!TransactionIdIsCurrentTransactionId(snap->xip[i]))
+			return false;
+	}
+	for (xid = snap->xmax; TransactionIdPrecedes(xid, next_xid);)
+	{
+		if (++n > 1000)
+			return false;		/* a long way behind: wait for a later snapshot */
+		if (!TransactionIdIsCurrentTransactionId(xid) && TransactionIdIsInProgress(xid))
+			return false;
+		TransactionIdAdvance(xid);
+	}
+	return true;
+}
+
+/*
+ * ItemStreamSafeHorizon
+ *		The highest sequence number H such that every record numbered <= H
+ *		that will ever be committed is visible to this transaction's next
+ *		statement.  See the header essay.
+ */
+int64
+ItemStreamSafeHorizon(void)
+{
+	Snapshot	snap;
+	StreamMark	m;
+	int			i;
+	int			keep;
+
+	/* a new mark: the sequence first, then the next transaction id */
+	m.seq = sequence_last_value();
+	m.next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
+
+	/*
+	 * The snapshot the reads will use (or an older one): in READ COMMITTED
+	 * a new one, which later statements only extend; in REPEATABLE READ
+	 * the transaction's own.
+	 */
+	snap = GetTransactionSnapshot();
+	/* marks (oldest first) that the snapshot has passed */
+	keep = 0;
+	for (i = 0; i < nmarks; i++)
+	{
+		if (mark_passed(snap, marks[i].next_xid))
+		{
+			if (marks[i].seq > session_horizon)
+				session_horizon = marks[i].seq;
+		}
+		else
+			marks[keep++] = marks[i];
+	}
+	nmarks = keep;
+	/*
+	 * Transactions are mostly short: in READ COMMITTED, wait a little (up
+	 * to HORIZON_WAIT_MS) for those the new mark waits for, with a new
+	 * snapshot each time (later statements take later ones still).
+	 */
+	if (m.seq > session_horizon && !IsolationUsesXactSnapshot())
+	{
+		for (i = 0; i < HORIZON_WAIT_MS && !mark_passed(snap, m.next_xid); i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			pg_usleep(1000L);
+			snap = GetLatestSnapshot();
+		}
+	}
+	if (mark_passed(snap, m.next_xid))
+	{
+		if (m.seq > session_horizon)
+			session_horizon = m.seq;
+	}
+	else if (m.seq > session_horizon)
+	{
+		/* keep it for a later call; when full, the newest replaces the last */
+		if (nmarks == MAX_MARKS)
+			nmarks--;
+		marks[nmarks++] = m;
+	}
+	return session_horizon;
+}
+
+/* ----------------------------------------------------------------
+ * reading
+ * ----------------------------------------------------------------
+ */
+void
+ItemStreamCheckRead(const StreamInfo *s)
+{
+	Oid			user = GetUserId();
+	ItemTableDef *def = TableDefByRelid(s->relid);
+
+	if (def != NULL && strcmp(def->name, s->table_name) == 0)
+	{
+		if (pg_class_aclcheck(s->relid, user, ACL_SELECT) != ACLCHECK_OK &&
+			pg_attribute_aclcheck_all(s->relid, user, ACL_SELECT, ACLMASK_ALL) != ACLCHECK_OK)
+			aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(s->relid));
+		if (check_enable_rls(s->relid, InvalidOid, true) == RLS_ENABLED)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("stream reads are not available on table \"%s\": row-level security applies to it",
+							s->table_name),
+					 errdetail("Stream records are copies of the items, which the table's row-level security policies cannot filter.")));
+		return;
+	}
+	/* the table is gone: its owner's members read what is left */
+	if (!has_privs_of_role(user, s->owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for the stream of deleted table \"%s\"", s->table_name)));
+}
+
+List *
+ItemStreamReadRecords(const StreamInfo *s, int64 after, int64 upto, int limit,
+				  MemoryContext cxt, bool *more)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			argtypes[4] = {INT4OID, INT8OID, INT8OID, INT4OID};
+	Datum		args[4];
+	ItemRoleSwitch sw;
+	Portal		portal;
+	List	   *out = NIL;
+	int64		bytes = 0;
+	bool		done = false;
+
+	*more = false;
+	if (upto <= after || limit <= 0)
+		return NIL;
+	if (plan == NULL)
+		plan = ItemPrepareKept("SELECT seq, created_at, event, service, key, new_image, old_image"
+							   " FROM item_table.stream_records"
+							   " WHERE stream_id OPERATOR(pg_catalog.=) $1"
+							   " AND seq OPERATOR(pg_catalog.>) $2 AND seq OPERATOR(pg_catalog.<=) $3"
+							   " ORDER BY seq LIMIT $4", 4, argtypes, 0);
+	args[0] = Int32GetDatum(s->stream_id);
+	args[1] = Int64GetDatum(after);
+	args[2] = Int64GetDatum(upto);
+	args[3] = Int32GetDatum(limit);
+	ItemAsCatalogOwnerBegin(&sw);
+	portal = SPI_cursor_open(NULL, plan, args, NULL, false);
+	while (!done)
+	{
+		uint64		i;
+
+		CHECK_FOR_INTERRUPTS();
+		SPI_cursor_fetch(portal, true, 100);
+		if (SPI_processed == 0)
+			break;
+		for (i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+			StreamRecord *r = palloc0(sizeof(StreamRecord));
+			bool		isnull;
+			Datum		d;
+
+			r->seq = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
+			r->created_at = DatumGetTimestampTz(SPI_getbinval(tup, desc, 2, &isnull));
+			r->event = DatumGetChar(SPI_getbinval(tup, desc, 3, &isnull));
+			r->service = DatumGetBool(SPI_getbinval(tup, desc, 4, &isnull));
+			r->key = (ItemKey *) PG_DETOAST_DATUM_COPY(SPI_getbinval(tup, desc, 5, &isnull));
+			d = SPI_getbinval(tup, desc, 6, &isnull);
+			r->new_image = isnull ? NULL : DatumGetJsonbPCopy(d);
+			d = SPI_getbinval(tup, desc, 7, &isnull);
+			r->old_image = isnull ? NULL : DatumGetJsonbPCopy(d);
+			MemoryContextSwitchTo(old);
+			out = lappend(out, r);
+			bytes += VARSIZE_ANY(r->key) + (r->new_image ? VARSIZE(r->new_image) : 0) +
+				(r->old_image ? VARSIZE(r->old_image) : 0);
+			/* GetRecords answers at most 1 MB */
+			if (bytes >= 1024 * 1024)
+			{
+				*more = true;
+				done = true;
+				break;
+			}
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(portal);
+	ItemAsRoleEnd(&sw);
+	return out;
+}
+
+Jsonb *
+ItemStreamRecordKeys(const StreamInfo *s, const StreamRecord *r)
+{
+	ItemKeyParsed p;
+	const char *names[2];
+	Jsonb	   *values[2];
+	int			n = 1;
+
+	ItemKeyDecodeOrError(r->key, &p);
+	names[0] = s->hash_key;
+	values[0] = ItemKeyPartToAttributeValue(&p.partition);
+	if (s->range_key != NULL && p.sort.type != ITEMKEY_NONE)
+	{
+		names[1] = s->range_key;
+		values[1] = ItemKeyPartToAttributeValue(&p.sort);
+		n = 2;
+	}
+	return JsonbObjectOf(names, values, n);
+}
+
+static int64
+image_size(Jsonb *j)
+{
+	int64		n = AttrStoredItemSize(j);
+
+	return n < 0 ? VARSIZE(j) - VARHDRSZ : n;
+}
+
+static Jsonb *
+scalar_string(const char *str)
+{
+	JsonbValue	v;
+
+	v.type = jbvString;
+	v.val.string.val = (char *) str;
+	v.val.string.len = strlen(str);
+	return JsonbValueToJsonb(&v);
+}
+
+static Jsonb *
+scalar_int(int64 i)
+{
+	JsonbValue	v;
+
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(i);
+	return JsonbValueToJsonb(&v);
+}
+
+/*
+ * ItemStreamRecordJsonb
+ *		The record in DynamoDB's shape.  The images are copied into it as
+ *		they are stored (JsonbObjectOf), not unpacked and packed again: most
+ *		of a record's bytes are its images.
+ */
+Jsonb *
+ItemStreamRecordJsonb(const StreamInfo *s, const StreamRecord *r)
+{
+	static const char *const view_keys[] = {"ApproximateCreationDateTime", "Keys",
+	"SequenceNumber", "SizeBytes", "StreamViewType", "NewImage", "OldImage"};
+	static const char *const record_keys[] = {"awsRegion", "dynamodb", "eventID",
+	"eventName", "eventSource", "eventVersion", "userIdentity"};
+	static Jsonb *constants[5];
+	Jsonb	   *dyn[7];
+	Jsonb	   *rec[7];
+	const char *dkeys[7];
+	int			nd = 5;
+	int			nr = 6;
+	Jsonb	   *keys = ItemStreamRecordKeys(s, r);
+	int64		size = image_size(keys);
+	char		eventid[33];
+
+	if (constants[0] == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		constants[0] = scalar_string("local");
+		constants[1] = scalar_string("aws:dynamodb");
+		constants[2] = scalar_string("1.1");
+		constants[3] = DatumGetJsonbP(DirectFunctionCall1(jsonb_in,
+														  CStringGetDatum("{\"Type\": \"Service\", \"PrincipalId\": \"dynamodb.amazonaws.com\"}")));
+		constants[4] = NULL;
+		MemoryContextSwitchTo(old);
+	}
+	memcpy(dkeys, view_keys, sizeof(char *) * 5);
+	dyn[0] = scalar_int((r->created_at / USECS_PER_SEC) + 946684800);
+	dyn[1] = keys;
+	dyn[2] = scalar_string(ItemStreamSequenceText(r->seq));
+	dyn[4] = scalar_string(stream_view_types[s->view_type]);
+	if (r->new_image)
+	{
+		dkeys[nd] = "NewImage";
+		dyn[nd++] = r->new_image;
+		size += image_size(r->new_image);
+	}
+	if (r->old_image)
+	{
+		dkeys[nd] = "OldImage";
+		dyn[nd++] = r->old_image;
+		size += image_size(r->old_image);
+	}
+	dyn[3] = scalar_int(size);
+	snprintf(eventid, sizeof(eventid), "%016x%016llx", (unsigned int) s->stream_id,
+			 (unsigned long long) r->seq);
+	rec[0] = constants[0];
+	rec[1] = JsonbObjectOf(dkeys, dyn, nd);
+	rec[2] = scalar_string(eventid);
+	rec[3] = scalar_string(r->event == 'I' ? "INSERT" : r->event == 'M' ? "MODIFY" : "REMOVE");
+	rec[4] = constants[1];
+	rec[5] = constants[2];
+	if (r->service)
+		rec[nr++] = constants[3];
+	return JsonbObjectOf(record_keys, rec, nr);
+}
+
+/*
+ * item_table.stream_records(table, after, max_records, label): the final
+ * records of a stream after a sequence number, in order.
+ */
+Datum
+item_table_stream_records(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *table;
+	int64		after;
+	int32		max = PG_ARGISNULL(2) ? 1000 : PG_GETARG_INT32(2);
+	StreamInfo	s;
+	bool		found;
+	int64		upto;
+	List	   *recs;
+	ListCell   *lc;
+	MemoryContext cxt = CurrentMemoryContext;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						errmsg("table_name must not be null")));
+	table = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	if (max < 1)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("max_records must be positive")));
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	if (PG_ARGISNULL(3))
+		found = ItemStreamFetchForTable(table, true, &s);
+	else
+		found = ItemStreamFetchByLabel(table, text_to_cstring(PG_GETARG_TEXT_PP(3)), &s);
+	if (!found)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("table \"%s\" has no such stream", table)));
+	ItemStreamCheckRead(&s);
+	after = PG_ARGISNULL(1) ? Max(s.start_seq, s.trimmed_seq) : PG_GETARG_INT64(1);
+	if (after < s.trimmed_seq)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("records after %lld of the stream of table \"%s\" have been trimmed",
+						(long long) after, table),
+				 errhint("Read from sequence number %lld on.", (long long) s.trimmed_seq)));
+	upto = ItemStreamSafeHorizon();
+	if (s.end_seq >= 0 && upto > s.end_seq)
+		upto = s.end_seq;
+	recs = ItemStreamReadRecords(&s, after, upto, max, cxt, &found);
+	foreach(lc, recs)
+	{
+		StreamRecord *r = (StreamRecord *) lfirst(lc);
+		Datum		values[8];
+		bool		nulls[8] = {0};
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+
+		values[0] = Int64GetDatum(r->seq);
+		values[1] = CStringGetTextDatum(r->event == 'I' ? "INSERT" : r->event == 'M' ? "MODIFY" : "REMOVE");
+		values[2] = JsonbPGetDatum(ItemStreamRecordKeys(&s, r));
+		values[3] = PointerGetDatum(r->new_image);
+		nulls[3] = r->new_image == NULL;
+		values[4] = PointerGetDatum(r->old_image);
+		nulls[4] = r->old_image == NULL;
+		values[5] = TimestampTzGetDatum(r->created_at);
+		if (r->service)
+			values[6] = DirectFunctionCall1(jsonb_in, CStringGetDatum("{\"Type\": \"Service\", \"PrincipalId\": \"dynamodb.amazonaws.com\"}"));
+		else
+			nulls[6] = true;
+		values[7] = JsonbPGetDatum(ItemStreamRecordJsonb(&s, r));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------
+ * trimming
+ * ----------------------------------------------------------------
+ */
+int64
+ItemStreamTrimBatch(TimestampTz as_of, int max_records)
+{
+	TimestampTz cutoff = as_of - STREAM_RETENTION_USECS;
+	int64		horizon = ItemStreamSafeHorizon();
+	int64		total = 0;
+	ItemRoleSwitch sw;
+	List	   *ids = NIL;
+	ListCell   *lc;
+	uint64		i;
+	int			rc;
+
+	ItemAsCatalogOwnerBegin(&sw);
+	/* closed streams past retention go with their records */
+	{
+		Oid			argtypes[1] = {TIMESTAMPTZOID};
+		Datum		args[1] = {TimestampTzGetDatum(cutoff)};
+		bool		isnull;
+
+		rc = SPI_execute_with_args("WITH gone AS (DELETE FROM item_table.streams"
+								   " WHERE disabled_at OPERATOR(pg_catalog.<) $1 RETURNING stream_id),"
+								   " recs AS (DELETE FROM item_table.stream_records r USING gone"
+								   " WHERE r.stream_id OPERATOR(pg_catalog.=) gone.stream_id RETURNING 1)"
+								   " SELECT pg_catalog.count(*) FROM recs",
+								   1, argtypes, args, NULL, false, 0);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "stream trimming failed: %s", SPI_result_code_string(rc));
+		total += DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	rc = SPI_execute("SELECT stream_id, trimmed_seq FROM item_table.streams ORDER BY stream_id",
+					 false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "stream trimming failed: %s", SPI_result_code_string(rc));
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		int64	   *pair = palloc(sizeof(int64) * 2);
+
+		pair[0] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+		pair[1] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+		ids = lappend(ids, pair);
+	}
+	foreach(lc, ids)
+	{
+		int64	   *pair = (int64 *) lfirst(lc);
+		Oid			argtypes[4] = {INT4OID, INT8OID, INT4OID, TIMESTAMPTZOID};
+		Datum		args[4];
+		int64		upto = -1;
+
+		if (total >= max_records)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		/* the oldest records, in order, up to the first young one */
+		args[0] = Int32GetDatum((int32) pair[0]);
+		args[1] = Int64GetDatum(pair[1]);
+		args[2] = Int32GetDatum(max_records - (int) total);
+		args[3] = TimestampTzGetDatum(cutoff);
+		rc = SPI_execute_with_args("SELECT seq, created_at OPERATOR(pg_catalog.<) $4"
+								   " FROM item_table.stream_records"
+								   " WHERE stream_id OPERATOR(pg_catalog.=) $1 AND seq OPERATOR(pg_catalog.>) $2"
+								   " ORDER BY seq LIMIT $3", 4, argtypes, args, NULL, true, 0);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "stream trimming failed: %s", SPI_result_code_string(rc));
+		for (i = 0; i < SPI_processed; i++)
+		{
+			bool		isnull;
+			int64		seq = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+			bool		old = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+
+			if (!old || seq > horizon)
+				break;
+			upto = seq;
+		}
+		if (upto < 0)
+			continue;
+		{
+			Oid			dtypes[2] = {INT4OID, INT8OID};
+			Datum		dargs[2] = {Int32GetDatum((int32) pair[0]), Int64GetDatum(upto)};
+
+			rc = SPI_execute_with_args("DELETE FROM item_table.stream_records"
+									   " WHERE stream_id OPERATOR(pg_catalog.=) $1 AND seq OPERATOR(pg_catalog.<=) $2",
+									   2, dtypes, dargs, NULL, false, 0);
+			if (rc != SPI_OK_DELETE)
+				elog(ERROR, "stream trimming failed: %s", SPI_result_code_string(rc));
+			total += SPI_processed;
+			rc = SPI_execute_with_args("UPDATE item_table.streams SET trimmed_seq = $2"
+									   " WHERE stream_id OPERATOR(pg_catalog.=) $1",
+									   2, dtypes, dargs, NULL, false, 0);
+			if (rc != SPI_OK_UPDATE)
+				elog(ERROR, "stream trimming failed: %s", SPI_result_code_string(rc));
+		}
+	}
+	ItemAsRoleEnd(&sw);
+	return total;
+}
+
+/*
+ * item_table.trim_streams(as_of, max_records): one trimming batch as if
+ * the time were as_of.
+ */
+Datum
+item_table_trim_streams(PG_FUNCTION_ARGS)
+{
+	TimestampTz as_of = PG_GETARG_TIMESTAMPTZ(0);
+	int32		max = PG_GETARG_INT32(1);
+	int64		n;
+
+	if (max < 1)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						errmsg("max_records must be positive")));
+	SPI_connect();
+	n = ItemStreamTrimBatch(as_of, max);
+	SPI_finish();
+	PG_RETURN_INT64(n);
+}
