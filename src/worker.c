@@ -452,6 +452,25 @@ run_batch(WorkItem *w, bool *failed)
 	return more;
 }
 
+/*
+ * Does the list hold work other than stream trimming?  Trimming is listed
+ * whenever any stream record exists, and is due only every
+ * worker_naptime: the launcher's periodic rounds bring a worker back for
+ * it, so on its own it must not keep a worker looping.
+ */
+static bool
+work_beyond_trimming(List *work)
+{
+	ListCell   *lc;
+
+	foreach(lc, work)
+	{
+		if (((WorkItem *) lfirst(lc))->kind != 's')
+			return true;
+	}
+	return false;
+}
+
 static void
 check_signals(void)
 {
@@ -547,7 +566,7 @@ item_table_worker_main(Datum main_arg)
 		(void) worker_lock(false);
 		CommitTransactionCommand();
 		work = list_work(roundcxt, &present, &ttl_tables);
-		if (!present || work == NIL)
+		if (!present || !work_beyond_trimming(work))
 			proc_exit(0);
 		StartTransactionCommand();
 		locked = worker_lock(true);
