@@ -96,6 +96,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -1014,6 +1015,39 @@ main(int argc, char **argv)
 		opt.pool = ncpu > 2 ? (int) ncpu : 2;
 	if (opt.threads == 0)
 		opt.threads = (int) (ncpu > 0 ? ncpu : 1);
+
+	/*
+	 * Each HTTP connection is a file descriptor: take the hard limit, and
+	 * if --max-connections would still run out, lower it (a refused
+	 * connection is clean; an accept() failing with EMFILE is not).
+	 */
+	{
+		struct rlimit rl;
+		long		reserve = 64 + 20L * opt.threads + opt.pool;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		{
+			if (rl.rlim_cur < rl.rlim_max)
+			{
+				rl.rlim_cur = rl.rlim_max;
+				(void) setrlimit(RLIMIT_NOFILE, &rl);
+				(void) getrlimit(RLIMIT_NOFILE, &rl);
+			}
+			if (rl.rlim_cur != RLIM_INFINITY &&
+				(rlim_t) (opt.max_connections + reserve) > rl.rlim_cur)
+			{
+				if ((long) rl.rlim_cur <= reserve)
+				{
+					fprintf(stderr, "item_table_gateway: the limit of open files (%ld) is too low\n",
+							(long) rl.rlim_cur);
+					return 1;
+				}
+				GwLog("item_table_gateway: --max-connections lowered from %d to %ld: the limit of open files is %ld",
+					  opt.max_connections, (long) rl.rlim_cur - reserve, (long) rl.rlim_cur);
+				opt.max_connections = (int) ((long) rl.rlim_cur - reserve);
+			}
+		}
+	}
 
 	if (RAND_bytes(id_salt, sizeof(id_salt)) != 1)
 	{
