@@ -528,33 +528,6 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 							 "ValidationException", "Request size exceeds 16777216 bytes");
 
 	/*
-	 * Content-Type: the SDKs send application/x-amz-json-1.0; DynamoDB also
-	 * takes application/json (and answers in kind); a body of any other
-	 * type gets DynamoDB's 404 with an XML UnknownOperationException.
-	 */
-	ctype = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
-	if (ctype)
-	{
-		size_t		n;
-
-		while (*ctype == ' ' || *ctype == '\t')
-			ctype++;
-		n = strcspn(ctype, ";");
-		while (n > 0 && (ctype[n - 1] == ' ' || ctype[n - 1] == '\t'))
-			n--;
-		if (n == 16 && strncasecmp(ctype, "application/json", 16) == 0)
-			r->content_type = "application/json";
-		else if (!(n == 26 && strncasecmp(ctype, CT_AMZ_JSON, 26) == 0))
-			ctype = NULL;
-	}
-	if (ctype == NULL && r->len > 0)
-	{
-		static const char unknown[] = "<UnknownOperationException/>\n";
-
-		return respond(c, r, MHD_HTTP_NOT_FOUND, unknown, sizeof(unknown) - 1, "application/xml");
-	}
-
-	/*
 	 * The target first, for the log; errors about it come after auth.  A
 	 * Streams action only under the Streams prefix, and no other there.
 	 */
@@ -587,6 +560,33 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 				other_api = stream_action != streams;
 			}
 		}
+	}
+
+	/*
+	 * Content-Type: the SDKs send application/x-amz-json-1.0; DynamoDB also
+	 * takes application/json (and answers in kind); a body of any other
+	 * type gets DynamoDB's 404 with an XML UnknownOperationException.
+	 */
+	ctype = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+	if (ctype)
+	{
+		size_t		n;
+
+		while (*ctype == ' ' || *ctype == '\t')
+			ctype++;
+		n = strcspn(ctype, ";");
+		while (n > 0 && (ctype[n - 1] == ' ' || ctype[n - 1] == '\t'))
+			n--;
+		if (n == 16 && strncasecmp(ctype, "application/json", 16) == 0)
+			r->content_type = "application/json";
+		else if (!(n == 26 && strncasecmp(ctype, CT_AMZ_JSON, 26) == 0))
+			ctype = NULL;
+	}
+	if (ctype == NULL && r->len > 0)
+	{
+		static const char unknown[] = "<UnknownOperationException/>\n";
+
+		return respond(c, r, MHD_HTTP_NOT_FOUND, unknown, sizeof(unknown) - 1, "application/xml");
 	}
 
 	if (!opt.auth_none)
