@@ -867,8 +867,7 @@ usage(FILE *out)
 			"  --port N               TCP port (default 8000; 0 picks a free one)\n"
 			"  --dbname CONNINFO      database to serve, a name or connection string\n"
 			"                         (default: the PG* environment, as psql)\n"
-			"  --pool N               PostgreSQL connections (default: CPU cores, at\n"
-			"                         least 2)\n"
+			"  --pool N               PostgreSQL connections (default 2 x CPU cores)\n"
 			"  --threads N            HTTP worker threads (default: CPU cores)\n"
 			"  --pool-wait MS         longest wait for a connection before answering\n"
 			"                         ThrottlingException (default 5000)\n"
@@ -1012,7 +1011,7 @@ main(int argc, char **argv)
 	}
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (opt.pool == 0)
-		opt.pool = ncpu > 2 ? (int) ncpu : 2;
+		opt.pool = 2 * (int) (ncpu > 0 ? ncpu : 1);
 	if (opt.threads == 0)
 		opt.threads = (int) (ncpu > 0 ? ncpu : 1);
 

@@ -84,6 +84,7 @@ typedef struct PoolConn
 	char		role[GW_MAX_ROLE + 1];	/* current_user of the session */
 	pthread_t	thread;
 	bool		lent;			/* in use by PoolRunDirect's caller */
+	struct timespec last_used;	/* when its last batch ended */
 } PoolConn;
 
 static PoolConn *slots;
@@ -99,6 +100,7 @@ static GwJob *queue_tail;
 static int	queue_len;
 static int	idle_slots;			/* slot threads waiting on queue_cond */
 static int	busy_slots;			/* slots running a batch or lent */
+static int	lent_slots;			/* slots lent to PoolRunDirect (0 or 1) */
 static bool stopping;
 
 /* the catalog connection and the key cache */
@@ -201,14 +203,25 @@ fail:
 	return false;
 }
 
-/* Make sure pc has a live connection; false if PostgreSQL cannot be reached. */
+/*
+ * Make sure pc has a live connection; false if PostgreSQL cannot be
+ * reached.  A connection used in the last 50 ms is taken as live without
+ * a look (a busy slot saves a system call per batch): PostgreSQL does not
+ * restart that fast, and if it went down the batch fails as it would on a
+ * new connection; only a session terminated by hand (pg_terminate_backend)
+ * costs the batch sent in those 50 ms a 500, which SDKs retry.
+ */
 static bool
 pool_check(PoolConn *pc, bool catalog)
 {
 	if (pc->conn && PQstatus(pc->conn) == CONNECTION_OK)
 	{
 		struct pollfd pfd = {.fd = PQsocket(pc->conn),.events = POLLIN};
+		struct timespec now;
 
+		now_mono(&now);
+		if (!catalog && ms_until(&now, &pc->last_used) < 50)
+			return true;
 		/* an idle session has nothing to say unless the server left */
 		if (poll(&pfd, 1, 0) == 0)
 			return true;
@@ -501,11 +514,17 @@ slot_main(void *arg)
 		if (queue_head == NULL)
 			queue_tail = NULL;
 		if (queue_head && idle_slots > 0)
-			pthread_cond_signal(&queue_cond);
+		{
+			if (lent_slots > 0)
+				pthread_cond_broadcast(&queue_cond);
+			else
+				pthread_cond_signal(&queue_cond);
+		}
 		busy_slots++;
 		pthread_mutex_unlock(&queue_mutex);
 
 		run_batch(pc, jobs, n);
+		now_mono(&pc->last_used);
 
 		pthread_mutex_lock(&queue_mutex);
 		busy_slots--;
@@ -534,15 +553,18 @@ PoolRunDirect(GwJob *job)
 		return false;
 	}
 	pc->lent = true;
+	lent_slots++;
 	busy_slots++;
 	pthread_mutex_unlock(&queue_mutex);
 
 	job->next = NULL;
 	job->res = NULL;
 	run_batch(pc, &job, 1);
+	now_mono(&pc->last_used);
 
 	pthread_mutex_lock(&queue_mutex);
 	pc->lent = false;
+	lent_slots--;
 	busy_slots--;
 	if (queue_head != NULL)
 		pthread_cond_broadcast(&queue_cond);
@@ -609,7 +631,10 @@ PoolSubmit(GwJob *job)
 		queue_head = job;
 	queue_tail = job;
 	queue_len++;
-	if (idle_slots > 0)
+	/* a lent slot's thread ignores the wake-up: then wake them all */
+	if (idle_slots > 0 && lent_slots > 0)
+		pthread_cond_broadcast(&queue_cond);
+	else if (idle_slots > 0)
 		pthread_cond_signal(&queue_cond);
 	pthread_mutex_unlock(&queue_mutex);
 }
