@@ -55,27 +55,31 @@
  * log, never to the client).  A job that waited for a connection longer
  * than --pool-wait -> 400 ThrottlingException, which is what DynamoDB answers
  * when it sheds load and which every SDK retries with backoff.  Every
- * answer carries Content-Type application/x-amz-json-1.0, a unique
- * x-amzn-RequestId and x-amz-crc32 (zlib's CRC-32 of the exact body bytes,
- * decimal; botocore checks it).
+ * answer carries the request's Content-Type (application/x-amz-json-1.0
+ * unless it sent application/json), a unique x-amzn-RequestId and
+ * x-amz-crc32 (zlib's CRC-32 of the exact body bytes, decimal; botocore
+ * checks it).
  *
  * Threads.  libmicrohttpd runs --threads worker threads (default: the
  * number of cores), each polling its share of the connections and
- * running our handler, which never waits for PostgreSQL while others
- * could use the thread: when the pool is quiet the handler runs the job
- * itself on an idle connection (a lone client pays no thread hand-off);
- * otherwise it queues the job and suspends the HTTP connection, a pool
+ * running our handler, which waits for PostgreSQL only when the pool is
+ * quiet: then it runs the job itself on an idle connection (a lone client
+ * pays no thread hand-off); otherwise it queues the job and suspends the
+ * HTTP connection, a pool
  * thread runs it with others in one pipelined batch and resumes the
  * connection, and libmicrohttpd calls the handler once more to send the
  * answer (pool.c's essay: why batches cost less CPU per request).
  * Connections are bounded (--max-connections: beyond it new ones are
- * accepted and closed at once) and idle ones time out (--timeout).
+ * accepted and closed at once; lowered at start if the limit of open
+ * files, raised to its hard limit, cannot hold that many) and idle ones
+ * time out (--timeout).
  * Accepted sockets get TCP_NODELAY, as keep-alive request/response pairs
  * otherwise wait for delayed ACKs.
  *
  * Shutdown.  SIGTERM or SIGINT: stop listening (MHD_quiesce_daemon), let
  * the requests in progress finish (up to 30 s), stop the daemon, close the
- * pool, exit 0.
+ * pool, exit 0 (after 30 s, exit 0 with the stragglers left to the
+ * exit).
  *
  * --auth none runs every request as the login role and checks no
  * credentials, as DynamoDB Local does; for development and tests only.

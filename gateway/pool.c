@@ -12,7 +12,10 @@
  * runs them, and calls each job's done() (which resumes the HTTP
  * connection).  So an HTTP client idling on a keep-alive connection holds
  * no database session, and the number of sessions is the pool size
- * whatever the number of clients.
+ * whatever the number of clients.  When the pool is quiet (nothing queued,
+ * no slot busy) a handler runs its job at once on its own thread, on the
+ * first slot's connection (PoolRunDirect): a lone client pays no thread
+ * hand-off, and the queue is only there when there is load to batch.
  *
  * Pipelining.  A slot sends its whole batch at once in libpq's pipeline
  * mode (PostgreSQL 14+ libpq): each job is its own segment, its
@@ -45,10 +48,11 @@
  * ThrottlingException without running (the slot threads, while waiting for
  * results, wake up to expire such jobs).
  *
- * Broken connections.  Before sending a batch we look at the socket: an
- * idle connection has nothing to read unless the server went away (a
- * restart sends a FATAL message, then EOF), so a readable socket, or a
- * status other than CONNECTION_OK, means "connect again".  So after a
+ * Broken connections.  Before sending a batch on a connection idle for
+ * 50 ms or more we look at its socket: an idle connection has nothing to
+ * read unless the server went away (a restart sends a FATAL message, then
+ * EOF), so a readable socket, or a status other than CONNECTION_OK, means
+ * "connect again".  So after a
  * PostgreSQL restart no request is lost to a stale connection; during the
  * outage each job fails at connect (JOB_NO_CONNECTION, a 500, which SDKs
  * retry).  A connection that breaks while a batch is out fails the jobs
