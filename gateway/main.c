@@ -44,7 +44,9 @@
  * SQLSTATE of item_table's class XD carries DynamoDB's error body in its
  * DETAIL: that body goes out as is, with 400 (500 for InternalServerError).
  * Other errors are mapped: a request body the server could not read as
- * jsonb (an error converting parameter $2) -> SerializationException;
+ * jsonb (an error converting parameter $2) -> SerializationException,
+ * except a string holding U+0000, which jsonb cannot store ->
+ * ValidationException saying so;
  * 42501 (insufficient privilege, and a role the login role may not
  * assume) -> AccessDeniedException; 40001 and 40P01 (serialization
  * failure, deadlock: the caller chose SERIALIZABLE, or two transactions
@@ -118,6 +120,7 @@
 #define NS_DYNAMODB "com.amazonaws.dynamodb.v20120810"
 
 #define MSG_INTERNAL "The server encountered an internal error trying to fulfill the request."
+#define MSG_NUL_STRING "One or more parameter values were invalid: a string in the request contains U+0000 (\\u0000), which item_table cannot store: PostgreSQL's jsonb does not allow that character"
 #define MSG_BAD_SIGNATURE "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
 
 #define MAX_HEADERS 128
@@ -442,6 +445,16 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 
 		ret = respond(c, r, status, detail, strlen(detail), r->content_type);
 	}
+	/*
+	 * A string holding U+0000 ("\u0000") is legal DynamoDB JSON that jsonb
+	 * cannot hold (22P05, "unsupported Unicode escape sequence", DETAIL
+	 * "\u0000 cannot be converted to text."): refused as a request error
+	 * that says why, not as unreadable JSON (README, Differences).
+	 */
+	else if (strcmp(state, "22P05") == 0 && context && strstr(context, "parameter $2") &&
+			 detail && strstr(detail, "\\u0000"))
+		ret = respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_VALIDATE,
+							"ValidationException", MSG_NUL_STRING);
 	/* the body could not be read as jsonb: an error binding parameter $2 */
 	else if ((strncmp(state, "22", 2) == 0 || strcmp(state, "54001") == 0) &&
 			 context && strstr(context, "parameter $2"))
