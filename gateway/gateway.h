@@ -80,26 +80,35 @@ extern void GwHexSha256(const void *data, size_t len, char out[65]);
  * ----------------------------------------------------------------
  */
 
-typedef struct PoolConn PoolConn;
+/* how a job ended */
+typedef enum GwJobStatus
+{
+	JOB_RESULT,					/* res holds dynamodb()'s result or error */
+	JOB_THROTTLED,				/* waited past --pool-wait, not run */
+	JOB_NO_CONNECTION,			/* PostgreSQL unreachable, not run */
+	JOB_CONNECTION_LOST,		/* the connection broke with the job out */
+	JOB_ROLE_DENIED,			/* PostgreSQL refused the key's role */
+	JOB_ROLE_FAILED				/* setting the role failed otherwise */
+} GwJobStatus;
+
+/* one call of item_table.dynamodb(action, body), queued for the pool */
+typedef struct GwJob
+{
+	struct GwJob *next;			/* the queue's link (pool.c's) */
+	struct timespec deadline;	/* pool.c's: when it stops waiting */
+	const char *action;
+	const char *body;			/* NUL-terminated */
+	const char *role;			/* run as this role; NULL: the login role */
+	GwJobStatus status;			/* out */
+	PGresult   *res;			/* out, JOB_RESULT only; the caller clears it */
+	void		(*done) (struct GwJob *job);	/* called once, from a pool thread */
+} GwJob;
 
 extern bool PoolInit(const char *conninfo, int size, int wait_ms,
 					 int key_ttl_s, bool need_keys);
-extern PoolConn *PoolBorrow(void);
-extern PGconn *PoolConnection(PoolConn *pc);
-extern void PoolReturn(PoolConn *pc);
+extern void PoolSubmit(GwJob *job);
+extern bool PoolRunDirect(GwJob *job);
 extern void PoolClose(void);
-
-/* result of switching a pooled connection to a key's role */
-typedef enum PoolRoleStatus
-{
-	POOL_ROLE_OK,
-	POOL_ROLE_DENIED,			/* PostgreSQL refused the role */
-	POOL_ROLE_FAILED			/* connection trouble */
-} PoolRoleStatus;
-
-extern PoolRoleStatus PoolSetRole(PoolConn *pc, const char *role);
-extern PGresult *PoolExecute(PoolConn *pc, const char *action,
-							 const char *body);
 
 /* result of looking up an access key */
 typedef enum KeyStatus

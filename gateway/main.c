@@ -25,12 +25,20 @@
  *	2. routed: X-Amz-Target must be DynamoDB_20120810.<Action> or
  *	   DynamoDBStreams_20120810.<Action> (the database answers actions it
  *	   does not know with UnknownOperationException);
- *	3. run: a pooled connection is borrowed, switched to the key's role if
- *	   it runs as another, and the prepared SELECT item_table.dynamodb($1,
- *	   $2) executed with action and body as bound parameters.  The body is
- *	   never looked into beyond a NUL byte check (libpq's text parameters
- *	   end at NUL, and what follows must not be silently dropped): the
- *	   server's jsonb input decides whether it is JSON.
+ *	3. run: a job (action, body, the key's role) goes to pool.c, which
+ *	   runs the prepared SELECT item_table.dynamodb($1, $2) with action
+ *	   and body as bound parameters on one of its connections.  The body
+ *	   is never looked into beyond a NUL byte check (libpq's text
+ *	   parameters end at NUL, and what follows must not be silently
+ *	   dropped): the server's jsonb input decides whether it is JSON.
+ *
+ * Content-Type must be application/x-amz-json-1.0, what the SDKs and the
+ * CLI send, or application/json, which DynamoDB also takes and answers in
+ * kind; a body of another type gets DynamoDB's 404 and an XML
+ * <UnknownOperationException/>.  The Streams actions (ListStreams,
+ * DescribeStream, GetShardIterator, GetRecords) are served only under
+ * DynamoDBStreams_20120810, and only they: another API's action under
+ * either prefix is UnknownOperationException, as DynamoDB answers.
  *
  * Answers.  200 with exactly the function's result.  An error with a
  * SQLSTATE of item_table's class XD carries DynamoDB's error body in its
@@ -46,25 +54,34 @@
  * concurrent transaction got in the way, try again", which SDKs retry;
  * anything else, including PostgreSQL being unreachable -> 500
  * InternalServerError with a fixed message (the server's text goes to our
- * log, never to the client).  All pooled connections busy for longer than
- * --pool-wait -> 400 ThrottlingException, which is what DynamoDB answers
+ * log, never to the client).  A job that waited for a connection longer
+ * than --pool-wait -> 400 ThrottlingException, which is what DynamoDB answers
  * when it sheds load and which every SDK retries with backoff.  Every
- * answer carries Content-Type application/x-amz-json-1.0, a unique
- * x-amzn-RequestId and x-amz-crc32 (zlib's CRC-32 of the exact body bytes,
- * decimal; botocore checks it).
+ * answer carries the request's Content-Type (application/x-amz-json-1.0
+ * unless it sent application/json), a unique x-amzn-RequestId and
+ * x-amz-crc32 (zlib's CRC-32 of the exact body bytes, decimal; botocore
+ * checks it).
  *
- * Threads.  libmicrohttpd runs --threads worker threads (default: the pool
- * size), each polling its share of the connections and running our
- * handler; a handler blocks on PostgreSQL, so with as many threads as
- * pooled connections neither waits for the other.  Connections are
- * bounded (--max-connections: beyond it new ones are accepted and closed
- * at once) and idle ones time out (--timeout).  Accepted sockets get
- * TCP_NODELAY, as keep-alive request/response pairs otherwise wait for
- * delayed ACKs.
+ * Threads.  libmicrohttpd runs --threads worker threads (default: the
+ * number of cores), each polling its share of the connections and
+ * running our handler, which waits for PostgreSQL only when the pool is
+ * quiet: then it runs the job itself on an idle connection (a lone client
+ * pays no thread hand-off); otherwise it queues the job and suspends the
+ * HTTP connection, a pool
+ * thread runs it with others in one pipelined batch and resumes the
+ * connection, and libmicrohttpd calls the handler once more to send the
+ * answer (pool.c's essay: why batches cost less CPU per request).
+ * Connections are bounded (--max-connections: beyond it new ones are
+ * accepted and closed at once; lowered at start if the limit of open
+ * files, raised to its hard limit, cannot hold that many) and idle ones
+ * time out (--timeout).
+ * Accepted sockets get TCP_NODELAY, as keep-alive request/response pairs
+ * otherwise wait for delayed ACKs.
  *
  * Shutdown.  SIGTERM or SIGINT: stop listening (MHD_quiesce_daemon), let
  * the requests in progress finish (up to 30 s), stop the daemon, close the
- * pool, exit 0.
+ * pool, exit 0 (after 30 s, exit 0 with the stragglers left to the
+ * exit).
  *
  * --auth none runs every request as the login role and checks no
  * credentials, as DynamoDB Local does; for development and tests only.
@@ -85,6 +102,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -134,15 +152,27 @@ static struct
 /* one HTTP request in progress */
 typedef struct GwRequest
 {
+	GwJob		job;			/* first: job_done() finds the request from it */
+	struct MHD_Connection *conn;
 	struct timespec start;
 	char		id[40];
 	char		action[64];		/* for the log */
+	char		role[GW_MAX_ROLE + 1];
+	const char *content_type;	/* of our answers: as the request's */
 	char	   *body;
 	size_t		len;
 	size_t		cap;
 	bool		too_big;
+	bool		submitted;		/* queued for the pool, connection suspended */
 	bool		answered;
 } GwRequest;
+
+#define CT_AMZ_JSON "application/x-amz-json-1.0"
+
+/* the DynamoDB Streams API's actions, served under their own target prefix */
+static const char *const stream_actions[] = {
+	"DescribeStream", "GetRecords", "GetShardIterator", "ListStreams"
+};
 
 static int	inflight;			/* requests between first call and completion */
 static int	open_connections;
@@ -268,17 +298,36 @@ remote_address(struct MHD_Connection *c, char *out, size_t outlen)
 /*
  * Queue an answer with DynamoDB's headers.  body is copied.
  */
+static void
+clear_result(void *res)
+{
+	PQclear(res);
+}
+
+/*
+ * Queue an answer with DynamoDB's headers.  body is copied, unless res is
+ * given: then body lies in that result, which the response keeps and
+ * clears once sent.
+ */
 static enum MHD_Result
-respond(struct MHD_Connection *c, GwRequest *r, unsigned status,
-		const char *body, size_t len, const char *content_type)
+respond_owned(struct MHD_Connection *c, GwRequest *r, unsigned status,
+			  const char *body, size_t len, const char *content_type,
+			  PGresult *res)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 	char		crc[16];
 
-	resp = MHD_create_response_from_buffer(len, (void *) body, MHD_RESPMEM_MUST_COPY);
+	if (res)
+		resp = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *) body,
+																	  clear_result, res);
+	else
+		resp = MHD_create_response_from_buffer(len, (void *) body, MHD_RESPMEM_MUST_COPY);
 	if (resp == NULL)
+	{
+		PQclear(res);
 		return MHD_NO;
+	}
 	snprintf(crc, sizeof(crc), "%lu", (unsigned long) crc32(0L, (const Bytef *) body, (uInt) len));
 	MHD_add_response_header(resp, "Content-Type", content_type);
 	MHD_add_response_header(resp, "x-amzn-RequestId", r->id);
@@ -298,6 +347,13 @@ respond(struct MHD_Connection *c, GwRequest *r, unsigned status,
 	return ret;
 }
 
+static enum MHD_Result
+respond(struct MHD_Connection *c, GwRequest *r, unsigned status,
+		const char *body, size_t len, const char *content_type)
+{
+	return respond_owned(c, r, status, body, len, content_type, NULL);
+}
+
 /* an error body of our own: {"__type": "ns#name", "message": "..."} */
 static enum MHD_Result
 respond_error(struct MHD_Connection *c, GwRequest *r, unsigned status,
@@ -310,7 +366,7 @@ respond_error(struct MHD_Connection *c, GwRequest *r, unsigned status,
 			 capital ? "Message" : "message");
 	json_escape(body, sizeof(body) - 3, message);
 	strcat(body, "\"}");
-	return respond(c, r, status, body, strlen(body), "application/x-amz-json-1.0");
+	return respond(c, r, status, body, strlen(body), r->content_type);
 }
 
 static enum MHD_Result
@@ -346,44 +402,48 @@ collect_pair(void *cls, enum MHD_ValueKind kind, const char *key, const char *va
 
 /*
  * The PostgreSQL answer to the HTTP answer (see the header comment).
+ * Takes res (clears it, or hands it to the response).
  */
 static enum MHD_Result
-respond_result(struct MHD_Connection *c, GwRequest *r, PGconn *conn, PGresult *res)
+respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 {
 	const char *state,
 			   *detail,
 			   *context;
+	enum MHD_Result ret;
 
 	switch (PQresultStatus(res))
 	{
 		case PGRES_TUPLES_OK:
 			if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
-				return respond(c, r, MHD_HTTP_OK, PQgetvalue(res, 0, 0),
-							   PQgetlength(res, 0, 0), "application/x-amz-json-1.0");
+				return respond_owned(c, r, MHD_HTTP_OK, PQgetvalue(res, 0, 0),
+									 PQgetlength(res, 0, 0), r->content_type, res);
 			GwLog("request %s: dynamodb() returned no value", r->id);
+			PQclear(res);
 			return respond_internal(c, r);
 		case PGRES_FATAL_ERROR:
 			break;
 		default:
 			GwLog("request %s: unexpected result %s", r->id, PQresStatus(PQresultStatus(res)));
+			PQclear(res);
 			return respond_internal(c, r);
 	}
 
 	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
 	detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
 	context = PQresultErrorField(res, PG_DIAG_CONTEXT);
-	if (state == NULL || PQstatus(conn) != CONNECTION_OK)
+	if (state == NULL)
 	{
-		GwLog("request %s: %s", r->id, PQerrorMessage(conn));
-		return respond_internal(c, r);
+		GwLog("request %s: %s", r->id, PQresultErrorMessage(res));
+		ret = respond_internal(c, r);
 	}
-	if (strncmp(state, "XD", 2) == 0 && detail &&
-		strncmp(detail, "{\"__type\":", 10) == 0)
+	else if (strncmp(state, "XD", 2) == 0 && detail &&
+			 strncmp(detail, "{\"__type\":", 10) == 0)
 	{
 		unsigned	status = strstr(detail, "#InternalServerError\"") ?
 			MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_BAD_REQUEST;
 
-		return respond(c, r, status, detail, strlen(detail), "application/x-amz-json-1.0");
+		ret = respond(c, r, status, detail, strlen(detail), r->content_type);
 	}
 	/*
 	 * A string holding U+0000 ("\u0000") is legal DynamoDB JSON that jsonb
@@ -391,30 +451,78 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGconn *conn, PGresult *r
 	 * "\u0000 cannot be converted to text."): refused as a request error
 	 * that says why, not as unreadable JSON (README, Differences).
 	 */
-	if (strcmp(state, "22P05") == 0 && context && strstr(context, "parameter $2") &&
-		detail && strstr(detail, "\\u0000"))
-		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_VALIDATE,
-							 "ValidationException", MSG_NUL_STRING);
+	else if (strcmp(state, "22P05") == 0 && context && strstr(context, "parameter $2") &&
+			 detail && strstr(detail, "\\u0000"))
+		ret = respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_VALIDATE,
+							"ValidationException", MSG_NUL_STRING);
 	/* the body could not be read as jsonb: an error binding parameter $2 */
-	if ((strncmp(state, "22", 2) == 0 || strcmp(state, "54001") == 0) &&
-		context && strstr(context, "parameter $2"))
-		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							 "SerializationException", "The request body is not valid JSON.");
-	if (strcmp(state, "42501") == 0)
+	else if ((strncmp(state, "22", 2) == 0 || strcmp(state, "54001") == 0) &&
+			 context && strstr(context, "parameter $2"))
+		ret = respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							"SerializationException", "The request body is not valid JSON.");
+	else if (strcmp(state, "42501") == 0)
 	{
 		char		msg[256];
 
 		snprintf(msg, sizeof(msg),
 				 "The role of this access key is not allowed to perform dynamodb:%s on the resource.",
 				 r->action);
-		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							 "AccessDeniedException", msg);
+		ret = respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							"AccessDeniedException", msg);
 	}
-	if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)
-		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
-							 "TransactionConflictException",
-							 "Transaction is ongoing for the item");
-	GwLog("request %s: %s: %s", r->id, state, PQresultErrorMessage(res));
+	else if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)
+		ret = respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
+							"TransactionConflictException",
+							"Transaction is ongoing for the item");
+	else
+	{
+		GwLog("request %s: %s: %s", r->id, state, PQresultErrorMessage(res));
+		ret = respond_internal(c, r);
+	}
+	PQclear(res);
+	return ret;
+}
+
+/* the pool answered r's job: let libmicrohttpd call handle_request again */
+static void
+job_done(GwJob *job)
+{
+	GwRequest  *r = (GwRequest *) job;
+
+	MHD_resume_connection(r->conn);
+}
+
+static void
+direct_done(GwJob *job)
+{
+}
+
+/* the answer to a job the pool finished */
+static enum MHD_Result
+respond_job(struct MHD_Connection *c, GwRequest *r)
+{
+	PGresult   *res = r->job.res;
+
+	r->job.res = NULL;
+	switch (r->job.status)
+	{
+		case JOB_RESULT:
+			return respond_result(c, r, res);
+		case JOB_THROTTLED:
+			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
+								 "ThrottlingException", "Rate of requests exceeds the allowed throughput.");
+		case JOB_ROLE_DENIED:
+			GwLog("request %s: the login role cannot act as role \"%s\" (GRANT it to the login role)",
+				  r->id, r->role);
+			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+								 "AccessDeniedException",
+								 "The gateway is not allowed to act as the role of this access key.");
+		case JOB_NO_CONNECTION:
+		case JOB_CONNECTION_LOST:
+		case JOB_ROLE_FAILED:
+			break;
+	}
+	PQclear(res);
 	return respond_internal(c, r);
 }
 
@@ -426,17 +534,20 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 				query = {0};
 	const char *target;
 	const char *action;
-	char		role[GW_MAX_ROLE + 1] = "";
-	PoolConn   *pc;
-	PGresult   *res;
-	enum MHD_Result ret;
+	const char *ctype;
+	char	   *role = r->role;
+	bool		streams = false,
+				other_api = false;
 	size_t		i;
 
 	if (r->too_big)
 		return respond_error(c, r, 413, NS_VALIDATE,
 							 "ValidationException", "Request size exceeds 16777216 bytes");
 
-	/* the target first, for the log; errors about it come after auth */
+	/*
+	 * The target first, for the log; errors about it come after auth.  A
+	 * Streams action only under the Streams prefix, and no other there.
+	 */
 	target = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Amz-Target");
 	action = NULL;
 	if (target)
@@ -444,7 +555,10 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 		if (strncmp(target, "DynamoDB_20120810.", 18) == 0)
 			action = target + 18;
 		else if (strncmp(target, "DynamoDBStreams_20120810.", 25) == 0)
+		{
 			action = target + 25;
+			streams = true;
+		}
 		if (action)
 		{
 			for (i = 0; action[i]; i++)
@@ -453,8 +567,43 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 			if (action[i] != '\0' || i == 0 || i >= sizeof(r->action))
 				action = NULL;
 			else
+			{
+				bool		stream_action = false;
+
 				snprintf(r->action, sizeof(r->action), "%s", action);
+				for (i = 0; i < sizeof(stream_actions) / sizeof(stream_actions[0]); i++)
+					if (strcmp(action, stream_actions[i]) == 0)
+						stream_action = true;
+				other_api = stream_action != streams;
+			}
 		}
+	}
+
+	/*
+	 * Content-Type: the SDKs send application/x-amz-json-1.0; DynamoDB also
+	 * takes application/json (and answers in kind); a body of any other
+	 * type gets DynamoDB's 404 with an XML UnknownOperationException.
+	 */
+	ctype = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+	if (ctype)
+	{
+		size_t		n;
+
+		while (*ctype == ' ' || *ctype == '\t')
+			ctype++;
+		n = strcspn(ctype, ";");
+		while (n > 0 && (ctype[n - 1] == ' ' || ctype[n - 1] == '\t'))
+			n--;
+		if (n == 16 && strncasecmp(ctype, "application/json", 16) == 0)
+			r->content_type = "application/json";
+		else if (!(n == 26 && strncasecmp(ctype, CT_AMZ_JSON, 26) == 0))
+			ctype = NULL;
+	}
+	if (ctype == NULL && r->len > 0)
+	{
+		static const char unknown[] = "<UnknownOperationException/>\n";
+
+		return respond(c, r, MHD_HTTP_NOT_FOUND, unknown, sizeof(unknown) - 1, "application/xml");
 	}
 
 	if (!opt.auth_none)
@@ -497,7 +646,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 									 "InvalidSignatureException", msg);
 		}
-		switch (KeyLookup(auth.key_id, secret, sizeof(secret), role, sizeof(role)))
+		switch (KeyLookup(auth.key_id, secret, sizeof(secret), role, sizeof(r->role)))
 		{
 			case KEY_FOUND:
 			case KEY_NO_ROLE:
@@ -524,42 +673,34 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 	if (action == NULL)
 		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 							 "UnknownOperationException", "Unknown operation");
+	if (other_api)
+	{
+		char		msg[128];
+
+		snprintf(msg, sizeof(msg), "Unknown operation: %s", r->action);
+		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							 "UnknownOperationException", msg);
+	}
 	if (r->body == NULL || memchr(r->body, '\0', r->len) != NULL)
 		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 							 "SerializationException", "The request body is not valid JSON.");
 
-	pc = PoolBorrow();
-	if (pc == NULL)
-		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
-							 "ThrottlingException", "Rate of requests exceeds the allowed throughput.");
-	if (PoolConnection(pc) == NULL)
-	{
-		PoolReturn(pc);
-		return respond_internal(c, r);
-	}
-	if (!opt.auth_none)
-	{
-		switch (PoolSetRole(pc, role))
-		{
-			case POOL_ROLE_OK:
-				break;
-			case POOL_ROLE_DENIED:
-				PoolReturn(pc);
-				GwLog("request %s: the login role cannot act as role \"%s\" (GRANT it to the login role)",
-					  r->id, role);
-				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-									 "AccessDeniedException",
-									 "The gateway is not allowed to act as the role of this access key.");
-			case POOL_ROLE_FAILED:
-				PoolReturn(pc);
-				return respond_internal(c, r);
-		}
-	}
-	res = PoolExecute(pc, action, r->body);
-	ret = respond_result(c, r, PoolConnection(pc), res);
-	PQclear(res);
-	PoolReturn(pc);
-	return ret;
+	/*
+	 * Run it: at once when the pool is quiet, else queued, the HTTP
+	 * connection suspended until the pool answers.
+	 */
+	r->job.action = r->action;
+	r->job.body = r->body;
+	r->job.role = opt.auth_none ? NULL : r->role;
+	r->job.done = direct_done;
+	r->conn = c;
+	if (PoolRunDirect(&r->job))
+		return respond_job(c, r);
+	r->job.done = job_done;
+	r->submitted = true;
+	MHD_suspend_connection(c);
+	PoolSubmit(&r->job);
+	return MHD_YES;
 }
 
 static enum MHD_Result
@@ -578,6 +719,7 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 			return MHD_NO;
 		clock_gettime(CLOCK_MONOTONIC, &r->start);
 		make_request_id(r->id);
+		r->content_type = CT_AMZ_JSON;
 		*con_cls = r;
 		__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 
@@ -628,6 +770,8 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 
 	if (r->answered)
 		return MHD_YES;
+	if (r->submitted)
+		return respond_job(c, r);
 	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
 	{
 		static const char healthy[] = "healthy: item_table_gateway";
@@ -654,6 +798,7 @@ request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 	if (r == NULL)
 		return;
+	PQclear(r->job.res);
 	free(r->body);
 	free(r);
 	*con_cls = NULL;
@@ -740,8 +885,8 @@ usage(FILE *out)
 			"  --dbname CONNINFO      database to serve, a name or connection string\n"
 			"                         (default: the PG* environment, as psql)\n"
 			"  --pool N               PostgreSQL connections (default 2 x CPU cores)\n"
-			"  --threads N            HTTP worker threads (default: the pool size)\n"
-			"  --pool-wait MS         wait for a free connection before answering\n"
+			"  --threads N            HTTP worker threads (default: CPU cores)\n"
+			"  --pool-wait MS         longest wait for a connection before answering\n"
 			"                         ThrottlingException (default 5000)\n"
 			"  --auth sigv4|none      check AWS SigV4 signatures against\n"
 			"                         item_table.access_keys (default), or accept any\n"
@@ -885,7 +1030,40 @@ main(int argc, char **argv)
 	if (opt.pool == 0)
 		opt.pool = 2 * (int) (ncpu > 0 ? ncpu : 1);
 	if (opt.threads == 0)
-		opt.threads = opt.pool;
+		opt.threads = (int) (ncpu > 0 ? ncpu : 1);
+
+	/*
+	 * Each HTTP connection is a file descriptor: take the hard limit, and
+	 * if --max-connections would still run out, lower it (a refused
+	 * connection is clean; an accept() failing with EMFILE is not).
+	 */
+	{
+		struct rlimit rl;
+		long		reserve = 64 + 20L * opt.threads + opt.pool;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		{
+			if (rl.rlim_cur < rl.rlim_max)
+			{
+				rl.rlim_cur = rl.rlim_max;
+				(void) setrlimit(RLIMIT_NOFILE, &rl);
+				(void) getrlimit(RLIMIT_NOFILE, &rl);
+			}
+			if (rl.rlim_cur != RLIM_INFINITY &&
+				(rlim_t) (opt.max_connections + reserve) > rl.rlim_cur)
+			{
+				if ((long) rl.rlim_cur <= reserve)
+				{
+					fprintf(stderr, "item_table_gateway: the limit of open files (%ld) is too low\n",
+							(long) rl.rlim_cur);
+					return 1;
+				}
+				GwLog("item_table_gateway: --max-connections lowered from %d to %ld: the limit of open files is %ld",
+					  opt.max_connections, (long) rl.rlim_cur - reserve, (long) rl.rlim_cur);
+				opt.max_connections = (int) ((long) rl.rlim_cur - reserve);
+			}
+		}
+	}
 
 	if (RAND_bytes(id_salt, sizeof(id_salt)) != 1)
 	{
@@ -919,7 +1097,8 @@ main(int argc, char **argv)
 	else
 		((struct sockaddr_in6 *) ai->ai_addr)->sin6_port = htons((uint16_t) opt.port);
 
-	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
+		MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	if (opt.tls_cert)
@@ -980,6 +1159,13 @@ main(int argc, char **argv)
 	}
 	for (waited = 0; waited < 3000 && __atomic_load_n(&inflight, __ATOMIC_SEQ_CST) > 0; waited++)
 		usleep(10000);
+	if (__atomic_load_n(&inflight, __ATOMIC_SEQ_CST) > 0)
+	{
+		/* a request still waits on PostgreSQL: leave it to the exit */
+		GwLog("item_table_gateway: %d requests still in progress after 30 s, exiting",
+			  __atomic_load_n(&inflight, __ATOMIC_SEQ_CST));
+		return 0;
+	}
 	MHD_stop_daemon(d);
 	PoolClose();
 	free(cert);

@@ -1,35 +1,63 @@
 /*-------------------------------------------------------------------------
  *
  * pool.c
- *		The gateway's PostgreSQL side: a bounded pool of libpq connections,
- *		and the access key cache read through a connection of its own.
+ *		The gateway's PostgreSQL side: a bounded pool of libpq connections
+ *		in pipeline mode, fed by one queue of requests, and the access key
+ *		cache read through a connection of its own.
  *
- * Pool.  A fixed array of slots, each holding at most one connection,
- * made lazily and kept.  A request borrows a slot for exactly the time of
- * its statements (PoolBorrow ... PoolReturn), so an HTTP client idling on
- * a keep-alive connection holds no database session.  Free slots are a
- * stack under one mutex (the most recently used connection is reused
- * first, so a lightly loaded gateway keeps few backends busy); a request
- * finding none waits on a condition variable up to wait_ms, then gives up
- * (the caller answers ThrottlingException).
+ * Pool.  A fixed number of slots, each a thread that owns at most one
+ * connection, made lazily and kept.  HTTP handlers never touch a
+ * connection: they put a job (action, body, role) on the queue and
+ * suspend their HTTP connection; a slot's thread takes a batch of jobs,
+ * runs them, and calls each job's done() (which resumes the HTTP
+ * connection).  So an HTTP client idling on a keep-alive connection holds
+ * no database session, and the number of sessions is the pool size
+ * whatever the number of clients.  When the pool is quiet (nothing queued,
+ * no slot busy) a handler runs its job at once on its own thread, on the
+ * first slot's connection (PoolRunDirect): a lone client pays no thread
+ * hand-off, and the queue is only there when there is load to batch.
+ *
+ * Pipelining.  A slot sends its whole batch at once in libpq's pipeline
+ * mode (PostgreSQL 14+ libpq): each job is its own segment, its
+ * statements followed by a Sync, so each runs in its own implicit
+ * transaction and an error in one aborts no other; then it reads the
+ * results in order.  One write and a few reads carry the batch, and the
+ * backend finds the next request already in its input buffer instead of
+ * sleeping and being woken for it: per request, both the gateway and the
+ * backend make far fewer system calls and context switches than with one
+ * round trip each.  A batch takes a fair share of the queue (the queue
+ * split between this slot and the idle ones, at most BATCH_MAX), so the
+ * backends work in parallel; the price is that a job queued behind one
+ * that waits on a lock waits with it (at most BATCH_MAX - 1 of them).  The
+ * connection runs non-blocking: while sending a large batch we also read,
+ * so that neither side can fill its socket buffer and wait for the other.
  *
  * Each connection, when made, prepares its two statements:
  *
  *	dyn:  SELECT item_table.dynamodb($1, $2)
  *	role: SELECT pg_catalog.set_config('role', $1, false)
  *
- * and remembers current_user.  A slot switches role only when the key's
- * role differs from the one it has, and with set_config, so PostgreSQL's
- * own check applies: the login role must be a member of every role that
- * keys map to.  The request is passed as a bound parameter, never as SQL
- * text.
+ * and remembers current_user.  A job whose key's role differs from the
+ * session's sends role then dyn in the same segment: if PostgreSQL refuses
+ * the role (the login role must be a member of every role that keys map
+ * to), dyn is skipped, never run as the previous role; if dyn fails, the
+ * transaction's abort also undoes the role change, and we know it.  The
+ * request is passed as a bound parameter, never as SQL text.
  *
- * Broken connections.  Before handing out a slot we look at its socket: an
- * idle connection has nothing to read unless the server went away (a
- * restart sends a FATAL message, then EOF), so a readable socket, or a
- * status other than CONNECTION_OK, means "connect again".  So after a
+ * Waiting.  A job waits on the queue at most wait_ms; then it is answered
+ * ThrottlingException without running (the slot threads, while waiting for
+ * results, wake up to expire such jobs).
+ *
+ * Broken connections.  Before sending a batch on a connection idle for
+ * 50 ms or more we look at its socket: an idle connection has nothing to
+ * read unless the server went away (a restart sends a FATAL message, then
+ * EOF), so a readable socket, or a status other than CONNECTION_OK, means
+ * "connect again".  So after a
  * PostgreSQL restart no request is lost to a stale connection; during the
- * outage each request fails at connect and gets a 500, which SDKs retry.
+ * outage each job fails at connect (JOB_NO_CONNECTION, a 500, which SDKs
+ * retry).  A connection that breaks while a batch is out fails the jobs
+ * not yet answered (JOB_CONNECTION_LOST: whether they ran is unknown, as
+ * for any client that loses its connection mid-statement).
  *
  * Access keys.  KeyLookup answers from a cache kept key_ttl_s seconds
  * (default 5), else reads item_table.access_keys on a connection reserved
@@ -51,21 +79,33 @@
 
 #include "gateway.h"
 
-struct PoolConn
+/* most jobs one slot sends in one batch */
+#define BATCH_MAX 16
+
+typedef struct PoolConn
 {
 	PGconn	   *conn;
 	char		role[GW_MAX_ROLE + 1];	/* current_user of the session */
-	int			index;
-};
+	pthread_t	thread;
+	bool		lent;			/* in use by PoolRunDirect's caller */
+	struct timespec last_used;	/* when its last batch ended */
+} PoolConn;
 
 static PoolConn *slots;
 static int	nslots;
-static int *free_stack;
-static int	nfree;
 static int	pool_wait_ms;
-static pthread_mutex_t pool_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t pool_cond;
 static char *pool_conninfo;
+
+/* the queue of jobs, FIFO */
+static pthread_mutex_t queue_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queue_cond;
+static GwJob *queue_head;
+static GwJob *queue_tail;
+static int	queue_len;
+static int	idle_slots;			/* slot threads waiting on queue_cond */
+static int	busy_slots;			/* slots running a batch or lent */
+static int	lent_slots;			/* slots lent to PoolRunDirect (0 or 1) */
+static bool stopping;
 
 /* the catalog connection and the key cache */
 typedef struct KeyEntry
@@ -92,9 +132,16 @@ now_mono(struct timespec *ts)
 	clock_gettime(CLOCK_MONOTONIC, ts);
 }
 
+static long
+ms_until(const struct timespec *t, const struct timespec *now)
+{
+	return (t->tv_sec - now->tv_sec) * 1000L + (t->tv_nsec - now->tv_nsec) / 1000000L;
+}
+
 /*
  * Connect (again) and prepare the statements.  Errors are logged once per
- * failure; the slot is left without a connection.
+ * failure; the slot is left without a connection.  Pool connections end
+ * in pipeline mode, non-blocking; the catalog's stays a plain one.
  */
 static bool
 pool_connect(PoolConn *pc, bool catalog)
@@ -146,6 +193,11 @@ pool_connect(PoolConn *pc, bool catalog)
 	}
 	snprintf(pc->role, sizeof(pc->role), "%s", PQgetvalue(res, 0, 0));
 	PQclear(res);
+	if (!catalog && (PQsetnonblocking(pc->conn, 1) != 0 || PQenterPipelineMode(pc->conn) != 1))
+	{
+		GwLog("cannot enter pipeline mode: %s", PQerrorMessage(pc->conn));
+		goto fail;
+	}
 	return true;
 
 fail:
@@ -155,14 +207,25 @@ fail:
 	return false;
 }
 
-/* Make sure pc has a live connection; false if PostgreSQL cannot be reached. */
+/*
+ * Make sure pc has a live connection; false if PostgreSQL cannot be
+ * reached.  A connection used in the last 50 ms is taken as live without
+ * a look (a busy slot saves a system call per batch): PostgreSQL does not
+ * restart that fast, and if it went down the batch fails as it would on a
+ * new connection; only a session terminated by hand (pg_terminate_backend)
+ * costs the batch sent in those 50 ms a 500, which SDKs retry.
+ */
 static bool
 pool_check(PoolConn *pc, bool catalog)
 {
 	if (pc->conn && PQstatus(pc->conn) == CONNECTION_OK)
 	{
 		struct pollfd pfd = {.fd = PQsocket(pc->conn),.events = POLLIN};
+		struct timespec now;
 
+		now_mono(&now);
+		if (!catalog && ms_until(&now, &pc->last_used) < 50)
+			return true;
 		/* an idle session has nothing to say unless the server left */
 		if (poll(&pfd, 1, 0) == 0)
 			return true;
@@ -170,10 +233,353 @@ pool_check(PoolConn *pc, bool catalog)
 	return pool_connect(pc, catalog);
 }
 
+/* answer a job (outside any lock) */
+static void
+finish(GwJob *job, GwJobStatus status, PGresult *res)
+{
+	job->status = status;
+	job->res = res;
+	job->done(job);
+}
+
+/*
+ * Answer ThrottlingException to the jobs that waited on the queue past
+ * their deadline.  The queue is FIFO with one wait for all, so they are
+ * at its head.
+ */
+static void
+expire_jobs(void)
+{
+	struct timespec now;
+	GwJob	   *expired = NULL,
+			  **tail = &expired,
+			   *job;
+
+	now_mono(&now);
+	pthread_mutex_lock(&queue_mutex);
+	while (queue_head && ms_until(&queue_head->deadline, &now) <= 0)
+	{
+		job = queue_head;
+		queue_head = job->next;
+		queue_len--;
+		job->next = NULL;
+		*tail = job;
+		tail = &job->next;
+	}
+	if (queue_head == NULL)
+		queue_tail = NULL;
+	pthread_mutex_unlock(&queue_mutex);
+	while ((job = expired) != NULL)
+	{
+		expired = job->next;
+		finish(job, JOB_THROTTLED, NULL);
+	}
+}
+
+/*
+ * Wait until the connection has a whole result to give (or broke), expiring
+ * queued jobs meanwhile.  False if the connection broke.
+ */
+static bool
+wait_input(PoolConn *pc)
+{
+	while (PQisBusy(pc->conn))
+	{
+		struct pollfd pfd = {.fd = PQsocket(pc->conn),.events = POLLIN};
+		struct timespec now;
+		long		timeout = 100;
+		int			rc;
+
+		pthread_mutex_lock(&queue_mutex);
+		if (queue_head)
+		{
+			now_mono(&now);
+			timeout = ms_until(&queue_head->deadline, &now);
+			if (timeout < 0)
+				timeout = 0;
+		}
+		pthread_mutex_unlock(&queue_mutex);
+		rc = poll(&pfd, 1, (int) timeout);
+		if (rc < 0 && errno != EINTR)
+			return false;
+		if (rc == 0)
+		{
+			expire_jobs();
+			continue;
+		}
+		if (rc > 0 && !PQconsumeInput(pc->conn))
+			return false;
+	}
+	return PQstatus(pc->conn) == CONNECTION_OK;
+}
+
+/* send what libpq holds, reading meanwhile (see the header comment) */
+static bool
+flush_all(PoolConn *pc)
+{
+	int			rc;
+
+	while ((rc = PQflush(pc->conn)) == 1)
+	{
+		struct pollfd pfd = {.fd = PQsocket(pc->conn),.events = POLLIN | POLLOUT};
+
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			return false;
+		if ((pfd.revents & POLLIN) && !PQconsumeInput(pc->conn))
+			return false;
+	}
+	return rc == 0;
+}
+
+/* a role refusal we answer AccessDenied (not an internal error) */
+static bool
+role_denied(PoolConn *pc, PGresult *res)
+{
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+	return PQstatus(pc->conn) == CONNECTION_OK && state &&
+		(strcmp(state, "42501") == 0 || strcmp(state, "22023") == 0 ||
+		 strcmp(state, "42704") == 0);
+}
+
+/*
+ * Run a batch of jobs on pc's connection: send every segment, then read
+ * the answers in order.
+ */
+static void
+run_batch(PoolConn *pc, GwJob **jobs, int n)
+{
+	bool		switch_role[BATCH_MAX];
+	bool		uncertain = false;
+	int			i,
+				sent = 0;
+
+	if (!pool_check(pc, false))
+	{
+		for (i = 0; i < n; i++)
+			finish(jobs[i], JOB_NO_CONNECTION, NULL);
+		return;
+	}
+
+	/* send: [role] dyn Sync per job */
+	for (i = 0; i < n; i++)
+	{
+		GwJob	   *job = jobs[i];
+		const char *params[2] = {job->action, job->body};
+
+		/*
+		 * Once a segment switched roles, whether it took is known only when
+		 * its answer is read: the later segments set their role anyway.
+		 */
+		switch_role[i] = job->role != NULL &&
+			(uncertain || strcmp(job->role, pc->role) != 0);
+		if (switch_role[i])
+		{
+			if (!PQsendQueryPrepared(pc->conn, "role", 1, &job->role, NULL, NULL, 0))
+				break;
+			uncertain = true;
+		}
+		if (!PQsendQueryPrepared(pc->conn, "dyn", 2, params, NULL, NULL, 0) ||
+			!PQpipelineSync(pc->conn))
+			break;
+		sent++;
+	}
+	if (sent < n)
+		GwLog("cannot send to PostgreSQL: %s", PQerrorMessage(pc->conn));
+	if (sent > 0 && !flush_all(pc))
+	{
+		GwLog("cannot send to PostgreSQL: %s", PQerrorMessage(pc->conn));
+		sent = 0;
+	}
+	if (sent == 0)
+	{
+		/* nothing went out (whatever libpq buffered is dropped with it) */
+		PQfinish(pc->conn);
+		pc->conn = NULL;
+		for (i = 0; i < n; i++)
+			finish(jobs[i], JOB_NO_CONNECTION, NULL);
+		return;
+	}
+
+	/* read: each segment's results up to its Sync */
+	for (i = 0; i < sent; i++)
+	{
+		GwJob	   *job = jobs[i];
+		PGresult   *got[2] = {NULL, NULL},
+				   *res,
+				   *dyn;
+		int			ngot = 0,
+					want = switch_role[i] ? 2 : 1;
+		GwJobStatus st = JOB_RESULT;
+
+		for (;;)
+		{
+			if (!wait_input(pc))
+				break;
+			res = PQgetResult(pc->conn);
+			if (res == NULL)
+				continue;		/* the end of one statement's results */
+			if (PQresultStatus(res) == PGRES_PIPELINE_SYNC)
+			{
+				PQclear(res);
+				break;
+			}
+			if (ngot < want)
+				got[ngot++] = res;
+			else if (PQresultStatus(res) == PGRES_FATAL_ERROR &&
+					 PQresultStatus(got[ngot - 1]) != PGRES_FATAL_ERROR)
+			{
+				/* the commit at the Sync failed: that is the answer */
+				PQclear(got[ngot - 1]);
+				got[ngot - 1] = res;
+			}
+			else
+				PQclear(res);
+		}
+		if (ngot < want || PQstatus(pc->conn) != CONNECTION_OK)
+		{
+			PQclear(got[0]);
+			PQclear(got[1]);
+			GwLog("PostgreSQL connection lost: %s", PQerrorMessage(pc->conn));
+			PQfinish(pc->conn);
+			pc->conn = NULL;
+			pc->role[0] = '\0';
+			for (; i < n; i++)
+				finish(jobs[i], JOB_CONNECTION_LOST, NULL);
+			return;
+		}
+		dyn = got[want - 1];
+		if (switch_role[i])
+		{
+			res = got[0];
+			if (PQresultStatus(res) != PGRES_TUPLES_OK)
+			{
+				if (role_denied(pc, res))
+					st = JOB_ROLE_DENIED;
+				else
+				{
+					GwLog("cannot set role: %s", PQresultErrorMessage(res));
+					st = JOB_ROLE_FAILED;
+				}
+			}
+			/* the new role holds only if the segment committed */
+			else if (PQresultStatus(dyn) == PGRES_TUPLES_OK)
+				snprintf(pc->role, sizeof(pc->role), "%s", job->role);
+			PQclear(res);
+		}
+		if (st != JOB_RESULT)
+		{
+			PQclear(dyn);
+			dyn = NULL;
+		}
+		finish(job, st, dyn);
+	}
+	for (i = sent; i < n; i++)
+		finish(jobs[i], JOB_CONNECTION_LOST, NULL);
+	if (sent < n)
+	{
+		PQfinish(pc->conn);
+		pc->conn = NULL;
+		pc->role[0] = '\0';
+	}
+}
+
+/* a slot's thread: take a fair share of the queue, run it, repeat */
+static void *
+slot_main(void *arg)
+{
+	PoolConn   *pc = arg;
+	GwJob	   *jobs[BATCH_MAX];
+
+	pthread_mutex_lock(&queue_mutex);
+	for (;;)
+	{
+		int			n = 0,
+					share;
+
+		while ((queue_head == NULL || pc->lent) && !stopping)
+		{
+			idle_slots++;
+			pthread_cond_wait(&queue_cond, &queue_mutex);
+			idle_slots--;
+		}
+		if (queue_head == NULL || pc->lent)
+			break;				/* stopping */
+		/* this slot's share, leaving the rest to the idle slots */
+		share = (queue_len + idle_slots) / (idle_slots + 1);
+		if (share > BATCH_MAX)
+			share = BATCH_MAX;
+		while (n < share && queue_head)
+		{
+			jobs[n++] = queue_head;
+			queue_head = queue_head->next;
+			queue_len--;
+		}
+		if (queue_head == NULL)
+			queue_tail = NULL;
+		if (queue_head && idle_slots > 0)
+		{
+			if (lent_slots > 0)
+				pthread_cond_broadcast(&queue_cond);
+			else
+				pthread_cond_signal(&queue_cond);
+		}
+		busy_slots++;
+		pthread_mutex_unlock(&queue_mutex);
+
+		run_batch(pc, jobs, n);
+		now_mono(&pc->last_used);
+
+		pthread_mutex_lock(&queue_mutex);
+		busy_slots--;
+	}
+	pthread_mutex_unlock(&queue_mutex);
+	return NULL;
+}
+
+/*
+ * PoolRunDirect
+ *		When the pool is quiet (no job queued, no slot busy), run job at
+ *		once on the caller's thread, on the first slot's connection, and
+ *		return true (job->done is called before).  Else false: the caller
+ *		queues it.  A lone client so skips two thread hand-offs per
+ *		request; under load jobs queue and travel in batches.
+ */
+bool
+PoolRunDirect(GwJob *job)
+{
+	PoolConn   *pc = &slots[0];
+
+	pthread_mutex_lock(&queue_mutex);
+	if (queue_head != NULL || busy_slots > 0 || stopping)
+	{
+		pthread_mutex_unlock(&queue_mutex);
+		return false;
+	}
+	pc->lent = true;
+	lent_slots++;
+	busy_slots++;
+	pthread_mutex_unlock(&queue_mutex);
+
+	job->next = NULL;
+	job->res = NULL;
+	run_batch(pc, &job, 1);
+	now_mono(&pc->last_used);
+
+	pthread_mutex_lock(&queue_mutex);
+	pc->lent = false;
+	lent_slots--;
+	busy_slots--;
+	if (queue_head != NULL)
+		pthread_cond_broadcast(&queue_cond);
+	pthread_mutex_unlock(&queue_mutex);
+	return true;
+}
+
 /*
  * PoolInit
- *		Set up size slots (connecting none yet, except one to check that
- *		the database and the extension are there).
+ *		Set up size slots and their threads (connecting none yet, except
+ *		one to check that the database and the extension are there).
  */
 bool
 PoolInit(const char *conninfo, int size, int wait_ms, int key_ttl_s, bool need_keys)
@@ -186,18 +592,11 @@ PoolInit(const char *conninfo, int size, int wait_ms, int key_ttl_s, bool need_k
 	pool_wait_ms = wait_ms;
 	key_ttl = key_ttl_s;
 	slots = calloc(size, sizeof(PoolConn));
-	free_stack = calloc(size, sizeof(int));
-	if (!slots || !free_stack || !pool_conninfo)
+	if (!slots || !pool_conninfo)
 		return false;
-	for (i = 0; i < size; i++)
-	{
-		slots[i].index = i;
-		free_stack[i] = size - 1 - i;
-	}
-	nfree = size;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&pool_cond, &attr);
+	pthread_cond_init(&queue_cond, &attr);
 	pthread_condattr_destroy(&attr);
 
 	/* fail early on a wrong conninfo or a missing extension */
@@ -205,128 +604,65 @@ PoolInit(const char *conninfo, int size, int wait_ms, int key_ttl_s, bool need_k
 		return false;
 	if (need_keys && !pool_connect(&key_conn, true))
 		return false;
+	for (i = 0; i < size; i++)
+		if (pthread_create(&slots[i].thread, NULL, slot_main, &slots[i]) != 0)
+			return false;
 	return true;
 }
 
 /*
- * PoolBorrow
- *		A slot with a live connection if possible, NULL if none came free
- *		within the wait.  The slot's connection may be NULL when PostgreSQL
- *		cannot be reached (PoolConnection says so); return it either way.
+ * PoolSubmit
+ *		Queue a job; its done() is called once, from a slot thread, when
+ *		it is answered.
  */
-PoolConn *
-PoolBorrow(void)
-{
-	struct timespec deadline;
-	PoolConn   *pc;
-
-	now_mono(&deadline);
-	deadline.tv_sec += pool_wait_ms / 1000;
-	deadline.tv_nsec += (long) (pool_wait_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L)
-	{
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
-
-	pthread_mutex_lock(&pool_mutex);
-	while (nfree == 0)
-	{
-		if (pthread_cond_timedwait(&pool_cond, &pool_mutex, &deadline) == ETIMEDOUT &&
-			nfree == 0)
-		{
-			pthread_mutex_unlock(&pool_mutex);
-			return NULL;
-		}
-	}
-	pc = &slots[free_stack[--nfree]];
-	pthread_mutex_unlock(&pool_mutex);
-
-	pool_check(pc, false);
-	return pc;
-}
-
-PGconn *
-PoolConnection(PoolConn *pc)
-{
-	return pc->conn;
-}
-
 void
-PoolReturn(PoolConn *pc)
+PoolSubmit(GwJob *job)
 {
-	/* a connection left mid-command or broken is made anew next time */
-	if (pc->conn && (PQstatus(pc->conn) != CONNECTION_OK ||
-					 PQtransactionStatus(pc->conn) != PQTRANS_IDLE))
+	now_mono(&job->deadline);
+	job->deadline.tv_sec += pool_wait_ms / 1000;
+	job->deadline.tv_nsec += (long) (pool_wait_ms % 1000) * 1000000L;
+	if (job->deadline.tv_nsec >= 1000000000L)
 	{
-		PQfinish(pc->conn);
-		pc->conn = NULL;
+		job->deadline.tv_sec++;
+		job->deadline.tv_nsec -= 1000000000L;
 	}
-	pthread_mutex_lock(&pool_mutex);
-	free_stack[nfree++] = pc->index;
-	pthread_cond_signal(&pool_cond);
-	pthread_mutex_unlock(&pool_mutex);
+	job->next = NULL;
+	job->res = NULL;
+	pthread_mutex_lock(&queue_mutex);
+	if (queue_tail)
+		queue_tail->next = job;
+	else
+		queue_head = job;
+	queue_tail = job;
+	queue_len++;
+	/* a lent slot's thread ignores the wake-up: then wake them all */
+	if (idle_slots > 0 && lent_slots > 0)
+		pthread_cond_broadcast(&queue_cond);
+	else if (idle_slots > 0)
+		pthread_cond_signal(&queue_cond);
+	pthread_mutex_unlock(&queue_mutex);
 }
 
-/* Close every connection; called once no request runs. */
+/*
+ * Stop the slot threads once the queue is empty, and close every
+ * connection; called once no request runs.
+ */
 void
 PoolClose(void)
 {
 	int			i;
 
+	pthread_mutex_lock(&queue_mutex);
+	stopping = true;
+	pthread_cond_broadcast(&queue_cond);
+	pthread_mutex_unlock(&queue_mutex);
+	for (i = 0; i < nslots; i++)
+		pthread_join(slots[i].thread, NULL);
 	for (i = 0; i < nslots; i++)
 		if (slots[i].conn)
 			PQfinish(slots[i].conn);
 	if (key_conn.conn)
 		PQfinish(key_conn.conn);
-}
-
-/*
- * PoolSetRole
- *		Run the slot's session as role (when it does not already).
- */
-PoolRoleStatus
-PoolSetRole(PoolConn *pc, const char *role)
-{
-	PGresult   *res;
-	const char *params[1] = {role};
-	const char *state;
-	PoolRoleStatus st;
-
-	if (strcmp(pc->role, role) == 0)
-		return POOL_ROLE_OK;
-	res = PQexecPrepared(pc->conn, "role", 1, params, NULL, NULL, 0);
-	if (PQresultStatus(res) == PGRES_TUPLES_OK)
-	{
-		snprintf(pc->role, sizeof(pc->role), "%s", role);
-		PQclear(res);
-		return POOL_ROLE_OK;
-	}
-	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-	if (PQstatus(pc->conn) == CONNECTION_OK && state &&
-		(strcmp(state, "42501") == 0 || strcmp(state, "22023") == 0 ||
-		 strcmp(state, "42704") == 0))
-		st = POOL_ROLE_DENIED;
-	else
-	{
-		GwLog("cannot set role: %s", PQerrorMessage(pc->conn));
-		st = POOL_ROLE_FAILED;
-	}
-	PQclear(res);
-	return st;
-}
-
-/*
- * PoolExecute
- *		SELECT item_table.dynamodb(action, body); the caller clears the
- *		result.  body is NUL-terminated text (the caller refuses NUL bytes).
- */
-PGresult *
-PoolExecute(PoolConn *pc, const char *action, const char *body)
-{
-	const char *params[2] = {action, body};
-
-	return PQexecPrepared(pc->conn, "dyn", 2, params, NULL, NULL, 0);
 }
 
 /*

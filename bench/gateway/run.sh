@@ -20,6 +20,8 @@
 #                  the PATH, else in pg_config --bindir; without it, the gateway
 #                  columns are n/a and the rest still runs)
 #   GATEWAY_ARGS   extra arguments for the gateway
+#   GATEWAY_BASE   a second gateway program (e.g. an earlier build), measured
+#                  in the same run, alternating, as target "base"
 # The table is printed and written to bench/results/gateway.txt; logs go to
 # log/bench-gateway/.
 set -euo pipefail
@@ -32,7 +34,7 @@ cd "$IT_ROOT"
 HERE="$IT_ROOT/bench/gateway"
 QUICK=0
 case "${1:-}" in
-    -h|--help) sed -n '2,26s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,28s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
     --quick) QUICK=1 ;;
     "") ;;
     *) it_die "unknown argument '$1' (try --help)" ;;
@@ -102,16 +104,18 @@ it_start_cluster || it_die "could not start a PostgreSQL cluster"
 
 GW_PID=""
 DL_PID=""
+BASE_PID=""
 stop_servers() {
     local p
-    for p in "$GW_PID" "$DL_PID"; do
+    for p in "$GW_PID" "$DL_PID" "$BASE_PID"; do
         [ -n "$p" ] && kill "$p" 2>/dev/null || true
     done
-    for p in "$GW_PID" "$DL_PID"; do
+    for p in "$GW_PID" "$DL_PID" "$BASE_PID"; do
         [ -n "$p" ] && wait "$p" 2>/dev/null || true
     done
     GW_PID=""
     DL_PID=""
+    BASE_PID=""
 }
 on_exit() {
     local rc=$?
@@ -184,6 +188,47 @@ if [ -n "$GATEWAY" ]; then
     it_say "gateway started ($GW_URL, pid $GW_PID)"
 fi
 
+BASE_URL=""
+GATEWAY_BASE=${GATEWAY_BASE:-}
+if [ -n "$GATEWAY_BASE" ]; then
+    BASE_PORT=$(it_pick_port) || it_die "no free port"
+    # shellcheck disable=SC2086
+    "$GATEWAY_BASE" --auth none --listen 127.0.0.1 --port "$BASE_PORT" $GATEWAY_ARGS >"$BLOG/base.log" 2>&1 &
+    BASE_PID=$!
+    BASE_URL="http://127.0.0.1:$BASE_PORT/"
+    if ! wait_http "$BASE_URL" || ! check_calls "$BASE_URL" base; then
+        tail -n 20 "$BLOG/base.log"
+        it_die "the base gateway did not start or answer ($GATEWAY_BASE)"
+    fi
+    it_say "base gateway started ($BASE_URL, pid $BASE_PID)"
+fi
+
+# ---- CPU accounting -------------------------------------------------------------
+# CPU time (user + system) per request of each process on the path: the
+# driver (wrk or pgbench, timed by bash), the HTTP server (gateway or
+# dynalite: /proc/PID/stat) and PostgreSQL (the postmaster, its live
+# children and the children it reaped: /proc/PID/stat fields 14-17).
+CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
+PM_PID=$($SUDO head -n 1 "$IT_PGDATA/postmaster.pid")
+pid_ticks() {
+    [ -n "${1:-}" ] && [ -r "/proc/$1/stat" ] || { echo 0; return; }
+    awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+pg_ticks() {
+    local t p
+    t=$(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$PM_PID/stat")
+    for p in $(pgrep -P "$PM_PID"); do
+        t=$((t + $(pid_ticks "$p")))
+    done
+    echo "$t"
+}
+# cpu_per_request N DRIVER_SECONDS SERVER_TICKS PG_TICKS -> "driver server pg" in us
+cpu_per_request() {
+    awk -v n="$1" -v d="$2" -v s="$3" -v p="$4" -v hz="$CLK_TCK" 'BEGIN {
+        if (n + 0 <= 0) { print "nan nan nan"; exit }
+        printf "%.1f %.1f %.1f\n", d * 1e6 / n, s * 1e6 / hz / n, p * 1e6 / hz / n }'
+}
+
 # ---- measuring ------------------------------------------------------------------
 threads_for() {  # wrk/pgbench threads for N connections: at most the cores
     if [ "$1" -lt "$NCPU" ]; then echo "$1"; else echo "$NCPU"; fi
@@ -199,15 +244,21 @@ to_ms() {
         else print "nan" }'
 }
 
-# run_wrk URL WORKLOAD CLIENTS SECONDS LOG -> "rps p99ms"
+# run_wrk URL WORKLOAD CLIENTS SECONDS LOG SERVER_PID -> "rps p99ms cpu_driver cpu_server cpu_pg"
 run_wrk() {
-    local t
+    local t rc=0 s0 p0 TIMEFORMAT='%U %S' times
     t=$(threads_for "$3")
-    if ! wrk -t"$t" -c"$3" -d"$4"s --latency -s "$HERE/wrk/dynamodb.lua" "$1" -- "$2" "$BENCH_SCALE" \
-            </dev/null >"$5" 2>&1; then
+    s0=$(pid_ticks "$6"); p0=$(pg_ticks)
+    { time wrk -t"$t" -c"$3" -d"$4"s --latency -s "$HERE/wrk/dynamodb.lua" "$1" -- "$2" "$BENCH_SCALE" \
+            </dev/null >"$5" 2>&1; } 2>"$5.time" || rc=$?
+    times=$(cat "$5.time")
+    if [ "$rc" -ne 0 ]; then
         tail -n 20 "$5" >&2
         return 1
     fi
+    local cpu
+    cpu=$(cpu_per_request "$(awk '/requests in/ { print $1 }' "$5")" "$(awk '{ print $1 + $2 }' <<<"$times")" \
+        $(($(pid_ticks "$6") - s0)) $(($(pg_ticks) - p0)))
     if grep -q 'Non-2xx or 3xx responses' "$5"; then
         echo "---- $(grep 'Non-2xx' "$5") ($5) ----" >&2
         return 1
@@ -216,17 +267,23 @@ run_wrk() {
     rps=$(awk '/^Requests\/sec:/ { print $2 }' "$5")
     p99=$(awk '$1 == "99%" { print $2 }' "$5")
     [ -n "$rps" ] && [ -n "$p99" ] || { cat "$5" >&2; return 1; }
-    printf '%s %s\n' "$rps" "$(to_ms "$p99")"
+    printf '%s %s %s\n' "$rps" "$(to_ms "$p99")" "$cpu"
 }
 
-# run_pgbench WORKLOAD CLIENTS SECONDS LOG -> "tps p99ms" (p99 from the
-# per-transaction log, whose third field is the latency in microseconds)
+# run_pgbench WORKLOAD CLIENTS SECONDS LOG -> "tps p99ms cpu_driver cpu_server cpu_pg"
+# (p99 from the per-transaction log, whose third field is the latency in
+# microseconds; no server between pgbench and PostgreSQL: cpu_server 0)
 run_pgbench() {
-    local t prefix="$BLOG/pgbench-$1-$2" rc=0
+    local t prefix="$BLOG/pgbench-$1-$2" rc=0 p0 TIMEFORMAT='%U %S' times
     t=$(threads_for "$2")
     rm -f "$prefix".*
-    "$PGBIN/pgbench" -n -M prepared -c "$2" -j "$t" -T "$3" -D scale="$BENCH_SCALE" \
-        -l --log-prefix="$prefix" -f "$HERE/sql/$1.sql" </dev/null >"$4" 2>&1 || rc=$?
+    p0=$(pg_ticks)
+    { time "$PGBIN/pgbench" -n -M prepared -c "$2" -j "$t" -T "$3" -D scale="$BENCH_SCALE" \
+        -l --log-prefix="$prefix" -f "$HERE/sql/$1.sql" </dev/null >"$4" 2>&1; } 2>"$4.time" || rc=$?
+    times=$(cat "$4.time")
+    local cpu
+    cpu=$(cpu_per_request "$(awk '/number of transactions actually processed/ { split($6, a, "/"); print a[1] }' "$4")" \
+        "$(awk '{ print $1 + $2 }' <<<"$times")" 0 $(($(pg_ticks) - p0)))
     local tps
     tps=$(awk '/^tps = .*(without initial connection time|excluding connections establishing)/ { printf "%.1f\n", $3; exit }' "$4")
     if [ "$rc" -ne 0 ] || [ -z "$tps" ] || grep -q 'aborted in command\|Run was aborted' "$4"; then
@@ -239,7 +296,7 @@ run_pgbench() {
         i = int(NR * 0.99); if (i < NR * 0.99) i++; if (i < 1) i = 1
         printf "%.3f\n", a[i] / 1000 }')
     rm -f "$prefix".*
-    printf '%s %s\n' "$tps" "$p99"
+    printf '%s %s %s\n' "$tps" "$p99" "$cpu"
 }
 
 median() {
@@ -259,37 +316,65 @@ ratio() {
 }
 
 rows=()
+base_rows=()
+cpu_rows=()
 failed=()
+# cpu_row WORKLOAD CLIENTS TARGET "drv srv pg" lists (one per run) -> medians
+cpu_row() {
+    local w=$1 c=$2 target=$3; shift 3
+    [ "$#" -gt 0 ] || return 0
+    local d=() s=() p=() x a b e
+    for x in "$@"; do read -r a b e <<<"$x"; d+=("$a"); s+=("$b"); p+=("$e"); done
+    local md ms mp
+    md=$(median "${d[@]}"); ms=$(median "${s[@]}"); mp=$(median "${p[@]}")
+    cpu_rows+=("$(printf '%-9s | %4s | %-8s | %8s | %8s | %8s | %8s' "$w" "$c" "$target" "$md" "$ms" "$mp" \
+        "$(awk -v a="$md" -v b="$ms" -v e="$mp" 'BEGIN { printf "%.1f", a + b + e }')")")
+}
 for w in "${WORKLOADS[@]}"; do
     for c in $BENCH_CLIENTS; do
-        sql_tps=(); sql_p99=(); gw_rps=(); gw_p99=(); dl_rps=(); dl_p99=()
+        sql_tps=(); sql_p99=(); gw_rps=(); gw_p99=(); dl_rps=(); dl_p99=(); bs_rps=(); bs_p99=()
+        sql_cpu=(); gw_cpu=(); dl_cpu=(); bs_cpu=()
         # unrecorded warm-up of each target
         run_pgbench "$w" "$c" 2 "$BLOG/$w-c$c.sql.warmup.log" >/dev/null || true
-        [ -n "$GW_URL" ] && { run_wrk "$GW_URL" "$w" "$c" 2 "$BLOG/$w-c$c.gateway.warmup.log" >/dev/null || true; }
-        run_wrk "$DL_URL" "$w" "$c" 2 "$BLOG/$w-c$c.dynalite.warmup.log" >/dev/null || true
+        [ -n "$GW_URL" ] && { run_wrk "$GW_URL" "$w" "$c" 2 "$BLOG/$w-c$c.gateway.warmup.log" "$GW_PID" >/dev/null || true; }
+        [ -n "$BASE_URL" ] && { run_wrk "$BASE_URL" "$w" "$c" 2 "$BLOG/$w-c$c.base.warmup.log" "$BASE_PID" >/dev/null || true; }
+        run_wrk "$DL_URL" "$w" "$c" 2 "$BLOG/$w-c$c.dynalite.warmup.log" "$DL_PID" >/dev/null || true
         ok=1
         for r in $(seq 1 "$BENCH_RUNS"); do
-            sv=fail; gv=n/a; dv=fail
+            sv=fail; gv=n/a; dv=fail; bv=n/a
             if out=$(run_pgbench "$w" "$c" "$BENCH_SECONDS" "$BLOG/$w-c$c.sql.$r.log"); then
-                read -r sv b <<<"$out"; sql_tps+=("$sv"); sql_p99+=("$b")
+                read -r sv b x <<<"$out"; sql_tps+=("$sv"); sql_p99+=("$b"); sql_cpu+=("$x")
             else ok=0; fi
             if [ -n "$GW_URL" ]; then
-                if out=$(run_wrk "$GW_URL" "$w" "$c" "$BENCH_SECONDS" "$BLOG/$w-c$c.gateway.$r.log"); then
-                    read -r gv b <<<"$out"; gw_rps+=("$gv"); gw_p99+=("$b")
+                if out=$(run_wrk "$GW_URL" "$w" "$c" "$BENCH_SECONDS" "$BLOG/$w-c$c.gateway.$r.log" "$GW_PID"); then
+                    read -r gv b x <<<"$out"; gw_rps+=("$gv"); gw_p99+=("$b"); gw_cpu+=("$x")
                 else ok=0; gv=fail; fi
             fi
-            if out=$(run_wrk "$DL_URL" "$w" "$c" "$BENCH_SECONDS" "$BLOG/$w-c$c.dynalite.$r.log"); then
-                read -r dv b <<<"$out"; dl_rps+=("$dv"); dl_p99+=("$b")
+            if [ -n "$BASE_URL" ]; then
+                if out=$(run_wrk "$BASE_URL" "$w" "$c" "$BENCH_SECONDS" "$BLOG/$w-c$c.base.$r.log" "$BASE_PID"); then
+                    read -r bv b x <<<"$out"; bs_rps+=("$bv"); bs_p99+=("$b"); bs_cpu+=("$x")
+                else ok=0; bv=fail; fi
+            fi
+            if out=$(run_wrk "$DL_URL" "$w" "$c" "$BENCH_SECONDS" "$BLOG/$w-c$c.dynalite.$r.log" "$DL_PID"); then
+                read -r dv b x <<<"$out"; dl_rps+=("$dv"); dl_p99+=("$b"); dl_cpu+=("$x")
             else ok=0; fi
-            printf '   %-9s c=%-3s run %d/%d  sql %9s/s  gateway %9s/s  dynalite %9s/s\n' "$w" "$c" "$r" "$BENCH_RUNS" "$sv" "$gv" "$dv"
+            printf '   %-9s c=%-3s run %d/%d  sql %9s/s  gateway %9s/s  base %9s/s  dynalite %9s/s\n' \
+                "$w" "$c" "$r" "$BENCH_RUNS" "$sv" "$gv" "$bv" "$dv"
         done
         [ "$ok" = 1 ] || failed+=("$w c=$c")
-        s=n/a; sp=n/a; g=n/a; gp=n/a; d=n/a; dp=n/a
+        s=n/a; sp=n/a; g=n/a; gp=n/a; d=n/a; dp=n/a; bsv=n/a; bsp=n/a
         if [ "${#sql_tps[@]}" -gt 0 ]; then s=$(median "${sql_tps[@]}"); sp=$(median3 "${sql_p99[@]}"); fi
         if [ "${#gw_rps[@]}" -gt 0 ]; then g=$(median "${gw_rps[@]}"); gp=$(median3 "${gw_p99[@]}"); fi
         if [ "${#dl_rps[@]}" -gt 0 ]; then d=$(median "${dl_rps[@]}"); dp=$(median3 "${dl_p99[@]}"); fi
+        if [ "${#bs_rps[@]}" -gt 0 ]; then bsv=$(median "${bs_rps[@]}"); bsp=$(median3 "${bs_p99[@]}"); fi
         rows+=("$(printf '%-9s | %4s | %10s | %8s | %10s | %8s | %10s | %8s | %11s | %16s | %16s' \
             "$w" "$c" "$g" "$gp" "$s" "$sp" "$d" "$dp" "$(ratio "$g" "$s")" "$(ratio "$g" "$d")" "$(ratio "$s" "$d")")")
+        [ -n "$BASE_URL" ] && base_rows+=("$(printf '%-9s | %4s | %10s | %8s | %10s | %8s | %11s | %12s | %13s' \
+            "$w" "$c" "$bsv" "$bsp" "$g" "$gp" "$(ratio "$bsv" "$s")" "$(ratio "$g" "$s")" "$(ratio "$g" "$bsv")")")
+        cpu_row "$w" "$c" sql "${sql_cpu[@]}"
+        cpu_row "$w" "$c" gateway "${gw_cpu[@]}"
+        cpu_row "$w" "$c" base "${bs_cpu[@]}"
+        cpu_row "$w" "$c" dynalite "${dl_cpu[@]}"
     done
 done
 
@@ -333,6 +418,19 @@ report=$(mktemp)
     printf '%-9s | %4s | %10s | %8s | %10s | %8s | %10s | %8s | %11s | %16s | %16s\n' workload conn "gateway/s" "p99 ms" "sql/s" "p99 ms" "dynalite/s" "p99 ms" "gateway/sql" "gateway/dynalite" "sql/dynalite"
     printf '%s\n' "----------+------+------------+----------+------------+----------+------------+----------+-------------+------------------+-----------------"
     for row in "${rows[@]}"; do printf '%s\n' "$row"; done
+    if [ "${#base_rows[@]}" -gt 0 ]; then
+        echo
+        echo "base = $GATEWAY_BASE, measured in the same run"
+        printf '%-9s | %4s | %10s | %8s | %10s | %8s | %11s | %12s | %13s\n' workload conn "base/s" "p99 ms" "gateway/s" "p99 ms" "base/sql" "gateway/sql" "gateway/base"
+        printf '%s\n' "----------+------+------------+----------+------------+----------+-------------+--------------+--------------"
+        for row in "${base_rows[@]}"; do printf '%s\n' "$row"; done
+    fi
+    echo
+    echo "CPU time per request (us, user + system, median over the runs): driver = wrk or pgbench,"
+    echo "server = the gateway or dynalite process, postgres = postmaster and all backends"
+    printf '%-9s | %4s | %-8s | %8s | %8s | %8s | %8s\n' workload conn target driver server postgres total
+    printf '%s\n' "----------+------+----------+----------+----------+----------+---------"
+    for row in "${cpu_rows[@]}"; do printf '%s\n' "$row"; done
     echo
     echo "$soak_line"
     if [ "${#failed[@]}" -gt 0 ]; then

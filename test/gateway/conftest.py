@@ -17,6 +17,7 @@ the tables), gw_reader (no rights on any table), gw_outsider (not granted to
 gw_login).
 """
 import os
+import resource
 import signal
 import subprocess
 import threading
@@ -80,10 +81,16 @@ def make_table(c, name, sort=False, waiter=True):
 class Gateway:
     """An item_table_gateway started by a test, stopped at its end."""
 
-    def __init__(self, *args, conninfo=None):
+    def __init__(self, *args, conninfo=None, nofile=None):
         cmd = [need("IT_GW_BIN"), "--port", "0", "--listen", "127.0.0.1",
                "--dbname", conninfo or need("IT_GW_CONNINFO"), *args]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+        def limits():
+            if nofile is not None:          # a low limit of open files, soft and hard
+                resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     preexec_fn=limits)
         line = self.proc.stdout.readline()
         if "listening on" not in line:
             self.proc.kill()

@@ -1,14 +1,16 @@
 """The DynamoDB API through the gateway with boto3, signed with a real key."""
 import http.client
 import json
+import subprocess
 import urllib.parse
 import zlib
 
 import botocore.auth
 import botocore.awsrequest
+import botocore.credentials
 import pytest
 
-from conftest import make_table, unique
+from conftest import make_table, psql, unique
 
 
 def test_table_lifecycle(ddb):
@@ -210,22 +212,6 @@ def test_region_is_free(endpoint, app_key):
     assert "TableNames" in c.list_tables()
 
 
-def test_streams_target_is_routed(endpoint, app_key):
-    """DynamoDBStreams_20120810.* goes to dynamodb(), which answers the
-    Streams API (test_streams.py drives it with boto3's dynamodbstreams)."""
-    from conftest import client
-    c = client(endpoint, *app_key)
-    req = botocore.awsrequest.AWSRequest(method="POST", url=endpoint + "/", data=b"{}",
-                                         headers={"X-Amz-Target": "DynamoDBStreams_20120810.ListStreams",
-                                                  "Content-Type": "application/x-amz-json-1.0"})
-    creds = c._request_signer._credentials
-    botocore.auth.SigV4Auth(creds, "dynamodb", "us-east-1").add_auth(req)
-    resp, data = raw_post(endpoint, None, b"{}", dict(req.headers.items()))
-    assert resp.status == 200
-    assert "Streams" in json.loads(data)
-
-
-
 def test_nul_in_strings_is_refused_with_a_reason(ddb, table):
     """U+0000 is legal in a DynamoDB string, but jsonb cannot hold it: the
     request is a ValidationException that says so (README, Differences), not
@@ -276,3 +262,130 @@ def test_item_collection_metrics(ddb):
         assert keys == ["p", "q"]
     finally:
         ddb.delete_table(TableName=name)
+
+
+def signed(endpoint, app_key, target, body=b"{}", content_type="application/x-amz-json-1.0"):
+    """Headers of a request signed with app_key (botocore's signer)."""
+    req = botocore.awsrequest.AWSRequest(method="POST", url=endpoint + "/", data=body,
+                                         headers={"X-Amz-Target": target, "Content-Type": content_type})
+    botocore.auth.SigV4Auth(botocore.credentials.Credentials(*app_key), "dynamodb",
+                            "us-east-1").add_auth(req)
+    return dict(req.headers.items())
+
+
+def test_streams_target_is_routed(endpoint, app_key):
+    """DynamoDBStreams_20120810.ListStreams goes to dynamodb('ListStreams', ...):
+    the gateway answers exactly what the function answers in SQL (an
+    UnknownOperationException naming the action until Streams exist)."""
+    resp, data = raw_post(endpoint, None, b"{}",
+                          signed(endpoint, app_key, "DynamoDBStreams_20120810.ListStreams"))
+    body = json.loads(data)
+    try:
+        psql("SET ROLE gw_app; SELECT item_table.dynamodb('ListStreams', '{}')")
+        in_sql = None
+    except subprocess.CalledProcessError as e:
+        in_sql = e.stderr
+    if in_sql is None:
+        assert resp.status == 200, data
+        assert "Streams" in body
+    else:
+        assert resp.status == 400
+        assert body["__type"] == "com.amazon.coral.service#UnknownOperationException"
+        assert body["message"] == "Unknown operation: ListStreams"
+        assert "Unknown operation: ListStreams" in in_sql
+
+
+@pytest.mark.parametrize("target,action", [
+    ("DynamoDBStreams_20120810.PutItem", "PutItem"),          # a DynamoDB action under Streams
+    ("DynamoDBStreams_20120810.ListTables", "ListTables"),
+    ("DynamoDB_20120810.GetRecords", "GetRecords"),            # a Streams action under DynamoDB
+    ("DynamoDB_20120810.ListStreams", "ListStreams"),
+    ("DynamoDBStreams_20120810.Frobnicate", "Frobnicate"),
+])
+def test_actions_only_under_their_api(endpoint, app_key, ddb, table, target, action):
+    item = json.dumps({"TableName": table, "Item": {"pk": {"S": "x"}, "sk": {"N": "1"}}}).encode()
+    resp, data = raw_post(endpoint, None, item, signed(endpoint, app_key, target, item))
+    assert resp.status == 400
+    assert json.loads(data) == {"__type": "com.amazon.coral.service#UnknownOperationException",
+                                "message": f"Unknown operation: {action}"}
+    assert ddb.scan(TableName=table)["Count"] == 0
+
+
+def test_content_type(endpoint, app_key, ddb, table):
+    item = {"TableName": table, "Item": {"pk": {"S": "ct"}, "sk": {"N": "1"}}}
+    body = json.dumps(item).encode()
+    # what the SDKs send, with a parameter, in another case: answered in kind
+    for ct in ("application/x-amz-json-1.0", "application/x-amz-json-1.0; charset=utf-8",
+               "Application/X-Amz-Json-1.0"):
+        resp, data = raw_post(endpoint, None, body, signed(endpoint, app_key, "DynamoDB_20120810.PutItem", body, ct))
+        assert resp.status == 200, (ct, data)
+        assert resp.getheader("Content-Type") == "application/x-amz-json-1.0"
+    # application/json: DynamoDB takes it and answers application/json, errors too
+    get = json.dumps({"TableName": table, "Key": {"pk": {"S": "ct"}, "sk": {"N": "1"}}}).encode()
+    resp, data = raw_post(endpoint, None, get, signed(endpoint, app_key, "DynamoDB_20120810.GetItem", get,
+                                                       "application/json"))
+    assert resp.status == 200
+    assert resp.getheader("Content-Type") == "application/json"
+    assert json.loads(data)["Item"]["pk"] == {"S": "ct"}
+    assert int(resp.getheader("x-amz-crc32")) == zlib.crc32(data)
+    resp, data = raw_post(endpoint, None, b"{}", signed(endpoint, app_key, "DynamoDB_20120810.GetItem", b"{}",
+                                                         "application/json"))
+    assert resp.status == 400 and resp.getheader("Content-Type") == "application/json"
+    # anything else: DynamoDB's 404, and nothing runs
+    other = dict(item, Item={"pk": {"S": "ct2"}, "sk": {"N": "1"}})
+    body = json.dumps(other).encode()
+    for ct in ("text/plain", "application/x-www-form-urlencoded", "application/x-amz-json-1.1", None):
+        h = signed(endpoint, app_key, "DynamoDB_20120810.PutItem", body, ct or "x")
+        if ct is None:
+            h.pop("Content-Type")
+        resp, data = raw_post(endpoint, None, body, h) if ct else raw_post_bare(endpoint, body, h)
+        assert resp.status == 404, (ct, resp.status, data)
+        assert data == b"<UnknownOperationException/>\n"
+        assert int(resp.getheader("x-amz-crc32")) == zlib.crc32(data)
+    assert "Item" not in ddb.get_item(TableName=table, Key={"pk": {"S": "ct2"}, "sk": {"N": "1"}})
+
+
+def raw_post_bare(url, body, headers):
+    """A POST with exactly these headers (no Content-Type added)."""
+    u = urllib.parse.urlparse(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    conn.putrequest("POST", "/", skip_accept_encoding=True)
+    for k, v in headers.items():
+        if k.lower() not in ("content-length",):
+            conn.putheader(k, v)
+    conn.putheader("Content-Length", str(len(body)))
+    conn.endheaders(body)
+    resp = conn.getresponse()
+    data = resp.read()
+    conn.close()
+    return resp, data
+
+
+def test_internal_error_does_not_leak(ddb, table):
+    """An error item_table did not raise (here a trigger's) is a 500
+    InternalServerError with a fixed message and none of the server's
+    text, and the write did not happen."""
+    fn = unique("gw_boom")
+    psql(f"CREATE FUNCTION public.{fn}() RETURNS trigger LANGUAGE plpgsql AS $$ "
+         f"BEGIN RAISE EXCEPTION 'secret internal detail %', current_setting('server_version'); END $$; "
+         f'CREATE TRIGGER boom BEFORE INSERT ON item_data."{table}" FOR EACH ROW EXECUTE FUNCTION public.{fn}()')
+    raw = {}
+
+    def keep_body(http_response, **kw):
+        raw["body"] = http_response.content
+
+    ddb.meta.events.register("after-call.dynamodb.PutItem", keep_body)
+    try:
+        with pytest.raises(ddb.exceptions.ClientError) as e:
+            ddb.put_item(TableName=table, Item={"pk": {"S": "boom"}, "sk": {"N": "1"}})
+    finally:
+        ddb.meta.events.unregister("after-call.dynamodb.PutItem", keep_body)
+        psql(f'DROP TRIGGER boom ON item_data."{table}"; DROP FUNCTION public.{fn}()')
+    assert e.value.response["Error"]["Code"] == "InternalServerError"
+    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 500
+    assert json.loads(raw["body"]) == {
+        "__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
+        "message": "The server encountered an internal error trying to fulfill the request."}
+    assert b"secret" not in raw["body"] and b"plpgsql" not in raw["body"]
+    assert "Item" not in ddb.get_item(TableName=table, Key={"pk": {"S": "boom"}, "sk": {"N": "1"}})
+

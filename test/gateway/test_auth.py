@@ -68,6 +68,17 @@ def test_expired_signature(endpoint, app_key, monkeypatch):
     assert "is now earlier than" in msg
 
 
+def test_signature_from_the_future(endpoint, app_key, monkeypatch):
+    """A clock 20 minutes ahead is refused too."""
+    clock_behind(monkeypatch, -20)
+    c = client(endpoint, *app_key)
+    with pytest.raises(c.exceptions.ClientError) as e:
+        c.list_tables()
+    code, msg, status = error_of(e)
+    assert (code, status) == ("InvalidSignatureException", 400)
+    assert msg.startswith("Signature not yet current: ")
+
+
 def test_fourteen_minutes_is_fine(endpoint, app_key, monkeypatch):
     clock_behind(monkeypatch, 14)
     assert "TableNames" in client(endpoint, *app_key).list_tables()

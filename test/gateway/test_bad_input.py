@@ -1,6 +1,11 @@
 """Bad input: each gets DynamoDB's answer or a clean HTTP error, the gateway
 keeps answering, and nothing reaches the tables."""
+import ctypes
+import errno
 import json
+import os
+import re
+import resource
 import socket
 import time
 import urllib.parse
@@ -238,3 +243,154 @@ def test_rejected_requests_change_nothing(endpoint, ddb, app_key):
     assert resp.status == 200, data
     assert ddb.get_item(TableName=name, Key={"pk": {"S": "a"}})["Item"]["v"] == {"N": "2"}
     ddb.delete_table(TableName=name)
+
+
+def test_thousands_of_connections(start_gateway):
+    """2000 connections against --max-connections 1000: the first thousand
+    are served, the others closed at once, and it keeps answering."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 2200:
+        pytest.skip(f"the limit of open files ({hard}) is below 2200")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2200), hard))
+    g = start_gateway("--auth", "none", "--max-connections", "1000")
+    u = urllib.parse.urlparse(g.url)
+    socks = []
+    try:
+        for _ in range(2000):
+            socks.append(socket.create_connection((u.hostname, u.port), timeout=10))
+        served = refused = 0
+        for s in socks:
+            try:
+                s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                got = s.recv(4096)
+                if got.startswith(b"HTTP/1.1 200"):
+                    served += 1
+                elif got == b"":
+                    refused += 1
+            except (ConnectionResetError, BrokenPipeError):
+                refused += 1
+        assert served + refused == 2000
+        assert 950 <= served <= 1000, served
+    finally:
+        for s in socks:
+            s.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert wait_until(lambda: healthy(g.url), timeout=10)
+    assert g.proc.poll() is None
+
+
+def test_connections_within_the_open_files_limit(start_gateway):
+    """With few file descriptors, --max-connections is lowered to fit (a
+    refused connection is clean, a failing accept() is not)."""
+    g = start_gateway("--auth", "none", "--max-connections", "1000", "--threads", "2", nofile=256)
+    assert wait_until(lambda: any("--max-connections lowered" in line for line in g.log), timeout=5), g.log
+    limit = int(re.search(r"lowered from 1000 to (\d+)", "".join(g.log)).group(1))
+    assert 50 <= limit < 256 - 64
+    u = urllib.parse.urlparse(g.url)
+    socks = []
+    try:
+        for _ in range(400):
+            socks.append(socket.create_connection((u.hostname, u.port), timeout=10))
+        served = 0
+        for s in socks:
+            try:
+                s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                if s.recv(4096).startswith(b"HTTP/1.1 200"):
+                    served += 1
+            except (ConnectionResetError, BrokenPipeError):
+                pass
+        assert limit - 10 <= served <= limit, (served, limit)
+    finally:
+        for s in socks:
+            s.close()
+    assert wait_until(lambda: healthy(g.url), timeout=10)
+    c = client(g.url, "any", "thing")
+    assert "TableNames" in c.list_tables()
+
+
+def gateway_socket_option(pid, port, local_port, level, option):
+    """getsockopt() on the gateway's end of our connection: find its socket
+    by the ports in /proc/PID/net/tcp, take a copy of the descriptor with
+    pidfd_getfd(2), and ask it."""
+    inode = None
+    with open(f"/proc/{pid}/net/tcp") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            if int(fields[1].split(":")[1], 16) == port and int(fields[2].split(":")[1], 16) == local_port:
+                inode = fields[9]
+    assert inode, "the gateway's socket was not found"
+    fd = None
+    for name in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{name}") == f"socket:[{inode}]":
+                fd = int(name)
+        except OSError:
+            pass
+    assert fd is not None
+    libc = ctypes.CDLL(None, use_errno=True)
+    pidfd = os.pidfd_open(pid)
+    try:
+        copy = libc.syscall(438, pidfd, fd, 0)          # pidfd_getfd
+        if copy < 0:
+            err = ctypes.get_errno()
+            if err in (errno.EPERM, errno.ENOSYS, errno.EACCES):
+                pytest.skip(f"pidfd_getfd: {os.strerror(err)}")
+            raise OSError(err, os.strerror(err))
+    finally:
+        os.close(pidfd)
+    try:
+        s = socket.socket(fileno=copy)
+        try:
+            return s.getsockopt(level, option)
+        finally:
+            s.detach()
+    finally:
+        os.close(copy)
+
+
+def test_nagle_is_off(start_gateway):
+    """TCP_NODELAY on the gateway's accepted sockets (checked on the socket
+    itself), and keep-alive requests answered without delayed-ACK stalls."""
+    if not hasattr(os, "pidfd_open"):
+        pytest.skip("no os.pidfd_open")
+    g = start_gateway("--auth", "none")
+    u = urllib.parse.urlparse(g.url)
+    with socket.create_connection((u.hostname, u.port), timeout=10) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert s.recv(4096).startswith(b"HTTP/1.1 200")
+        assert gateway_socket_option(g.proc.pid, g.port, s.getsockname()[1],
+                                     socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        body = b"{}"
+        times = []
+        for _ in range(20):
+            t0 = time.monotonic()
+            s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
+                      b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nContent-Length: 2\r\n\r\n" + body)
+            data = b""
+            while not data.endswith(b"}"):
+                data += s.recv(65536)
+            times.append(time.monotonic() - t0)
+        times.sort()
+        assert times[len(times) // 2] < 0.030, times
+
+
+def test_log_one_line_per_request(start_gateway):
+    g = start_gateway("--auth", "none", "--log")
+    quiet = start_gateway("--auth", "none")
+    ids = []
+    for url in (g.url, quiet.url):
+        resp, data = raw_post(url, "DynamoDB_20120810.ListTables", b"{}")
+        assert resp.status == 200
+        ids.append(resp.getheader("x-amzn-RequestId"))
+        resp, data = raw_post(url, "DynamoDB_20120810.DescribeTable", b'{"TableName": "no_such_table"}')
+        assert resp.status == 400
+        ids.append(resp.getheader("x-amzn-RequestId"))
+    # time, client, action, status, duration, request id
+    pattern = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z 127\.0\.0\.1 %s %d \d+us %s$"
+    assert wait_until(lambda: len([ln for ln in g.log if ids[1] in ln]) == 1, timeout=5), g.log
+    lines = [ln.rstrip("\n") for ln in g.log]
+    assert [ln for ln in lines if re.match(pattern % ("ListTables", 200, ids[0]), ln)], lines
+    assert [ln for ln in lines if re.match(pattern % ("DescribeTable", 400, ids[1]), ln)], lines
+    # without --log, nothing per request
+    time.sleep(0.2)
+    assert not [ln for ln in quiet.log if ids[2] in ln or ids[3] in ln], quiet.log

@@ -185,3 +185,80 @@ def test_help_and_bad_flags():
     out = subprocess.run([bin_, "--port", "0", "--dbname", need("IT_GW_CONNINFO") + " dbname=no_such_db"],
                          capture_output=True, text=True, timeout=30)
     assert out.returncode == 1 and "cannot" in out.stderr
+
+
+def test_batched_requests_keep_their_roles(start_gateway, ddb):
+    """With one pooled connection, requests queued behind a blocked one go
+    out as one pipelined batch: each still runs as its own key's role, a
+    failing one (no privilege, a role the gateway may not take) changes
+    nothing and does not stop the others, and no request ever runs as the
+    role of the one before it."""
+    g = start_gateway("--pool", "1", "--threads", "4", "--pool-wait", "20000")
+    app = client(g.url, *new_key("gw_app"), retries=0)
+    reader = client(g.url, *new_key("gw_reader"), retries=0)
+    outsider = client(g.url, *new_key("gw_outsider"), retries=0)
+    locked = make_table(ddb, unique("hold"))
+    ddb.put_item(TableName=locked, Item={"pk": {"S": "k"}})
+    name = make_table(ddb, unique("batch"))
+    ddb.put_item(TableName=name, Item={"pk": {"S": "r"}, "v": {"S": "app's"}})
+
+    def code_of(fn):
+        try:
+            fn()
+            return "ok"
+        except app.exceptions.ClientError as e:
+            return e.response["Error"]["Code"]
+
+    lock = TableLock(locked)
+    calls = [
+        ("blocked", lambda: app.get_item(TableName=locked, Key={"pk": {"S": "k"}})),
+        ("reader put", lambda: reader.put_item(TableName=name, Item={"pk": {"S": "by_reader"}})),
+        ("app put", lambda: app.put_item(TableName=name, Item={"pk": {"S": "by_app"}})),
+        ("outsider", lambda: outsider.put_item(TableName=name, Item={"pk": {"S": "by_outsider"}})),
+        ("reader get", lambda: reader.get_item(TableName=name, Key={"pk": {"S": "r"}})),
+        ("app get", lambda: app.get_item(TableName=name, Key={"pk": {"S": "r"}})),
+    ]
+    threads = []
+    try:
+        for label, fn in calls:
+            threads.append((label,) + in_thread(lambda fn=fn: code_of(fn)))
+            if label == "blocked":
+                assert wait_until(lambda: waiting_on_lock(locked))
+            time.sleep(0.3)             # in order on the queue
+    finally:
+        lock.release()
+    got = {}
+    for label, t, out in threads:
+        t.join(30)
+        got[label] = out.get("result", out.get("error"))
+    assert got == {"blocked": "ok", "reader put": "AccessDeniedException", "app put": "ok",
+                   "outsider": "AccessDeniedException", "reader get": "AccessDeniedException",
+                   "app get": "ok"}, got
+    keys = sorted(it["pk"]["S"] for it in ddb.scan(TableName=name)["Items"])
+    assert keys == ["by_app", "r"]
+    ddb.delete_table(TableName=name)
+    ddb.delete_table(TableName=locked)
+
+
+def test_idle_keepalive_clients_hold_no_session(start_gateway):
+    """200 keep-alive clients, each after a request, idle: the gateway still
+    holds only its pool's sessions."""
+    g = start_gateway("--auth", "none", "--pool", "2",
+                      conninfo=need("IT_GW_CONNINFO") + " application_name=gw_idle")
+    u = urllib.parse.urlparse(g.url)
+    socks = []
+    try:
+        for _ in range(200):
+            s = socket.create_connection((u.hostname, u.port), timeout=10)
+            s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
+                      b"X-Amz-Target: DynamoDB_20120810.ListTables\r\nContent-Length: 2\r\n\r\n{}")
+            data = b""
+            while not data.endswith(b"}"):
+                data += s.recv(65536)
+            assert data.startswith(b"HTTP/1.1 200"), data[:100]
+            socks.append(s)
+        n = int(psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'gw_idle'"))
+        assert 1 <= n <= 2, n
+    finally:
+        for s in socks:
+            s.close()
