@@ -27,6 +27,7 @@ OBJS = \
 	src/api_item.o \
 	src/api_batch.o \
 	src/api_index.o \
+	src/distributed.o \
 	src/gsi.o \
 	src/index_build.o \
 	src/query_range.o \
@@ -62,6 +63,7 @@ SQL_PARTS = \
 	src/sql/api_query.sql \
 	src/sql/gateway.sql \
 	src/sql/partiql.sql \
+	src/sql/distributed.sql \
 	src/sql/background.sql
 
 # Versions: src/sql/released/ keeps each released script as it was

@@ -55,6 +55,7 @@
 #include "utils/syscache.h"
 
 #include "api.h"
+#include "distributed.h"
 #include "item_guard.h"
 
 /* ----------------------------------------------------------------
@@ -446,6 +447,8 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 	Datum		d;
 	Jsonb	   *item;
 
+	if (def->citus)
+		return DistFetchItem(def, key, lock);	/* no direct probe of the shell */
 	forget_locked(def);
 	if (fetch_item_direct(def, key, lock, &item))
 	{
@@ -483,6 +486,8 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	SPIPlanPtr	plan;
 	int			rc;
 
+	if (def->citus)
+		return DistInsertItem(def, key, item);
 	plan = TableDefPlan(def, &def->plan_insert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
 						2, argtypes);
@@ -513,6 +518,11 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	SPIPlanPtr	plan;
 	int			rc;
 
+	if (def->citus)
+	{
+		DistUpdateItem(def, key, item);
+		return;
+	}
 	if (def->locked_key != NULL && ItemKeyCompare(def->locked_key, key) == 0)
 	{
 		ItemPointerData tid = def->locked_tid;
@@ -548,6 +558,11 @@ ApiDeleteItem(ItemTableDef *def, ItemKey *key)
 	SPIPlanPtr	plan;
 	int			rc;
 
+	if (def->citus)
+	{
+		DistDeleteItem(def, key);
+		return;
+	}
 	plan = TableDefPlan(def, &def->plan_delete,
 						"DELETE FROM %s WHERE key OPERATOR(item_table.=) $1",
 						1, argtypes);

@@ -36,6 +36,7 @@
 #include "utils/memutils.h"
 
 #include "api.h"
+#include "distributed.h"
 #include "item_guard.h"
 #include "expr.h"
 
@@ -184,6 +185,11 @@ ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	SPIPlanPtr	plan;
 	int			rc;
 
+	if (def->citus)
+	{
+		DistUpsertItem(def, key, item);
+		return;
+	}
 	plan = TableDefPlan(def, &def->plan_upsert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2)"
 						" ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item",
