@@ -14,8 +14,9 @@
 #   Throughput of GetItem with 1, 2 and 4 clients (README, "Distributed
 #   tables (Citus)": where the coordinator becomes the limit).
 #
-# Each measurement is pgbench for BENCH_SECONDS (default 10) seconds with
-# prepared statements; prints tps and the ratios.  Usage:
+# Each measurement is pgbench for BENCH_SECONDS (default 5) seconds with
+# prepared statements, API and plain alternating for BENCH_ROUNDS (default
+# 3) rounds; prints median tps and the ratios.  Usage:
 #   PG_CONFIG=... bash bench/citus.sh
 set -uo pipefail
 
@@ -26,8 +27,9 @@ cd "$IT_ROOT" || exit 1
 # shellcheck source=test/citus/cluster.sh
 . "$IT_ROOT/test/citus/cluster.sh"
 
-SECS=${BENCH_SECONDS:-10}
-PARTITIONS=${BENCH_PARTITIONS:-2000}
+SECS=${BENCH_SECONDS:-5}
+ROUNDS=${BENCH_ROUNDS:-3}
+PARTITIONS=${BENCH_PARTITIONS:-1000}
 
 citus_tarball >/dev/null || it_die "the Citus source release is not beside the repository"
 it_need_root || exit 1
@@ -39,7 +41,7 @@ trap 'citus_stop_cluster' EXIT
 citus_build || exit 1
 citus_start_cluster || exit 1
 
-psql_c() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@" </dev/null; }
+psql_c() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 it_say "loading $PARTITIONS partitions x 10 items into each table"
 psql_c >"$W/setup.out" 2>&1 <<EOF || { cat "$W/setup.out"; exit 1; }
@@ -89,7 +91,10 @@ INSERT INTO plain_items VALUES ('p' || :p, 's' || :s, ('{"pk": {"S": "p' || :p |
 EOF
 cat >"$W/query_api.sql" <<'EOF'
 \set p random(1, :parts)
-SELECT item_table.dynamodb('Query', ('{"TableName": "Bench", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "p' || :p || '"}}}')::jsonb);
+-- (chr(58) is the colon of the placeholder :v, which pgbench would take for a variable)
+SELECT item_table.dynamodb('Query', jsonb_build_object('TableName', 'Bench',
+  'KeyConditionExpression', 'pk = ' || chr(58) || 'v',
+  'ExpressionAttributeValues', jsonb_build_object(chr(58) || 'v', jsonb_build_object('S', 'p' || :p))));
 EOF
 cat >"$W/query_plain.sql" <<'EOF'
 \set p random(1, :parts)
@@ -97,8 +102,8 @@ SELECT item FROM plain_items WHERE pk = 'p' || :p ORDER BY sk;
 EOF
 cat >"$W/query_by_key.sql" <<'EOF'
 \set p random(1, :parts)
-SELECT item FROM by_key WHERE key >= ('S"p' || :p || '"')::item_table.item_key
-  AND key < ('S"p' || :p || '"|~')::item_table.item_key ORDER BY key;
+SELECT item FROM by_key WHERE key OPERATOR(item_table.>=) ('S"p' || :p || '"')::item_table.item_key
+  AND key OPERATOR(item_table.<) ('S"p' || :p || '"|~')::item_table.item_key ORDER BY key USING OPERATOR(item_table.<);
 EOF
 
 # run NAME CLIENTS: prints tps
@@ -109,16 +114,27 @@ run() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR == 0) print 0; else print a[int((NR + 1) / 2)] }'; }
+
 echo
-echo "== one client, $SECS s each, 32 shards, 2 workers (tps; ratio = plain tps / API tps)"
+echo "== one client, $ROUNDS alternating rounds of $SECS s, 32 shards, 2 workers"
+echo "   (median tps; ratio = plain tps / API tps, the API's cost over Citus's own routing)"
 for op in get put query; do
-    api=$(run "${op}_api" 1)
-    plain=$(run "${op}_plain" 1)
-    printf '  %-6s API %8.1f   plain Citus table %8.1f   ratio %s\n' "$op" "$api" "$plain" "$(ratio "$plain" "$api")"
+    a=()
+    p=()
+    for _ in $(seq 1 "$ROUNDS"); do
+        a+=("$(run "${op}_api" 1)")
+        p+=("$(run "${op}_plain" 1)")
+    done
+    api=$(printf '%s\n' "${a[@]}" | median)
+    plain=$(printf '%s\n' "${p[@]}" | median)
+    printf '  %-6s API %8.1f   plain Citus table %8.1f   ratio %s   (API runs: %s; plain: %s)\n' \
+        "$op" "$api" "$plain" "$(ratio "$plain" "$api")" "${a[*]}" "${p[*]}"
 done
 bykey=$(run query_by_key 1)
-printf '  query on a table distributed on key (fans out to all shards): %8.1f tps\n' "$bykey"
-printf '  Query with the partition column vs on key: %sx\n' "$(ratio "$(run query_api 1)" "$bykey")"
+routed=$(run query_api 1)
+printf '  Query on an item table distributed on key (all 32 shards): %8.1f tps\n' "$bykey"
+printf '  Query routed by the partition column:                      %8.1f tps (%sx)\n' "$routed" "$(ratio "$routed" "$bykey")"
 
 echo
 echo "== GetItem through the API with more clients (2 cores for all 3 nodes and pgbench)"

@@ -283,7 +283,10 @@ item_table_put_item(PG_FUNCTION_ARGS)
 	newj = as_stored ? w.target : AttrItemToJsonb(item);
 
 	if (w.cond == NULL && w.rv == RV_NONE && w.rcc == RCC_NONE)
+	{
+		DistNextWriteAlone(def);	/* Citus: the call's only statement */
 		ApiUpsertItem(def, key, newj);
+	}
 	else
 	{
 		int			tries = 0;

@@ -49,6 +49,13 @@ extern SPIPlanPtr DistReadPlan(ItemTableDef *def, IndexDef *idx, bool forward,
  */
 extern List *DistExplainPlan(SPIPlanPtr plan, Datum *args, int nargs, const char *indent);
 
+/*
+ * The next DistUpsertItem is the only statement of its API call (PutItem
+ * without condition): without indexes and outside a transaction block it
+ * needs no transaction block on the worker.  Any other write clears it.
+ */
+extern void DistNextWriteAlone(ItemTableDef *def);
+
 /* UpdateTable: refuse a new index on a Citus table */
 extern void DistCheckIndexCreate(ItemTableDef *def);
 
