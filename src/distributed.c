@@ -907,3 +907,170 @@ item_table_explain_item(PG_FUNCTION_ARGS)
 	SPI_finish();
 	PG_RETURN_NULL();
 }
+
+/* ----------------------------------------------------------------
+ * item_table.undistribute_table(table_name text)
+ *
+ * The reverse of distribute_table(): Citus's undistribute_table() on each
+ * index table and the table brings the rows back to the coordinator, into
+ * a new table of the same name (a new OID); the item_table catalog is
+ * pointed at the new tables (the sql_drop clean-up is held off meanwhile,
+ * ItemHoldDropCleanup), then the distribution columns go, the primary keys
+ * become (key) and (ikey, key) again, and the guard and index triggers
+ * come back.  Run as the table's owner; the catalog rows are updated as
+ * the catalog's owner.
+ * ----------------------------------------------------------------
+ */
+/* run one statement built from catalog names (quoted) */
+static void
+run_sql(const char *sql, int expected)
+{
+	int			rc = SPI_execute(sql, false, 0);
+
+	if (rc != expected)
+		elog(ERROR, "undistribute_table: \"%s\" failed: %s", sql, SPI_result_code_string(rc));
+}
+
+/* name of relid's primary key */
+static char *
+pk_name(Oid relid)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		arg = ObjectIdGetDatum(relid);
+	int			rc = SPI_execute_with_args("SELECT c.conname::pg_catalog.text FROM pg_catalog.pg_constraint c"
+										   " WHERE c.conrelid OPERATOR(pg_catalog.=) $1"
+										   " AND c.contype OPERATOR(pg_catalog.=) 'p'",
+										   1, argtypes, &arg, NULL, false, 1);
+
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "undistribute_table: no primary key on relation %u", relid);
+	return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+}
+
+/* Citus's undistribute_table() on a relation, by qualified name; its new OID */
+static Oid
+citus_undistribute(const char *qualified)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		arg = CStringGetTextDatum(qualified);
+	int			rc;
+
+	rc = SPI_execute_with_args("SELECT pg_catalog.undistribute_table($1::pg_catalog.regclass)",
+							   1, argtypes, &arg, NULL, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "undistribute_table: Citus's undistribute_table(%s) failed: %s", qualified,
+			 SPI_result_code_string(rc));
+	rc = SPI_execute_with_args("SELECT $1::pg_catalog.regclass::pg_catalog.oid",
+							   1, argtypes, &arg, NULL, false, 1);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "undistribute_table: %s is gone", qualified);
+	return DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
+										  &(bool){false}));
+}
+
+PG_FUNCTION_INFO_V1(item_table_undistribute_table);
+
+Datum
+item_table_undistribute_table(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	ItemTableDef *def;
+	int			nindexes;
+	char	  **idxnames;
+	char	  **idxquals;
+	Oid		   *newidx;
+	char	   *basequal;
+	volatile Oid newbase = InvalidOid;
+	ItemRoleSwitch sw;
+	int			i;
+
+	SPI_connect();
+	def = TableDefLookup(name);
+	if (!def->citus)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("item table \"%s\" is not distributed", name)));
+	ItemCheckOwner(def->relid);
+	nindexes = def->nindexes;
+	idxnames = palloc(sizeof(char *) * Max(nindexes, 1));
+	idxquals = palloc(sizeof(char *) * Max(nindexes, 1));
+	newidx = palloc(sizeof(Oid) * Max(nindexes, 1));
+	for (i = 0; i < nindexes; i++)
+	{
+		ItemCheckOwner(def->indexes[i].relid);
+		idxnames[i] = pstrdup(def->indexes[i].name);
+		idxquals[i] = ItemQualifiedName(def->indexes[i].relid);
+	}
+	basequal = ItemQualifiedName(def->relid);
+
+	/* the rows back on the coordinator, in new tables of the same names */
+	ItemHoldDropCleanup(true);
+	PG_TRY();
+	{
+		for (i = 0; i < nindexes; i++)
+			newidx[i] = citus_undistribute(idxquals[i]);
+		newbase = citus_undistribute(basequal);
+	}
+	PG_FINALLY();
+	{
+		ItemHoldDropCleanup(false);
+	}
+	PG_END_TRY();
+
+	/* the catalog follows them */
+	ItemAsCatalogOwnerBegin(&sw);
+	{
+		Oid			argtypes[3] = {TEXTOID, OIDOID, TEXTOID};
+		Datum		args[3];
+		int			rc;
+
+		args[0] = CStringGetTextDatum(name);
+		args[1] = ObjectIdGetDatum(newbase);
+		rc = SPI_execute_with_args("UPDATE item_table.tables SET relid = $2::pg_catalog.regclass"
+								   " WHERE table_name OPERATOR(pg_catalog.=) $1",
+								   2, argtypes, args, NULL, false, 0);
+		if (rc != SPI_OK_UPDATE || SPI_processed != 1)
+			elog(ERROR, "undistribute_table: catalog update failed");
+		for (i = 0; i < nindexes; i++)
+		{
+			args[1] = ObjectIdGetDatum(newidx[i]);
+			args[2] = CStringGetTextDatum(idxnames[i]);
+			rc = SPI_execute_with_args("UPDATE item_table.indexes SET relid = $2::pg_catalog.regclass"
+									   " WHERE table_name OPERATOR(pg_catalog.=) $1"
+									   " AND index_name OPERATOR(pg_catalog.=) $3",
+									   3, argtypes, args, NULL, false, 0);
+			if (rc != SPI_OK_UPDATE || SPI_processed != 1)
+				elog(ERROR, "undistribute_table: catalog update failed");
+		}
+	}
+	ItemAsRoleEnd(&sw);
+	CommandCounterIncrement();
+
+	/* the shape of undistributed tables, and their triggers */
+	for (i = 0; i < nindexes; i++)
+	{
+		run_sql(psprintf("ALTER TABLE %s DROP CONSTRAINT ipart_is_partition_key,"
+						 " DROP CONSTRAINT %s, ADD PRIMARY KEY (ikey, key)",
+						 idxquals[i], quote_identifier(pk_name(newidx[i]))), SPI_OK_UTILITY);
+		run_sql(psprintf("ALTER TABLE %s DROP COLUMN " DIST_INDEX_COLUMN, idxquals[i]), SPI_OK_UTILITY);
+	}
+	run_sql(psprintf("ALTER TABLE %s DROP CONSTRAINT part_is_partition_key,"
+					 " DROP CONSTRAINT %s, ADD PRIMARY KEY (key)",
+					 basequal, quote_identifier(pk_name(newbase))), SPI_OK_UTILITY);
+	run_sql(psprintf("ALTER TABLE %s DROP COLUMN " DIST_TABLE_COLUMN, basequal), SPI_OK_UTILITY);
+	run_sql(psprintf("CREATE TRIGGER zz_item_guard BEFORE INSERT OR UPDATE ON %s"
+					 " FOR EACH ROW EXECUTE FUNCTION item_table.item_guard()", basequal),
+			SPI_OK_UTILITY);
+	if (nindexes > 0)
+	{
+		run_sql(psprintf("CREATE TRIGGER item_table_indexes AFTER INSERT OR UPDATE OR DELETE ON %s"
+						 " FOR EACH ROW EXECUTE FUNCTION item_table.index_trigger()", basequal),
+				SPI_OK_UTILITY);
+		run_sql(psprintf("CREATE TRIGGER item_table_indexes_truncate AFTER TRUNCATE ON %s"
+						 " FOR EACH STATEMENT EXECUTE FUNCTION item_table.index_trigger()", basequal),
+				SPI_OK_UTILITY);
+	}
+	TableDefForget(name);
+	SPI_finish();
+	PG_RETURN_VOID();
+}

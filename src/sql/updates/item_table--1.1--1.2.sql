@@ -288,3 +288,8 @@ CREATE FUNCTION explain_item(table_name text, key jsonb) RETURNS SETOF text
 	AS 'MODULE_PATHNAME', 'item_table_explain_item' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION explain_item(text, jsonb) IS
 	'the plans (EXPLAIN) of the item statements (GetItem, PutItem, UpdateItem, DeleteItem) the API runs on a distributed table for one key: each should show Task Count: 1';
+
+CREATE FUNCTION undistribute_table(table_name text) RETURNS void
+	AS 'MODULE_PATHNAME', 'item_table_undistribute_table' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION undistribute_table(text) IS
+	'bring a table distributed with distribute_table() and its index tables back to the coordinator, as ordinary item tables';

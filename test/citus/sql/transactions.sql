@@ -103,3 +103,19 @@ SELECT item_table.dynamodb('DeleteItem', pg_catalog.jsonb_build_object('TableNam
 ROLLBACK;
 SELECT * FROM tx.balances();
 SELECT * FROM item_table.verify('Accounts');
+
+-- back to an ordinary item table: the rows, the index rows and the catalog
+-- follow, plain SQL writes are accepted again and kept indexed by the trigger
+SELECT item_table.undistribute_table('Accounts');
+SELECT count(*) AS citus_tables_left FROM pg_dist_partition WHERE logicalrelid::text LIKE 'item_data."Accounts%';
+SELECT attname FROM pg_attribute WHERE attrelid = 'item_data."Accounts"'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum;
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'item_data."Accounts"'::regclass ORDER BY tgname;
+SELECT * FROM tx.balances();
+INSERT INTO item_data."Accounts" (item) VALUES ('{"id": {"S": "acct-sql"}, "owner": {"S": "bob"}}');
+SELECT item_table.dynamodb('Query', '{"TableName": "Accounts", "IndexName": "byOwner", "KeyConditionExpression": "#o = :o",
+  "ExpressionAttributeNames": {"#o": "owner"}, "ExpressionAttributeValues": {":o": {"S": "bob"}}}');
+SELECT * FROM item_table.verify('Accounts');
+SELECT item_table.undistribute_table('Accounts');
+SELECT item_table.distribute_table('Accounts', 4);
+SELECT * FROM tx.balances();
+SELECT * FROM item_table.verify('Accounts');
