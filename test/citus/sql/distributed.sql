@@ -154,6 +154,16 @@ SELECT item_table.dynamodb('TransactGetItems', '{"TransactItems": [
 SELECT item_table.dynamodb('ExecuteStatement', '{"Statement": "SELECT sk FROM \"Orders\" WHERE pk = ?", "Parameters": [{"S": "user#5"}]}');
 SELECT item_table.dynamodb('ExecuteStatement', '{"Statement": "UPDATE \"Orders\" SET amount = 0 WHERE pk = ? AND sk = ?", "Parameters": [{"S": "user#5"}, {"S": "order#1"}]}');
 
+SELECT item_table.dynamodb('BatchExecuteStatement', '{"Statements": [
+  {"Statement": "INSERT INTO \"Orders\" VALUE {''pk'': ?, ''sk'': ?, ''status'': ?}", "Parameters": [{"S": "user#11"}, {"S": "order#1"}, {"S": "OPEN"}]},
+  {"Statement": "DELETE FROM \"Orders\" WHERE pk = ? AND sk = ?", "Parameters": [{"S": "user#10"}, {"S": "order#1"}]}]}');
+SELECT item_table.dynamodb('ExecuteTransaction', '{"TransactStatements": [
+  {"Statement": "UPDATE \"Orders\" SET status = ? WHERE pk = ? AND sk = ?", "Parameters": [{"S": "SHIPPED"}, {"S": "user#11"}, {"S": "order#1"}]},
+  {"Statement": "INSERT INTO \"Orders\" VALUE {''pk'': ?, ''sk'': ?, ''status'': ?}", "Parameters": [{"S": "user#12"}, {"S": "order#1"}, {"S": "OPEN"}]}]}');
+-- item_collection(): one collection as rows, from one shard
+SELECT item->'sk'->>'S' AS sk FROM item_table.item_collection('Orders', '{"S": "user#3"}', '{"S": "order#"}', false);
+SELECT item_table.dynamodb('ListTables', '{}');
+
 -- the indexes are right: verify() rebuilds them from the items
 SELECT * FROM item_table.verify('Orders');
 SELECT (SELECT count(*) FROM item_data."Orders") AS items,
