@@ -28,6 +28,7 @@ OBJS = \
 	src/api_item.o \
 	src/api_batch.o \
 	src/api_index.o \
+	src/distributed.o \
 	src/gsi.o \
 	src/index_build.o \
 	src/query_range.o \
@@ -66,6 +67,7 @@ SQL_PARTS = \
 	src/sql/api_query.sql \
 	src/sql/gateway.sql \
 	src/sql/partiql.sql \
+	src/sql/distributed.sql \
 	src/sql/background.sql \
 	src/sql/stream.sql
 

@@ -13,7 +13,12 @@
 #   7. gateway               item_table_gateway with boto3 (pytest), the AWS CLI
 #                            and test/gateway/js/run.sh if present
 #                                                  (counted per test and check)
-#   8. fuzz                  scripts/fuzz.sh, libFuzzer on the C parsers,
+#   8. citus                 test/citus/run.sh: Citus built from its source
+#                            release beside the repository, a coordinator and
+#                            two workers, the distributed pg_regress tests and
+#                            a 4-client workload + verify(); skipped when the
+#                            release is not there       (counted per test)
+#   9. fuzz                  scripts/fuzz.sh, libFuzzer on the C parsers,
 #                            IT_FUZZ_SECONDS in total (default 60; 0 skips)
 #                                                              (counted per target)
 # and ends with one line "N passed, N failed".  Exit status 0 only if every
@@ -452,6 +457,29 @@ PY
     record gateway tests "$tp" "$tf" "log: ${dir#"$IT_ROOT"/}"
 }
 
+# Item tables distributed with Citus (test/citus/run.sh, which builds Citus
+# and runs its own 3-node cluster beside the test cluster).
+suite_citus() {
+    local out="$IT_LOG_DIR/citus.out" rc line p f
+    it_say "citus: distributed tables (test/citus/run.sh)"
+    PG_CONFIG="$PG_CONFIG" IT_LOG_DIR="$IT_LOG_DIR" bash test/citus/run.sh </dev/null 2>&1 | tee "$out"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" -eq 77 ]; then
+        record_skip citus "$(sed -n 's/^SKIP: //p' "$out" | head -n 1)"
+        return
+    fi
+    line=$(tail -n 1 "$out")
+    if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        p=${BASH_REMATCH[1]}
+        f=${BASH_REMATCH[2]}
+    else
+        p=0
+        f=1
+    fi
+    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    record citus tests "$p" "$f" "log: ${IT_LOG_DIR#"$IT_ROOT"/}/citus"
+}
+
 main() {
     local t0
     t0=$(date +%s.%N)
@@ -467,7 +495,7 @@ main() {
     # IT_SUITES (a space-separated subset, for development) picks suites;
     # the README's command runs them all.
     local s
-    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway fuzz}; do
+    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway citus fuzz}; do
         if ! declare -F "suite_$s" >/dev/null; then
             fatal "unknown suite: $s"
         fi

@@ -65,6 +65,7 @@
 #include "utils/syscache.h"
 
 #include "api.h"
+#include "distributed.h"
 #include "item_guard.h"
 
 /* ----------------------------------------------------------------
@@ -959,6 +960,8 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 	Datum		d;
 	Jsonb	   *item;
 
+	if (def->citus)
+		return DistFetchItem(def, key, lock);	/* no direct probe of the shell */
 	forget_locked(def);
 	if (fetch_item_direct(def, key, lock, &item))
 	{
@@ -996,6 +999,8 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	SPIPlanPtr	plan;
 	int			rc;
 
+	if (def->citus)
+		return DistInsertItem(def, key, item);
 	plan = TableDefPlan(def, &def->plan_insert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
 						2, argtypes);
@@ -1026,6 +1031,11 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	SPIPlanPtr	plan;
 	int			rc;
 
+	if (def->citus)
+	{
+		DistUpdateItem(def, key, item);
+		return;
+	}
 	if (def->locked_key != NULL && ItemKeyCompare(def->locked_key, key) == 0)
 	{
 		ItemPointerData tid = def->locked_tid;
@@ -1061,6 +1071,11 @@ ApiDeleteItem(ItemTableDef *def, ItemKey *key)
 	SPIPlanPtr	plan;
 	int			rc;
 
+	if (def->citus)
+	{
+		DistDeleteItem(def, key);
+		return;
+	}
 	plan = TableDefPlan(def, &def->plan_delete,
 						"DELETE FROM %s WHERE key OPERATOR(item_table.=) $1",
 						1, argtypes);

@@ -38,6 +38,7 @@
 #include "utils/memutils.h"
 
 #include "api.h"
+#include "distributed.h"
 #include "item_guard.h"
 #include "expr.h"
 #include "legacy.h"
@@ -187,6 +188,11 @@ ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	SPIPlanPtr	plan;
 	int			rc;
 
+	if (def->citus)
+	{
+		DistUpsertItem(def, key, item);
+		return;
+	}
 	plan = TableDefPlan(def, &def->plan_upsert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2)"
 						" ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item",
@@ -285,7 +291,10 @@ item_table_put_item(PG_FUNCTION_ARGS)
 	newj = as_stored ? w.target : AttrItemToJsonb(item);
 
 	if (w.cond == NULL && w.rv == RV_NONE && w.rcc == RCC_NONE)
+	{
+		DistNextWriteAlone(def);	/* Citus: the call's only statement */
 		ApiUpsertItem(def, key, newj);
+	}
 	else
 	{
 		int			tries = 0;

@@ -38,6 +38,7 @@
 #include "utils/snapmgr.h"
 
 #include "legacy.h"
+#include "distributed.h"
 #include "query.h"
 
 PG_FUNCTION_INFO_V1(item_table_query);
@@ -100,14 +101,8 @@ explain_read(ReadRequest *rr)
 	Datum		args[6];
 	int			nargs;
 	SPIPlanPtr	plan = ReadRequestPlan(rr, args, &nargs);
-	CachedPlan *cplan;
-	PlannedStmt *pstmt;
-	QueryDesc  *qd;
-	ExplainState *es;
 	StringInfoData line;
 	List	   *lines = NIL;
-	char	   *p;
-	char	   *nl;
 
 	initStringInfo(&line);
 	ReadDescribeRange(&line, &rr->range, rr->target.idx ? "ikey" : "key");
@@ -121,32 +116,8 @@ explain_read(ReadRequest *rr)
 		lines = lappend(lines, psprintf("segment: %d of %d", rr->segment, rr->total_segments));
 	lines = lappend(lines, psprintf("direction: %s", rr->forward ? "forward" : "backward"));
 
-	cplan = SPI_plan_get_cached_plan(plan);
-	if (cplan == NULL || list_length(cplan->stmt_list) != 1)
-		elog(ERROR, "unexpected plan for an item_table read");
-	pstmt = linitial_node(PlannedStmt, cplan->stmt_list);
-
-	es = NewExplainState();
-	es->costs = false;
-	es->format = EXPLAIN_FORMAT_TEXT;
-	qd = CreateQueryDesc(pstmt, "item_table read", GetActiveSnapshot(), InvalidSnapshot,
-						 None_Receiver, NULL, NULL, 0);
-	ExecutorStart(qd, EXEC_FLAG_EXPLAIN_ONLY);
-	ExplainPrintPlan(es, qd);	/* text format needs no begin/end */
-	ExecutorEnd(qd);
-	FreeQueryDesc(qd);
-	ReleaseCachedPlan(cplan, CurrentResourceOwner);
-
-	for (p = es->str->data; *p; p = nl + 1)
-	{
-		nl = strchr(p, '\n');
-		if (nl == NULL)
-		{
-			lines = lappend(lines, pstrdup(p));
-			break;
-		}
-		lines = lappend(lines, pnstrdup(p, nl - p));
-	}
+	/* the plan for these parameters (distributed.c, also for Citus tables) */
+	lines = list_concat(lines, DistExplainPlan(plan, args, nargs, ""));
 	return lines;
 }
 
@@ -336,6 +307,7 @@ bind_read(ReadParsed *rp, ReadRequest *rr)
 						  rp->query_filter ? "QueryFilter" : "Filter Expression", filter_key);
 	}
 	ReadApplyStartKey(rr, rp->esk, partition, !rp->is_query);
+	rr->partition = partition;
 }
 
 /*

@@ -41,6 +41,7 @@
 #include "utils/uuid.h"
 
 #include "api.h"
+#include "distributed.h"
 #include "api_index.h"
 #include "gsi.h"
 #include "item_guard.h"
@@ -996,6 +997,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 										foreach_current_index(lc) + 1));
 			ApiRequestCheck(&cr);
 			ApiCheckIndex(ix, def->hash_key, def->range_key);
+			DistCheckIndexCreate(def);
 			if (t != NULL && TableDefFindIndex(t, ix->name) != NULL)
 				DynValidation("One or more parameter values were invalid: Attempting to create an index which already exists");
 			for (i = 0; t != NULL && i < t->nindexes; i++)

@@ -217,6 +217,21 @@ ItemRunUtility(Node *stmt, const char *description)
  */
 PG_FUNCTION_INFO_V1(item_table_on_sql_drop);
 
+static bool drop_cleanup_held = false;
+
+/*
+ * ItemHoldDropCleanup
+ *		Hold off (or resume) the clean-up below, for a caller that replaces
+ *		item or index tables by new ones and points the catalog at them
+ *		itself (distributed.c, undistribute_table()).  The caller resumes it
+ *		on error too.
+ */
+void
+ItemHoldDropCleanup(bool hold)
+{
+	drop_cleanup_held = hold;
+}
+
 Datum
 item_table_on_sql_drop(PG_FUNCTION_ARGS)
 {
@@ -230,6 +245,9 @@ item_table_on_sql_drop(PG_FUNCTION_ARGS)
 	if (!OidIsValid(nsp) || !OidIsValid(get_relname_relid("indexes", nsp)) ||
 		!OidIsValid(get_relname_relid("tables", nsp)))
 		PG_RETURN_VOID();		/* the extension itself is being dropped */
+	/* a caller replacing tables updates the catalog itself (ItemHoldDropCleanup) */
+	if (drop_cleanup_held)
+		PG_RETURN_VOID();
 
 	SPI_connect();
 	ItemAsCatalogOwnerBegin(&sw);

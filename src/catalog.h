@@ -71,4 +71,7 @@ extern struct _SPI_plan *ItemPrepareKept(const char *sql, int nargs, Oid *argtyp
 /* execute a utility statement parse tree as the current user */
 extern void ItemRunUtility(Node *stmt, const char *description);
 
+/* the sql_drop clean-up of the catalog held off while a caller replaces tables */
+extern void ItemHoldDropCleanup(bool hold);
+
 #endif							/* ITEM_TABLE_CATALOG_H */

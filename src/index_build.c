@@ -136,7 +136,12 @@ item_table_verify(PG_FUNCTION_ARGS)
 		int			rc;
 		uint64		r;
 
-		sql = psprintf("SELECT CASE WHEN i.key IS NULL THEN 'missing' WHEN x.key IS NULL THEN 'extra' ELSE 'stale' END,"
+		/*
+		 * A table distributed with Citus (distributed.c): both tables are
+		 * read into the coordinator first (materialized CTEs), where the
+		 * item_table catalog that index_entries() needs is.
+		 */
+		sql = psprintf("%s SELECT CASE WHEN i.key IS NULL THEN 'missing' WHEN x.key IS NULL THEN 'extra' ELSE 'stale' END,"
 					   " coalesce(x.ikey, i.ikey), coalesce(x.key, i.key),"
 					   " pg_catalog.jsonb_build_object('expected', x.item, 'found', i.item)"
 					   " FROM (SELECT e.ikey, b.key, e.projected AS item FROM %s b,"
@@ -144,7 +149,12 @@ item_table_verify(PG_FUNCTION_ARGS)
 					   " FULL JOIN %s i ON i.ikey OPERATOR(item_table.=) x.ikey AND i.key OPERATOR(item_table.=) x.key"
 					   " WHERE i.key IS NULL OR x.key IS NULL OR i.item OPERATOR(pg_catalog.<>) x.item"
 					   " ORDER BY 2, 3",
-					   ItemQualifiedName(def->relid), ItemQualifiedName(idx->relid));
+					   def->citus ?
+					   psprintf("WITH base AS MATERIALIZED (SELECT key, item FROM %s),"
+								" idx AS MATERIALIZED (SELECT ikey, key, item FROM %s)",
+								ItemQualifiedName(def->relid), ItemQualifiedName(idx->relid)) : "",
+					   def->citus ? "base" : ItemQualifiedName(def->relid),
+					   def->citus ? "idx" : ItemQualifiedName(idx->relid));
 		rc = SPI_execute_with_args(sql, 2, argtypes, args, NULL, true, 0);
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "verify failed: %s", SPI_result_code_string(rc));

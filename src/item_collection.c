@@ -134,6 +134,7 @@ collection_open(FunctionCallInfo fcinfo, MemoryContext cxt)
 	}
 	rr.range.lo_incl = true;
 	rr.range.hi_incl = false;
+	rr.partition = p;
 	plan = ReadRequestPlan(&rr, args, &nargs);
 	portal = SPI_cursor_open(NULL, plan, args, NULL, true);
 	return MemoryContextStrdup(cxt, portal->name);

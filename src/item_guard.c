@@ -45,6 +45,9 @@
  *					dropped
  *	  index table	ikey item_key NOT NULL, key item_key NOT NULL,
  *					item jsonb NOT NULL, PRIMARY KEY (ikey, key)
+ *	  distributed	(Citus, distribute_table()) the primary key may end with
+ *					the distribution column (part, ipart); such a base
+ *					table has no guard trigger (distributed.c)
  *	  both			an ordinary table in schema item_data without
  *					inheritance children; any other column nullable or
  *					with a default (so the API's INSERTs still work)
@@ -95,6 +98,7 @@
 #include "utils/rel.h"
 
 #include "catalog.h"
+#include "distributed.h"
 #include "errors.h"
 #include "item_guard.h"
 #include "stored_item.h"
@@ -655,6 +659,7 @@ check_shape(Oid relid, bool is_index, bool dropping, Oid data_nsp)
 	int			nkeys = 0;
 	AttrNumber	item;
 	Oid			pk;
+	AttrNumber	dist;
 	bool		pk_ok = false;
 	int			i;
 
@@ -667,13 +672,19 @@ check_shape(Oid relid, bool is_index, bool dropping, Oid data_nsp)
 	keys[nkeys++] = required_column(kind, rel, "key", ItemKeyTypeOid(), "item_table.item_key");
 	item = required_column(kind, rel, "item", JSONBOID, "jsonb");
 
+	/* distributed with Citus (distributed.c): the primary key ends with it */
+	dist = get_attnum(relid, is_index ? DIST_INDEX_COLUMN : DIST_TABLE_COLUMN);
 	pk = RelationGetPrimaryKeyIndex(rel);
 	if (OidIsValid(pk))
 	{
 		Relation	idx = index_open(pk, AccessShareLock);
 		Form_pg_index ind = idx->rd_index;
+		int			n = ind->indnatts;
 
-		pk_ok = ind->indnatts == nkeys && ind->indnkeyatts == nkeys;
+		if (dist != InvalidAttrNumber && n == nkeys + 1 && ind->indnkeyatts == n &&
+			ind->indkey.values[nkeys] == dist)
+			n = nkeys;
+		pk_ok = n == nkeys && ind->indnkeyatts == ind->indnatts;
 		for (i = 0; pk_ok && i < nkeys; i++)
 			pk_ok = ind->indkey.values[i] == keys[i];
 		index_close(idx, AccessShareLock);
@@ -687,7 +698,7 @@ check_shape(Oid relid, bool is_index, bool dropping, Oid data_nsp)
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 
 		if (att->attisdropped || att->attnum == item || att->attnum == keys[0] ||
-			(nkeys == 2 && att->attnum == keys[1]))
+			(nkeys == 2 && att->attnum == keys[1]) || att->attnum == dist)
 			continue;
 		if (att->attnotnull && !att->atthasdef && !att->attidentity && !att->attgenerated)
 			refuse(kind, rel, psprintf("must have column \"%s\" nullable or with a default",
@@ -697,7 +708,8 @@ check_shape(Oid relid, bool is_index, bool dropping, Oid data_nsp)
 	if (find_inheritance_children(relid, NoLock) != NIL)
 		refuse(kind, rel, "must not have inheritance children",
 			   "Reads of the table would return the children's rows.");
-	if (!is_index)
+	/* a distributed table has no triggers: the API keeps its indexes */
+	if (!is_index && dist == InvalidAttrNumber)
 		check_guard_trigger(rel, dropping);
 	relation_close(rel, NoLock);
 }

@@ -445,6 +445,7 @@ parse_key_text(const char *text, Node *escontext)
 	bool		partition_top = false;
 	bool		prefix_top = false;
 	bool		has_sort = false;
+	bool		successor = false;
 
 	lx.input = text;
 	lx.p = text;
@@ -453,6 +454,13 @@ parse_key_text(const char *text, Node *escontext)
 	initStringInfo(&sbuf);
 
 	skip_ws(&lx);
+	/* the reader's outer bounds: before and after every key */
+	if ((*lx.p == '<' || *lx.p == '>') && lx.p[1 + strspn(lx.p + 1, " \t\n\r")] == '\0')
+	{
+		static const uint8 top = 0xFF;
+
+		return KeyCodecMakeVarlena(&top, *lx.p == '>' ? 1 : 0);
+	}
 	if (!lex_part(&lx, &pk, &pbuf, false))
 		return NULL;
 	skip_ws(&lx);
@@ -484,6 +492,13 @@ parse_key_text(const char *text, Node *escontext)
 		}
 		skip_ws(&lx);
 	}
+	if (*lx.p == '>')
+	{
+		/* a successor: right after the key (its encoding and a zero byte) */
+		successor = true;
+		lx.p++;
+		skip_ws(&lx);
+	}
 	if (*lx.p != '\0')
 	{
 		if (!(*lx.p == '|' && has_sort))
@@ -508,6 +523,14 @@ parse_key_text(const char *text, Node *escontext)
 		result = repalloc(result, len + 1);
 		p = (uint8 *) result + len;
 		p[0] = prefix_top ? ITEMKEY_PREFIX_TOP : ITEMKEY_TAG_PARTITION_TOP;
+		SET_VARSIZE(result, len + 1);
+	}
+	if (successor)
+	{
+		int			len = VARSIZE(result);
+
+		result = repalloc(result, len + 1);
+		((uint8 *) result)[len] = 0;
 		SET_VARSIZE(result, len + 1);
 	}
 	return result;
@@ -668,7 +691,27 @@ ItemKeyToText(const ItemKey *key)
 {
 	ItemKeyParsed parsed;
 	StringInfoData out;
+	const uint8 *data = ITEMKEY_DATA(key);
+	int			len = ITEMKEY_LEN(key);
+	const char *why = NULL;
 
+	/*
+	 * The reader's bounds (query_range.c) have text forms too, so that they
+	 * survive being sent as text (Citus sends parameters so): < before and
+	 * > after every key, and a key followed by > for the position right
+	 * after it (its encoding and a zero byte).
+	 */
+	if (len == 0)
+		return pstrdup("<");
+	if (len == 1 && data[0] == 0xFF)
+		return pstrdup(">");
+	if (data[len - 1] == 0 && !KeyCodecDecode(data, len, &parsed, &why) &&
+		KeyCodecDecode(data, len - 1, &parsed, &why))
+	{
+		ItemKey    *k = KeyCodecMakeVarlena(data, len - 1);
+
+		return psprintf("%s>", ItemKeyToText(k));
+	}
 	ItemKeyDecodeOrError(key, &parsed);
 	initStringInfo(&out);
 	append_part_text(&out, &parsed.partition);

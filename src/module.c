@@ -17,6 +17,7 @@
 
 #include "item_table.h"
 #include "api.h"
+#include "distributed.h"
 #include "worker.h"
 
 PG_MODULE_MAGIC;
@@ -43,5 +44,6 @@ _PG_init(void)
 							   &item_table_endpoint_address,
 							   "localhost:8000", PGC_USERSET, 0, NULL, NULL, NULL);
 	ItemWorkerInit();
+	DistInit();
 	MarkGUCPrefixReserved("item_table");
 }

@@ -84,6 +84,7 @@ typedef struct ReadRequest
 	int			segment;
 	ItemKey    *start_ikey;		/* index: read after (start_ikey, start_key) */
 	ItemKey    *start_key;
+	ItemKey    *partition;		/* Query: the partition-only key; Scan: NULL */
 	/* what to do with it */
 	int64		limit;			/* 0: none */
 	CondNode   *filter;

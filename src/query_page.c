@@ -52,6 +52,7 @@
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 
+#include "distributed.h"
 #include "jsonb_binary.h"
 #include "query.h"
 
@@ -103,6 +104,9 @@ target_plan(ReadTarget *t, SPIPlanPtr *slot, const char *sql, int nargs)
 	ItemKeyTypeOid(), INT4OID, INT4OID};
 	SPIPlanPtr	plan;
 
+	/* a Citus table has its own statements (ReadRequestPlan) */
+	if (t->def->citus)
+		return NULL;
 	if (t->idx == NULL)
 		return TableDefPlanOpts(t->def, slot, sql, nargs, argtypes, READ_CURSOR_OPTIONS);
 	if (*slot != NULL)
@@ -141,8 +145,8 @@ typedef struct ReadPage
  * ReadRequestPlan
  *		The plan of a request and its parameters (args[0..*nargs - 1]).
  */
-SPIPlanPtr
-ReadRequestPlan(ReadRequest *rr, Datum *args, int *nargs)
+static SPIPlanPtr
+plain_request_plan(ReadRequest *rr, Datum *args, int *nargs)
 {
 	ReadRangeBounds(&rr->range, &args[0], &args[1]);
 	if (rr->target.idx != NULL)
@@ -179,6 +183,18 @@ ReadRequestPlan(ReadRequest *rr, Datum *args, int *nargs)
 	if (rr->forward)
 		return target_plan(&rr->target, rr->target.plan_forward, READ_FORWARD_SQL, 2);
 	return target_plan(&rr->target, rr->target.plan_backward, READ_BACKWARD_SQL, 2);
+}
+
+SPIPlanPtr
+ReadRequestPlan(ReadRequest *rr, Datum *args, int *nargs)
+{
+	SPIPlanPtr	plan = plain_request_plan(rr, args, nargs);
+
+	/* Citus: the same parameters, in statements Citus can route (distributed.c) */
+	if (rr->target.def->citus)
+		plan = DistReadPlan(rr->target.def, rr->target.idx, rr->forward,
+							rr->total_segments > 1, rr->partition, args, nargs);
+	return plan;
 }
 
 /* how many rows to fetch next: no more than Limit, about what fits */

@@ -71,6 +71,7 @@
 #include "utils/syscache.h"
 
 #include "catalog.h"
+#include "distributed.h"
 #include "errors.h"
 #include "table_def.h"
 
@@ -186,14 +187,24 @@ version_free_plans(void *arg)
 	SPIPlanPtr *table_plans[] = {&def->plan_get, &def->plan_get_lock,
 		&def->plan_insert, &def->plan_update, &def->plan_update_tid,
 		&def->plan_delete, &def->plan_upsert, &def->plan_read_forward,
-	&def->plan_read_backward, &def->plan_read_segment, &def->plan_collection_size};
+	&def->plan_read_backward, &def->plan_read_segment, &def->plan_collection_size,
+		&def->plan_dist_get, &def->plan_dist_get_lock, &def->plan_dist_insert,
+		&def->plan_dist_update, &def->plan_dist_delete,
+		&def->plan_dist_delete_returning, &def->plan_dist_upsert,
+		&def->plan_dist_read_forward, &def->plan_dist_read_backward,
+		&def->plan_dist_scan_forward, &def->plan_dist_scan_backward,
+	&def->plan_dist_scan_segment};
 	int			i;
 
 	for (i = 0; i < v->nindexes; i++)
 	{
 		IndexDef   *idx = &v->indexes[i];
 		SPIPlanPtr *index_plans[] = {&idx->plan_upsert, &idx->plan_delete,
-		&idx->plan_read_forward, &idx->plan_read_backward, &idx->plan_read_segment};
+			&idx->plan_read_forward, &idx->plan_read_backward, &idx->plan_read_segment,
+			&idx->plan_dist_upsert, &idx->plan_dist_delete,
+			&idx->plan_dist_read_forward, &idx->plan_dist_read_backward,
+			&idx->plan_dist_scan_forward, &idx->plan_dist_scan_backward,
+		&idx->plan_dist_scan_segment};
 
 		free_plans(index_plans, lengthof(index_plans));
 	}
@@ -424,6 +435,8 @@ load_def(Datum key, bool by_relid)
 		}
 		r = hash_search(defs_by_relid, &def->relid, HASH_ENTER, NULL);
 		r->def = def;
+		/* Citus or not, once per version (distributed.c) */
+		DistDetect(def);
 
 		/*
 		 * An invalidation processed while the catalog was read may stand

@@ -60,6 +60,19 @@ typedef struct IndexDef
 	SPIPlanPtr	plan_read_forward;
 	SPIPlanPtr	plan_read_backward;
 	SPIPlanPtr	plan_read_segment;
+
+	/*
+	 * Distributed with Citus (distributed.c): the index table has the
+	 * distribution column ipart, and these statements carry its equality.
+	 */
+	bool		distributed;
+	SPIPlanPtr	plan_dist_upsert;
+	SPIPlanPtr	plan_dist_delete;
+	SPIPlanPtr	plan_dist_read_forward;
+	SPIPlanPtr	plan_dist_read_backward;
+	SPIPlanPtr	plan_dist_scan_forward;
+	SPIPlanPtr	plan_dist_scan_backward;
+	SPIPlanPtr	plan_dist_scan_segment;
 } IndexDef;
 
 typedef struct ItemTableDef
@@ -94,6 +107,31 @@ typedef struct ItemTableDef
 	SPIPlanPtr	plan_read_segment;
 	/* ItemCollectionMetrics: the size of a partition with its LSI entries */
 	SPIPlanPtr	plan_collection_size;
+
+	/*
+	 * Citus (distributed.c), detected once per version of the definition:
+	 * citus when the physical table is a Citus table (its rows are on the
+	 * workers, the table here is an empty shell), distributed when it was
+	 * distributed by distribute_table() (it has the distribution column
+	 * part).  The statements of a Citus table carry the equality on part
+	 * that routes them to one shard; they have their own slots.
+	 */
+	bool		citus;
+	bool		distributed;
+	SPIPlanPtr	plan_dist_get;
+	SPIPlanPtr	plan_dist_get_lock;
+	SPIPlanPtr	plan_dist_insert;
+	SPIPlanPtr	plan_dist_update;
+	SPIPlanPtr	plan_dist_delete;
+	SPIPlanPtr	plan_dist_delete_returning;
+	SPIPlanPtr	plan_dist_upsert;
+	SPIPlanPtr	plan_dist_read_forward;
+	SPIPlanPtr	plan_dist_read_backward;
+	SPIPlanPtr	plan_dist_scan_forward;
+	SPIPlanPtr	plan_dist_scan_backward;
+	SPIPlanPtr	plan_dist_scan_segment;
+	/* the item DistFetchItem(lock) read last (in cxt), with locked_key */
+	Jsonb	   *dist_locked_item;
 
 	/*
 	 * The row version the API's direct ApiFetchItem(lock) locked last: a
