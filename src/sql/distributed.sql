@@ -52,6 +52,14 @@ BEGIN
 				HINT = 'Wait until backfill_indexes() has made every index ACTIVE.';
 	END IF;
 
+	IF EXISTS (SELECT 1 FROM item_table.streams s
+			WHERE s.table_name OPERATOR(pg_catalog.=) distribute_table.table_name
+			AND s.end_seq IS NULL) THEN
+		RAISE EXCEPTION 'item table "%" has an enabled stream', distribute_table.table_name
+			USING ERRCODE = 'feature_not_supported',
+				HINT = 'Streams are captured by a trigger, which Citus cannot run on shards: disable the stream (UpdateTable StreamSpecification) before distributing.';
+	END IF;
+
 	-- the base table: part, its check, the primary key (key, part), no triggers
 	EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN part item_table.item_key'
 		' GENERATED ALWAYS AS (item_table.partition_key(key)) STORED', base);
@@ -64,6 +72,7 @@ BEGIN
 	EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS item_table_indexes ON %s', base);
 	EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS item_table_indexes_truncate ON %s', base);
 	EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS zz_item_guard ON %s', base);
+	EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS item_table_stream ON %s', base);
 	PERFORM pg_catalog.create_distributed_table(base, 'part',
 		shard_count => distribute_table.shard_count);
 

@@ -37,6 +37,13 @@ SELECT item_table.distribute_table('Orders', shard_count => 8);
 -- already distributed
 SELECT item_table.distribute_table('Orders');
 SELECT item_table.distribute_table('NoSuchTable');
+-- a table with an enabled stream is refused (its capture trigger cannot run
+-- on shards); with the stream disabled it can be distributed
+SELECT item_table.create_table('{"TableName": "Streamed", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}], "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}], "BillingMode": "PAY_PER_REQUEST", "StreamSpecification": {"StreamEnabled": true, "StreamViewType": "KEYS_ONLY"}}')->'TableDescription'->'StreamSpecification';
+SELECT item_table.distribute_table('Streamed');
+SELECT item_table.update_table('{"TableName": "Streamed", "StreamSpecification": {"StreamEnabled": false}}')->'TableDescription'->'TableName';
+SELECT item_table.distribute_table('Streamed');
+SELECT item_table.delete_table('{"TableName": "Streamed"}')->'TableDescription'->'TableStatus';
 
 -- what Citus distributes on: part / ipart, 8 shards each; the LSI is
 -- co-located with its table
