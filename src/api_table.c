@@ -301,13 +301,7 @@ push_description(JsonbParseState **state, const TableRow *row,
 	if (full)
 	{
 		ApiPushKey(state, "DeletionProtectionEnabled");
-		{
-			JsonbValue	b;
-
-			b.type = jbvBool;
-			b.val.boolean = row->deletion_protection;
-			pushJsonbValue(state, WJB_VALUE, &b);
-		}
+		ApiPushBool(state, row->deletion_protection);
 		/* shown once a class was chosen, as DynamoDB does */
 		if (row->table_class != NULL)
 		{
@@ -344,6 +338,20 @@ finish_description(const char *member, const TableRow *row, const char *status,
 	jb = JsonbValueToJsonb(res);
 	MemoryContextSwitchTo(old);
 	return jb;
+}
+
+/*
+ * describe_table_row
+ *		The table's row read into *row and described as finish_description
+ *		does; ResourceNotFoundException when there is no such table.
+ */
+static Jsonb *
+describe_table_row(const char *name, TableRow *row, const char *member,
+				   const char *status, bool full, MemoryContext callercxt)
+{
+	if (!fetch_row(name, row))
+		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
+	return finish_description(member, row, status, full, callercxt);
 }
 
 /* ----------------------------------------------------------------
@@ -700,9 +708,7 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		}
 		ApiCreateIndex(name, relid, ix, defs, false, irc, iwc);
 	}
-	if (!fetch_row(name, &row))
-		elog(ERROR, "table \"%s\" vanished after creation", name);
-	result = finish_description("TableDescription", &row, "ACTIVE", true, callercxt);
+	result = describe_table_row(name, &row, "TableDescription", "ACTIVE", true, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
@@ -724,9 +730,7 @@ item_table_describe_table(PG_FUNCTION_ARGS)
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
 	ApiRequestCheck(&req);
 	SPI_connect();
-	if (!fetch_row(name, &row))
-		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
-	result = finish_description("Table", &row, "ACTIVE", true, callercxt);
+	result = describe_table_row(name, &row, "Table", "ACTIVE", true, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
@@ -745,9 +749,7 @@ item_table_delete_table(PG_FUNCTION_ARGS)
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
 	ApiRequestCheck(&req);
 	SPI_connect();
-	if (!fetch_row(name, &row))
-		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
-	result = finish_description("TableDescription", &row, "DELETING", false, callercxt);
+	result = describe_table_row(name, &row, "TableDescription", "DELETING", false, callercxt);
 
 	/*
 	 * Only the owner deletes a table.  The base table is locked first, so
@@ -1030,9 +1032,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	(void) changed;
 
 	/* the answer is the table's description, as DescribeTable gives it */
-	if (!fetch_row(name, &row))
-		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
-	result = finish_description("TableDescription", &row, "ACTIVE", true, callercxt);
+	result = describe_table_row(name, &row, "TableDescription", "ACTIVE", true, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
