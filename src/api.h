@@ -98,6 +98,7 @@ extern double ApiWriteUnits(int64 size);
 extern void ApiPushKey(JsonbParseState **state, const char *key);
 extern void ApiPushJsonb(JsonbParseState **state, Jsonb *value);
 extern void ApiPushString(JsonbParseState **state, const char *s);
+extern void ApiPushBool(JsonbParseState **state, bool b);
 extern void ApiPushNumeric(JsonbParseState **state, double d, int scale);
 extern void ApiPushItem(JsonbParseState **state, const AttrValue *item);
 
