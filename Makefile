@@ -40,6 +40,7 @@ OBJS = \
 	src/partiql_compile.o \
 	src/api_partiql.o \
 	src/worker.o \
+	src/worker_start.o \
 	src/ttl.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"

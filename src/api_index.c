@@ -40,7 +40,7 @@
 #include "api.h"
 #include "api_index.h"
 #include "gsi.h"
-#include "worker.h"
+#include "worker_start.h"
 
 static const char *const key_types[] = {"HASH", "RANGE"};
 static const char *const projection_types[] = {"ALL", "KEYS_ONLY", "INCLUDE"};

@@ -14,6 +14,7 @@
 #ifndef ITEM_TABLE_CATALOG_H
 #define ITEM_TABLE_CATALOG_H
 
+#include "fmgr.h"
 #include "nodes/nodes.h"
 
 #define ITEM_TABLE_SCHEMA	"item_table"
@@ -70,5 +71,8 @@ extern struct _SPI_plan *ItemPrepareKept(const char *sql, int nargs, Oid *argtyp
 
 /* execute a utility statement parse tree as the current user */
 extern void ItemRunUtility(Node *stmt, const char *description);
+
+/* SQL-callable, catalog.c */
+extern Datum item_table_on_sql_drop(PG_FUNCTION_ARGS);
 
 #endif							/* ITEM_TABLE_CATALOG_H */

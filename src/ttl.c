@@ -53,7 +53,7 @@
 
 #include "api.h"
 #include "gsi.h"
-#include "worker.h"
+#include "worker_start.h"
 
 PG_FUNCTION_INFO_V1(item_table_update_time_to_live);
 PG_FUNCTION_INFO_V1(item_table_describe_time_to_live);
