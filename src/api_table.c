@@ -374,7 +374,9 @@ static const char *const sse_types[] = {"AES256", "KMS"};
  * check_unavailable
  *		Parameters of CreateTable/UpdateTable whose feature item_table does
  *		not have are refused, never accepted and ignored: server-side
- *		encryption with KMS keys and replicas (global tables).
+ *		encryption with KMS keys, replicas and the other settings of global
+ *		tables, a table's maximum on-demand throughput (nothing is metered
+ *		or throttled here) and warm throughput (nothing to pre-warm).
  */
 static void
 check_unavailable(ApiRequest *req)
@@ -397,6 +399,13 @@ check_unavailable(ApiRequest *req)
 	}
 	if (ApiGetMember(req, "ReplicaUpdates") != NULL)
 		DynValidation("One or more parameter values were invalid: replicas (global tables) are not available in item_table");
+	if (ApiGetMember(req, "MultiRegionConsistency") != NULL ||
+		ApiGetMember(req, "GlobalTableWitnessUpdates") != NULL)
+		DynValidation("One or more parameter values were invalid: global tables are not available in item_table");
+	if (ApiGetMember(req, "OnDemandThroughput") != NULL)
+		DynValidation("One or more parameter values were invalid: OnDemandThroughput is not available in item_table (requests are not metered or throttled)");
+	if (ApiGetMember(req, "WarmThroughput") != NULL)
+		DynValidation("One or more parameter values were invalid: WarmThroughput is not available in item_table");
 }
 
 Datum
