@@ -101,6 +101,10 @@
  * registration
  * ----------------------------------------------------------------
  */
+
+/* loaded by shared_preload_libraries: the launcher runs (and its children know) */
+static bool launcher_registered = false;
+
 void
 ItemWorkerInit(void)
 {
@@ -109,6 +113,8 @@ ItemWorkerInit(void)
 	if (process_shared_preload_libraries_in_progress)
 	{
 		BackgroundWorker w;
+
+		launcher_registered = true;
 
 		memset(&w, 0, sizeof(w));
 		w.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -263,6 +269,33 @@ run_batch(WorkItem *w, bool *failed)
 	return more;
 }
 
+/*
+ * renew_registration
+ *		The postmaster restarts a worker that exits with status 1 after the
+ *		bgw_restart_time fixed when it was registered.  After a reload
+ *		changed item_table.worker_naptime, this worker hands over to a fresh
+ *		registration that carries the new interval, and ends its own (exit
+ *		0).  Its lock is released first, so that the new worker, which may
+ *		start before this one has exited, finds it free.  False when no new
+ *		worker could be registered (no free slot): then this registration
+ *		goes on at the old interval.
+ */
+static bool
+renew_registration(Oid dboid)
+{
+	char	   *dbname;
+	bool		ok;
+
+	StartTransactionCommand();
+	dbname = get_database_name(dboid);
+	(void) worker_lock(false);
+	ok = ItemWorkerLaunch(dboid, dbname ? dbname : "?", 0, NULL);
+	if (!ok)
+		(void) worker_lock(true);
+	CommitTransactionCommand();
+	return ok;
+}
+
 static void
 check_signals(void)
 {
@@ -327,7 +360,28 @@ item_table_worker_main(Datum main_arg)
 		if (more)
 			continue;			/* work left over: another round at once */
 		if (failed || ttl_tables > 0)
-			proc_exit(1);		/* back after worker_naptime */
+		{
+			/*
+			 * Back after worker_naptime: one registration per database
+			 * does that.  With the launcher it is the launcher's worker
+			 * (notified: bgw_notify_pid); a worker an UpdateTable or
+			 * UpdateTimeToLive started on demand ends its registration,
+			 * or each such request would add one more pass per naptime.
+			 * It also ends when a reload changed worker_naptime (the
+			 * launcher starts the next with the new interval); without
+			 * the launcher it hands over to a fresh registration.
+			 */
+			if (launcher_registered)
+			{
+				if (MyBgworkerEntry->bgw_notify_pid == 0 ||
+					MyBgworkerEntry->bgw_restart_time != item_table_worker_naptime)
+					proc_exit(0);
+			}
+			else if (MyBgworkerEntry->bgw_restart_time != item_table_worker_naptime &&
+					 renew_registration(dboid))
+				proc_exit(0);
+			proc_exit(1);
+		}
 
 		/* nothing at all: leave, unless work came while we held the lock */
 		StartTransactionCommand();
