@@ -100,7 +100,7 @@ q "SELECT item_table.update_time_to_live('{\"TableName\": \"w_on\", \"TimeToLive
 for nap in 1 10; do
 	q "ALTER SYSTEM SET item_table.worker_naptime = $nap" >/dev/null
 	q "SELECT pg_reload_conf()" >/dev/null
-	sleep 1
+	sleep $((nap + 1))		# the worker's next round takes the new interval
 	off1=$(writer w_off); on1=$(writer w_on); off2=$(writer w_off); on2=$(writer w_on)
 	echo "worker_naptime $nap s: TTL off: $off1, $off2 tps; TTL on: $on1, $on2 tps"
 	echo "worker_naptime $nap s: ratio on/off: $(awk -v a="$on1" -v b="$on2" -v c="$off1" -v d="$off2" 'BEGIN { printf "%.3f", (a + b) / (c + d) }')"
