@@ -42,6 +42,7 @@ OBJS = \
 	src/partiql_compile.o \
 	src/api_partiql.o \
 	src/worker.o \
+	src/worker_start.o \
 	src/ttl.o \
 	src/stream.o \
 	src/api_stream.o \

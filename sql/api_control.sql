@@ -82,6 +82,13 @@ SELECT pg_temp.try('CreateTable', '{"TableName": "sse", "BillingMode": "PAY_PER_
 	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}], "SSESpecification": {"Enabled": false}}')::jsonb
 	-> 'TableDescription' -> 'TableStatus' AS sse_off_created;
 SELECT pg_temp.try('UpdateTable', '{"TableName": "plain", "ReplicaUpdates": [{"Create": {"RegionName": "eu-west-1"}}]}');
+SELECT pg_temp.try('UpdateTable', '{"TableName": "plain", "MultiRegionConsistency": "STRONG"}');
+SELECT pg_temp.try('UpdateTable', '{"TableName": "plain", "OnDemandThroughput": {"MaxReadRequestUnits": 100}}');
+SELECT pg_temp.try('UpdateTable', '{"TableName": "plain", "WarmThroughput": {"ReadUnitsPerSecond": 12000}}');
+SELECT pg_temp.try('CreateTable', '{"TableName": "odt", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}], "OnDemandThroughput": {"MaxWriteRequestUnits": 5}}');
+SELECT count(*) AS refused_tables_created FROM item_table.tables WHERE table_name = 'odt';
 
 -- limits, endpoints, continuous backups
 SELECT pg_temp.try('DescribeLimits', '{}');

@@ -11,6 +11,7 @@
 #define ITEM_TABLE_API_H
 
 
+#include "datatype/timestamp.h"
 #include "executor/spi.h"
 #include "utils/jsonb.h"
 
@@ -148,6 +149,7 @@ extern double ApiWriteUnits(int64 size);
 extern void ApiPushKey(JsonbParseState **state, const char *key);
 extern void ApiPushJsonb(JsonbParseState **state, Jsonb *value);
 extern void ApiPushString(JsonbParseState **state, const char *s);
+extern void ApiPushBool(JsonbParseState **state, bool b);
 extern void ApiPushNumeric(JsonbParseState **state, double d, int scale);
 extern void ApiPushItem(JsonbParseState **state, const AttrValue *item);
 
@@ -216,11 +218,25 @@ extern Datum item_table_execute_transaction(PG_FUNCTION_ARGS);
 /* Time to Live (ttl.c) */
 extern Datum item_table_update_time_to_live(PG_FUNCTION_ARGS);
 extern Datum item_table_describe_time_to_live(PG_FUNCTION_ARGS);
+extern Datum item_table_expire_items(PG_FUNCTION_ARGS);
+
+/*
+ * One expiry batch (ttl.c): delete up to max_items items of table whose
+ * TTL attribute is a Number of epoch seconds at or before as_of (and not
+ * more than five years before it); returns how many.  -1 when TTL is not
+ * enabled on the table (and error_if_disabled is false).  SPI connected,
+ * in a transaction.  The worker (worker.c) and expire_items() run it.
+ */
+extern int64 TtlExpireBatch(const char *table, TimestampTz as_of, int max_items,
+							bool error_if_disabled);
 
 /* ---- the reader's other SQL-callable functions (api_query.c and below) ---- */
 extern Datum item_table_explain_query(PG_FUNCTION_ARGS);
 extern Datum item_table_explain_scan(PG_FUNCTION_ARGS);
 extern Datum item_table_item_collection(PG_FUNCTION_ARGS);
 extern Datum item_key_segment(PG_FUNCTION_ARGS);
+
+/* SQL-callable, api_item.c */
+extern Datum item_table_dynamodb(PG_FUNCTION_ARGS);
 
 #endif							/* ITEM_TABLE_API_H */

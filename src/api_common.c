@@ -1147,6 +1147,16 @@ ApiPushString(JsonbParseState **state, const char *s)
 	pushJsonbValue(state, WJB_VALUE, &v);
 }
 
+void
+ApiPushBool(JsonbParseState **state, bool b)
+{
+	JsonbValue	v;
+
+	v.type = jbvBool;
+	v.val.boolean = b;
+	pushJsonbValue(state, WJB_VALUE, &v);
+}
+
 /* a number with at least `scale` decimals: 1 -> "1.0" as DynamoDB prints */
 void
 ApiPushNumeric(JsonbParseState **state, double d, int scale)

@@ -40,7 +40,7 @@
 #include "api.h"
 #include "api_index.h"
 #include "gsi.h"
-#include "worker.h"
+#include "worker_start.h"
 
 static const char *const key_types[] = {"HASH", "RANGE"};
 static const char *const projection_types[] = {"ALL", "KEYS_ONLY", "INCLUDE"};
@@ -294,6 +294,26 @@ create_index_table(const char *physname)
 }
 
 /*
+ * create_index_trigger
+ *		An AFTER trigger named trigname on nspname.relname running
+ *		item_table.index_trigger() for events, per row or per statement.
+ */
+static void
+create_index_trigger(const char *nspname, const char *relname,
+					 const char *trigname, bool per_row, int16 events)
+{
+	CreateTrigStmt *t = makeNode(CreateTrigStmt);
+
+	t->trigname = pstrdup(trigname);
+	t->relation = makeRangeVar(pstrdup(nspname), pstrdup(relname), -1);
+	t->funcname = list_make2(makeString(ITEM_TABLE_SCHEMA), makeString("index_trigger"));
+	t->row = per_row;
+	t->timing = TRIGGER_TYPE_AFTER;
+	t->events = events;
+	ItemRunUtility((Node *) t, "item_table index trigger");
+}
+
+/*
  * ensure_triggers
  *		The maintenance triggers on the base table, created once.
  */
@@ -302,28 +322,13 @@ ensure_triggers(Oid base_relid)
 {
 	char	   *relname = get_rel_name(base_relid);
 	char	   *nspname = get_namespace_name(get_rel_namespace(base_relid));
-	CreateTrigStmt *row;
-	CreateTrigStmt *trunc;
 
 	if (OidIsValid(get_trigger_oid(base_relid, "item_table_indexes", true)))
 		return;
-	row = makeNode(CreateTrigStmt);
-	row->trigname = "item_table_indexes";
-	row->relation = makeRangeVar(nspname, relname, -1);
-	row->funcname = list_make2(makeString(ITEM_TABLE_SCHEMA), makeString("index_trigger"));
-	row->row = true;
-	row->timing = TRIGGER_TYPE_AFTER;
-	row->events = TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE;
-	ItemRunUtility((Node *) row, "item_table index trigger");
-
-	trunc = makeNode(CreateTrigStmt);
-	trunc->trigname = "item_table_indexes_truncate";
-	trunc->relation = makeRangeVar(nspname, relname, -1);
-	trunc->funcname = list_make2(makeString(ITEM_TABLE_SCHEMA), makeString("index_trigger"));
-	trunc->row = false;
-	trunc->timing = TRIGGER_TYPE_AFTER;
-	trunc->events = TRIGGER_TYPE_TRUNCATE;
-	ItemRunUtility((Node *) trunc, "item_table index trigger");
+	create_index_trigger(nspname, relname, "item_table_indexes", true,
+						 TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE);
+	create_index_trigger(nspname, relname, "item_table_indexes_truncate", false,
+						 TRIGGER_TYPE_TRUNCATE);
 }
 
 static const char *
@@ -642,12 +647,8 @@ ApiPushIndexDescriptions(JsonbParseState **state, const char *table, bool on_dem
 				ApiPushString(state, SPI_getvalue(tup, desc, 7));
 				if (creating)
 				{
-					JsonbValue	b;
-
 					ApiPushKey(state, "Backfilling");
-					b.type = jbvBool;
-					b.val.boolean = true;
-					pushJsonbValue(state, WJB_VALUE, &b);
+					ApiPushBool(state, true);
 				}
 				ApiPushKey(state, "ProvisionedThroughput");
 				pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
@@ -660,12 +661,8 @@ ApiPushIndexDescriptions(JsonbParseState **state, const char *table, bool on_dem
 				pushJsonbValue(state, WJB_END_OBJECT, NULL);
 				if (DatumGetBool(SPI_getbinval(tup, desc, 8, &isnull)))
 				{
-					JsonbValue	b;
-
 					ApiPushKey(state, "ItemTableElementIndex");
-					b.type = jbvBool;
-					b.val.boolean = true;
-					pushJsonbValue(state, WJB_VALUE, &b);
+					ApiPushBool(state, true);
 				}
 			}
 			ApiPushKey(state, "IndexSizeBytes");

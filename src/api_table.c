@@ -315,13 +315,7 @@ push_description(JsonbParseState **state, const TableRow *row,
 	if (full)
 	{
 		ApiPushKey(state, "DeletionProtectionEnabled");
-		{
-			JsonbValue	b;
-
-			b.type = jbvBool;
-			b.val.boolean = row->deletion_protection;
-			pushJsonbValue(state, WJB_VALUE, &b);
-		}
+		ApiPushBool(state, row->deletion_protection);
 		/* shown once a class was chosen, as DynamoDB does */
 		if (row->table_class != NULL)
 		{
@@ -360,6 +354,20 @@ finish_description(const char *member, const TableRow *row, const char *status,
 	return jb;
 }
 
+/*
+ * describe_table_row
+ *		The table's row read into *row and described as finish_description
+ *		does; ResourceNotFoundException when there is no such table.
+ */
+static Jsonb *
+describe_table_row(const char *name, TableRow *row, const char *member,
+				   const char *status, bool full, MemoryContext callercxt)
+{
+	if (!fetch_row(name, row))
+		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
+	return finish_description(member, row, status, full, callercxt);
+}
+
 /* ----------------------------------------------------------------
  * CreateTable
  * ----------------------------------------------------------------
@@ -380,7 +388,9 @@ static const char *const sse_types[] = {"AES256", "KMS"};
  * check_unavailable
  *		Parameters of CreateTable/UpdateTable whose feature item_table does
  *		not have are refused, never accepted and ignored: server-side
- *		encryption with KMS keys and replicas (global tables).
+ *		encryption with KMS keys, replicas and the other settings of global
+ *		tables, a table's maximum on-demand throughput (nothing is metered
+ *		or throttled here) and warm throughput (nothing to pre-warm).
  */
 static void
 check_unavailable(ApiRequest *req)
@@ -403,6 +413,13 @@ check_unavailable(ApiRequest *req)
 	}
 	if (ApiGetMember(req, "ReplicaUpdates") != NULL)
 		DynValidation("One or more parameter values were invalid: replicas (global tables) are not available in item_table");
+	if (ApiGetMember(req, "MultiRegionConsistency") != NULL ||
+		ApiGetMember(req, "GlobalTableWitnessUpdates") != NULL)
+		DynValidation("One or more parameter values were invalid: global tables are not available in item_table");
+	if (ApiGetMember(req, "OnDemandThroughput") != NULL)
+		DynValidation("One or more parameter values were invalid: OnDemandThroughput is not available in item_table (requests are not metered or throttled)");
+	if (ApiGetMember(req, "WarmThroughput") != NULL)
+		DynValidation("One or more parameter values were invalid: WarmThroughput is not available in item_table");
 }
 
 Datum
@@ -742,9 +759,7 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	}
 	if (has_stream && stream_enabled)
 		ApiStreamSpecApply(relid, name, true, stream_view, true);
-	if (!fetch_row(name, &row))
-		elog(ERROR, "table \"%s\" vanished after creation", name);
-	result = finish_description("TableDescription", &row, "ACTIVE", true, callercxt);
+	result = describe_table_row(name, &row, "TableDescription", "ACTIVE", true, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
@@ -766,9 +781,7 @@ item_table_describe_table(PG_FUNCTION_ARGS)
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
 	ApiRequestCheck(&req);
 	SPI_connect();
-	if (!fetch_row(name, &row))
-		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
-	result = finish_description("Table", &row, "ACTIVE", true, callercxt);
+	result = describe_table_row(name, &row, "Table", "ACTIVE", true, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
@@ -787,9 +800,7 @@ item_table_delete_table(PG_FUNCTION_ARGS)
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
 	ApiRequestCheck(&req);
 	SPI_connect();
-	if (!fetch_row(name, &row))
-		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
-	result = finish_description("TableDescription", &row, "DELETING", false, callercxt);
+	result = describe_table_row(name, &row, "TableDescription", "DELETING", false, callercxt);
 
 	/*
 	 * Only the owner deletes a table.  The base table is locked first, so
@@ -1127,9 +1138,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	(void) changed;
 
 	/* the answer is the table's description, as DescribeTable gives it */
-	if (!fetch_row(name, &row))
-		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Table: %s not found", name);
-	result = finish_description("TableDescription", &row, "ACTIVE", true, callercxt);
+	result = describe_table_row(name, &row, "TableDescription", "ACTIVE", true, callercxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }

@@ -208,8 +208,8 @@ AttrCopy(const AttrValue *v)
  */
 
 /* jsonb's key order: shorter first, then bytewise */
-static int
-name_cmp(const char *a, int alen, const char *b, int blen)
+int
+AttrNameCmp(const char *a, int alen, const char *b, int blen)
 {
 	if (alen != blen)
 		return alen < blen ? -1 : 1;
@@ -230,7 +230,7 @@ map_find(const AttrValue *map, const char *name, int namelen)
 	{
 		int			mid = (lo + hi) / 2;
 		const AttrMember *m = &map->u.map.members[mid];
-		int			c = name_cmp(m->name, m->namelen, name, namelen);
+		int			c = AttrNameCmp(m->name, m->namelen, name, namelen);
 
 		if (c == 0)
 			return mid;
@@ -373,7 +373,7 @@ AttrValueEquals(const AttrValue *a, const AttrValue *b)
 				const AttrMember *ma = &a->u.map.members[i];
 				const AttrMember *mb = &b->u.map.members[i];
 
-				if (name_cmp(ma->name, ma->namelen, mb->name, mb->namelen) != 0 ||
+				if (AttrNameCmp(ma->name, ma->namelen, mb->name, mb->namelen) != 0 ||
 					!AttrValueEquals(ma->value, mb->value))
 					return false;
 			}

@@ -154,6 +154,8 @@ extern AttrValue *AttrNewList(AttrType type);	/* L or a set type, empty */
 extern AttrValue *AttrNewString(AttrType type, const char *data, int len);	/* S/B */
 extern AttrValue *AttrNewNumber(const DynNumber *num);
 extern AttrValue *AttrCopy(const AttrValue *v);	/* deep copy */
+/* jsonb's order of object keys: shorter first, then bytewise (memcmp) */
+extern int	AttrNameCmp(const char *a, int alen, const char *b, int blen);
 extern AttrValue *AttrMapGet(const AttrValue *map, const char *name, int namelen);
 extern void AttrMapPut(AttrValue *map, const char *name, int namelen, AttrValue *v);
 extern bool AttrMapRemove(AttrValue *map, const char *name, int namelen);

@@ -14,6 +14,7 @@
 #ifndef ITEM_TABLE_CATALOG_H
 #define ITEM_TABLE_CATALOG_H
 
+#include "fmgr.h"
 #include "nodes/nodes.h"
 
 #define ITEM_TABLE_SCHEMA	"item_table"
@@ -73,5 +74,8 @@ extern void ItemRunUtility(Node *stmt, const char *description);
 
 /* the sql_drop clean-up of the catalog held off while a caller replaces tables */
 extern void ItemHoldDropCleanup(bool hold);
+
+/* SQL-callable, catalog.c */
+extern Datum item_table_on_sql_drop(PG_FUNCTION_ARGS);
 
 #endif							/* ITEM_TABLE_CATALOG_H */

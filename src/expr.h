@@ -292,4 +292,15 @@ extern AttrValue *ExprApplyUpdate(const UpdateExpr *upd, const AttrValue *item,
 extern AttrValue *ExprUpdatedAttributes(const UpdateExpr *upd,
 										const AttrValue *item, bool for_new);
 
+/* SQL-callable, expr_eval.c */
+extern Datum item_table_evaluate_condition(PG_FUNCTION_ARGS);
+extern Datum item_table_project_item(PG_FUNCTION_ARGS);
+
+/* SQL-callable, expr_update.c */
+extern Datum item_table_apply_update(PG_FUNCTION_ARGS);
+extern Datum item_table_updated_attributes(PG_FUNCTION_ARGS);
+
+/* SQL-callable, expr_explain.c */
+extern Datum item_table_explain_expression(PG_FUNCTION_ARGS);
+
 #endif							/* ITEM_TABLE_EXPR_H */

@@ -1032,16 +1032,10 @@ check_reserved(ExprParser *p, const RawNode *n)
  * ----------------------------------------------------------------
  */
 
-/* order of placeholder keys: length, then bytes (as jsonb orders keys) */
-static int
-key_cmp(const char *a, int alen, const char *b, int blen)
-{
-	if (alen != blen)
-		return alen < blen ? -1 : 1;
-	return memcmp(a, b, alen);
-}
-
-/* index of key in a sorted key array, or -1 */
+/*
+ * index of key in a key array sorted as jsonb orders keys (length, then
+ * bytes: AttrNameCmp), or -1
+ */
 static int
 find_key(char **keys, int nkeys, const char *key, int keylen)
 {
@@ -1051,7 +1045,7 @@ find_key(char **keys, int nkeys, const char *key, int keylen)
 	while (lo <= hi)
 	{
 		int			mid = lo + (hi - lo) / 2;
-		int			c = key_cmp(keys[mid], strlen(keys[mid]), key, keylen);
+		int			c = AttrNameCmp(keys[mid], strlen(keys[mid]), key, keylen);
 
 		if (c == 0)
 			return mid;

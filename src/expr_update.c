@@ -208,32 +208,18 @@ action_constant(const UpdateAction *a, bool legacy)
 static AttrValue *
 locate_container(AttrValue *item, const DocPath *path)
 {
-	AttrValue  *cur = item;
+	DocPath		prefix;
+	AttrValue  *cur;
 	const PathElem *last;
-	int			i;
 
 	if (path->nelems < 1)
 		elog(ERROR, "empty document path in update");
-	for (i = 0; i < path->nelems - 1; i++)
-	{
-		const PathElem *e = &path->elems[i];
-
-		if (e->kind == PATH_NAME)
-		{
-			if (cur->type != ATTR_M)
-				return NULL;
-			cur = AttrMapGet(cur, e->name, e->namelen);
-		}
-		else
-		{
-			if (cur->type != ATTR_L || e->index < 0 ||
-				e->index >= cur->u.list.count)
-				return NULL;
-			cur = cur->u.list.elems[e->index];
-		}
-		if (cur == NULL)
-			return NULL;
-	}
+	prefix.nelems = path->nelems - 1;
+	prefix.elems = path->elems;
+	/* the result points into item, which the update owns */
+	cur = unconstify(AttrValue *, ExprResolvePath(item, &prefix));
+	if (cur == NULL)
+		return NULL;
 	last = &path->elems[path->nelems - 1];
 	if (last->kind == PATH_NAME ? cur->type != ATTR_M :
 		(cur->type != ATTR_L || last->index < 0))

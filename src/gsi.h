@@ -55,4 +55,7 @@ extern void GsiAsIndexOwner(Oid index_relid, ItemRoleSwitch *sw);
  */
 extern void GsiCheckIndexRead(Oid base_relid, const char *table_name);
 
+/* SQL-callable, gsi.c */
+extern Datum item_table_index_trigger(PG_FUNCTION_ARGS);
+
 #endif							/* ITEM_TABLE_GSI_H */

@@ -49,7 +49,7 @@
 #include "gsi.h"
 #include "stored_item.h"
 #include "table_def.h"
-#include "worker.h"
+#include "index_build.h"
 
 PG_FUNCTION_INFO_V1(item_table_index_entries);
 PG_FUNCTION_INFO_V1(item_table_verify);

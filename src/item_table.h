@@ -160,4 +160,44 @@ extern void ItemKeyCheckPrefix(const ItemKey *prefix);
 /* GUCs (module.c) */
 extern PGDLLIMPORT bool item_table_consistent_index_reads;
 
+/* SQL-callable, key_io.c */
+extern Datum item_key_in(PG_FUNCTION_ARGS);
+extern Datum item_key_out(PG_FUNCTION_ARGS);
+extern Datum item_key_recv(PG_FUNCTION_ARGS);
+extern Datum item_key_send(PG_FUNCTION_ARGS);
+extern Datum item_key_from_values(PG_FUNCTION_ARGS);
+extern Datum item_key_partition_value(PG_FUNCTION_ARGS);
+extern Datum item_key_sort_value(PG_FUNCTION_ARGS);
+extern Datum item_key_partition_key(PG_FUNCTION_ARGS);
+
+/* SQL-callable, key_ops.c */
+extern Datum item_key_cmp(PG_FUNCTION_ARGS);
+extern Datum item_key_lt(PG_FUNCTION_ARGS);
+extern Datum item_key_le(PG_FUNCTION_ARGS);
+extern Datum item_key_eq(PG_FUNCTION_ARGS);
+extern Datum item_key_ne(PG_FUNCTION_ARGS);
+extern Datum item_key_ge(PG_FUNCTION_ARGS);
+extern Datum item_key_gt(PG_FUNCTION_ARGS);
+extern Datum item_key_sortsupport(PG_FUNCTION_ARGS);
+extern Datum item_key_hash(PG_FUNCTION_ARGS);
+extern Datum item_key_hash_extended(PG_FUNCTION_ARGS);
+extern Datum item_key_begins_with(PG_FUNCTION_ARGS);
+extern Datum item_key_prefix_upper(PG_FUNCTION_ARGS);
+
+/* SQL-callable, key_support.c */
+extern Datum item_key_begins_with_support(PG_FUNCTION_ARGS);
+extern Datum item_key_prefix_sel(PG_FUNCTION_ARGS);
+extern Datum item_key_analyze(PG_FUNCTION_ARGS);
+
+/* SQL-callable, key_gist.c */
+extern Datum item_key_gist_consistent(PG_FUNCTION_ARGS);
+extern Datum item_key_gist_union(PG_FUNCTION_ARGS);
+extern Datum item_key_gist_compress(PG_FUNCTION_ARGS);
+extern Datum item_key_gist_decompress(PG_FUNCTION_ARGS);
+extern Datum item_key_gist_penalty(PG_FUNCTION_ARGS);
+extern Datum item_key_gist_picksplit(PG_FUNCTION_ARGS);
+extern Datum item_key_gist_same(PG_FUNCTION_ARGS);
+extern Datum item_key_gist_fetch(PG_FUNCTION_ARGS);
+extern Datum item_key_gist_sortsupport(PG_FUNCTION_ARGS);
+
 #endif							/* ITEM_TABLE_H */

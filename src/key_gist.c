@@ -187,6 +187,24 @@ entry_is_single(const struct varlena *entry)
 }
 
 /*
+ * entry_with_key
+ *		entry itself when key is its datum, else a new entry like it
+ *		holding key (a detoasted copy).
+ */
+static GISTENTRY *
+entry_with_key(GISTENTRY *entry, struct varlena *key)
+{
+	GISTENTRY  *retval;
+
+	if ((Pointer) key == DatumGetPointer(entry->key))
+		return entry;
+	retval = (GISTENTRY *) palloc(sizeof(GISTENTRY));
+	gistentryinit(*retval, PointerGetDatum(key),
+				  entry->rel, entry->page, entry->offset, false);
+	return retval;
+}
+
+/*
  * common_prefix
  *		Length of the common prefix of two byte strings.
  */
@@ -490,7 +508,6 @@ Datum
 item_key_gist_compress(PG_FUNCTION_ARGS)
 {
 	GISTENTRY  *entry = (GISTENTRY *) PG_GETARG_POINTER(0);
-	GISTENTRY  *retval;
 	struct varlena *key;
 
 	if (!entry->leafkey)
@@ -500,13 +517,7 @@ item_key_gist_compress(PG_FUNCTION_ARGS)
 	if (!entry_is_single(key))
 		elog(ERROR, "invalid item_key value in GiST compress");
 
-	if ((Pointer) key == DatumGetPointer(entry->key))
-		PG_RETURN_POINTER(entry);
-
-	retval = (GISTENTRY *) palloc(sizeof(GISTENTRY));
-	gistentryinit(*retval, PointerGetDatum(key),
-				  entry->rel, entry->page, entry->offset, false);
-	PG_RETURN_POINTER(retval);
+	PG_RETURN_POINTER(entry_with_key(entry, key));
 }
 
 /*
@@ -517,16 +528,9 @@ Datum
 item_key_gist_decompress(PG_FUNCTION_ARGS)
 {
 	GISTENTRY  *entry = (GISTENTRY *) PG_GETARG_POINTER(0);
-	GISTENTRY  *retval;
 	struct varlena *key = entry_varlena(entry->key);
 
-	if ((Pointer) key == DatumGetPointer(entry->key))
-		PG_RETURN_POINTER(entry);
-
-	retval = (GISTENTRY *) palloc(sizeof(GISTENTRY));
-	gistentryinit(*retval, PointerGetDatum(key),
-				  entry->rel, entry->page, entry->offset, false);
-	PG_RETURN_POINTER(retval);
+	PG_RETURN_POINTER(entry_with_key(entry, key));
 }
 
 /*
@@ -538,16 +542,12 @@ Datum
 item_key_gist_fetch(PG_FUNCTION_ARGS)
 {
 	GISTENTRY  *entry = (GISTENTRY *) PG_GETARG_POINTER(0);
-	GISTENTRY  *retval;
 	struct varlena *key = entry_varlena(entry->key);
 
 	if (!entry_is_single(key))
 		elog(ERROR, "item_key GiST fetch of a range entry");
 
-	retval = (GISTENTRY *) palloc(sizeof(GISTENTRY));
-	gistentryinit(*retval, PointerGetDatum(key),
-				  entry->rel, entry->page, entry->offset, false);
-	PG_RETURN_POINTER(retval);
+	PG_RETURN_POINTER(entry_with_key(entry, key));
 }
 
 /*

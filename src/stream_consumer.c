@@ -58,7 +58,7 @@
 #include "api.h"
 #include "jsonb_binary.h"
 #include "stream.h"
-#include "worker.h"
+#include "worker_start.h"
 
 PG_FUNCTION_INFO_V1(item_table_add_stream_consumer);
 PG_FUNCTION_INFO_V1(item_table_remove_stream_consumer);

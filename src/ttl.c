@@ -55,7 +55,7 @@
 #include "api.h"
 #include "gsi.h"
 #include "stream.h"
-#include "worker.h"
+#include "worker_start.h"
 
 PG_FUNCTION_INFO_V1(item_table_update_time_to_live);
 PG_FUNCTION_INFO_V1(item_table_describe_time_to_live);
@@ -110,7 +110,6 @@ item_table_update_time_to_live(PG_FUNCTION_ARGS)
 	bool		current_enabled;
 	ItemTableDef *def;
 	JsonbParseState *state = NULL;
-	JsonbValue	b;
 	Jsonb	   *result;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
@@ -175,9 +174,7 @@ item_table_update_time_to_live(PG_FUNCTION_ARGS)
 	ApiPushKey(&state, "AttributeName");
 	ApiPushString(&state, attribute);
 	ApiPushKey(&state, "Enabled");
-	b.type = jbvBool;
-	b.val.boolean = enable;
-	pushJsonbValue(&state, WJB_VALUE, &b);
+	ApiPushBool(&state, enable);
 	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	result = ApiFinishResponse(&state, callercxt);
 	SPI_finish();

@@ -54,7 +54,9 @@
  * and it is started as a dynamic background worker when the transaction
  * commits -- after, so that it sees the work.  Its registration lasts as
  * long as the postmaster: it survives crashes of backends, not a server
- * restart; item_table.start_worker() starts it by hand (README).
+ * restart; item_table.start_worker() starts it by hand (README).  That
+ * part, and the settings, live in worker_start.c, under the API that
+ * calls them; this file sits above the batch steps it runs.
  *
  * Settings (SIGHUP): worker_naptime, backfill_batch_size, ttl_batch_size,
  * max_workers; index_backfill (per session) makes UpdateTable leave a new
@@ -93,25 +95,11 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "api.h"
+#include "index_build.h"
 #include "stream.h"
 #include "worker.h"
-
-PGDLLEXPORT void item_table_launcher_main(Datum main_arg);
-PGDLLEXPORT void item_table_worker_main(Datum main_arg);
-
-PG_FUNCTION_INFO_V1(item_table_start_worker);
-
-int			item_table_index_backfill = INDEX_BACKFILL_WORKER;
-int			item_table_worker_naptime = 10;
-int			item_table_backfill_batch_size = 1000;
-int			item_table_ttl_batch_size = 1000;
-int			item_table_max_workers = 4;
-
-static const struct config_enum_entry index_backfill_options[] = {
-	{"worker", INDEX_BACKFILL_WORKER, false},
-	{"manual", INDEX_BACKFILL_MANUAL, false},
-	{NULL, 0, false}
-};
+#include "worker_start.h"
 
 /* a database whose worker ended is started again after this long */
 #define LAUNCHER_RECHECK_SECS	60
@@ -124,38 +112,23 @@ static const struct config_enum_entry index_backfill_options[] = {
 #define CONSUMER_IDLE_SECS		10
 
 /* ----------------------------------------------------------------
- * settings and registration
+ * registration
  * ----------------------------------------------------------------
  */
+
+/* loaded by shared_preload_libraries: the launcher runs (and its children know) */
+static bool launcher_registered = false;
+
 void
 ItemWorkerInit(void)
 {
-	DefineCustomEnumVariable("item_table.index_backfill",
-							 "Who fills an index UpdateTable creates: the background worker or CALL item_table.backfill_indexes().",
-							 "With 'manual' the index stays CREATING until the procedure is called.",
-							 &item_table_index_backfill, INDEX_BACKFILL_WORKER,
-							 index_backfill_options, PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("item_table.worker_naptime",
-							"Seconds between the background worker's rounds while tables have Time to Live enabled.",
-							NULL, &item_table_worker_naptime, 10, 1, 3600,
-							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
-	DefineCustomIntVariable("item_table.backfill_batch_size",
-							"Items the background worker indexes per transaction when it fills a new index.",
-							NULL, &item_table_backfill_batch_size, 1000, 1, 1000000,
-							PGC_SIGHUP, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("item_table.ttl_batch_size",
-							"Expired items the background worker deletes per transaction.",
-							NULL, &item_table_ttl_batch_size, 1000, 1, 1000000,
-							PGC_SIGHUP, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("item_table.max_workers",
-							"Databases the launcher works in at once (one worker each).",
-							"Each worker is a background worker process: max_worker_processes must leave room.",
-							&item_table_max_workers, 4, 1, 64,
-							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	ItemWorkerDefineSettings();
 
 	if (process_shared_preload_libraries_in_progress)
 	{
 		BackgroundWorker w;
+
+		launcher_registered = true;
 
 		memset(&w, 0, sizeof(w));
 		w.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -167,82 +140,6 @@ ItemWorkerInit(void)
 		snprintf(w.bgw_type, BGW_MAXLEN, "item_table launcher");
 		RegisterBackgroundWorker(&w);
 	}
-}
-
-/*
- * Register the worker of database dboid (named dbname in its process
- * title); notify_pid gets SIGUSR1 on its start and end.
- */
-static bool
-launch_worker(Oid dboid, const char *dbname, pid_t notify_pid,
-			  BackgroundWorkerHandle **handle)
-{
-	BackgroundWorker w;
-
-	memset(&w, 0, sizeof(w));
-	w.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	w.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	w.bgw_restart_time = item_table_worker_naptime;
-	snprintf(w.bgw_library_name, BGW_MAXLEN, "item_table");
-	snprintf(w.bgw_function_name, BGW_MAXLEN, "item_table_worker_main");
-	snprintf(w.bgw_name, BGW_MAXLEN, "item_table worker for database %s", dbname);
-	snprintf(w.bgw_type, BGW_MAXLEN, "item_table worker");
-	w.bgw_main_arg = ObjectIdGetDatum(dboid);
-	w.bgw_notify_pid = notify_pid;
-	return RegisterDynamicBackgroundWorker(&w, handle);
-}
-
-/* ----------------------------------------------------------------
- * on demand: a worker started when a transaction that made work commits
- * ----------------------------------------------------------------
- */
-static bool worker_requested = false;
-static bool xact_callback_registered = false;
-
-static void
-worker_xact_callback(XactEvent event, void *arg)
-{
-	if (!worker_requested)
-		return;
-	if (event == XACT_EVENT_COMMIT)
-	{
-		char	   *dbname;
-
-		worker_requested = false;
-		dbname = get_database_name(MyDatabaseId);
-		if (!launch_worker(MyDatabaseId, dbname ? dbname : "?", 0, NULL))
-			ereport(WARNING,
-					(errmsg("could not start the item_table background worker"),
-					 errhint("Raise max_worker_processes; the work is done when a worker starts (item_table.start_worker()).")));
-	}
-	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
-		worker_requested = false;
-}
-
-void
-ItemWorkerRequest(void)
-{
-	/* the worker itself never asks for another */
-	if (MyBackendType == B_BG_WORKER)
-		return;
-	if (!xact_callback_registered)
-	{
-		RegisterXactCallback(worker_xact_callback, NULL);
-		xact_callback_registered = true;
-	}
-	worker_requested = true;
-}
-
-/*
- * item_table.start_worker(): start this database's worker now (it leaves
- * at once when it finds another running, or nothing to do).
- */
-Datum
-item_table_start_worker(PG_FUNCTION_ARGS)
-{
-	char	   *dbname = get_database_name(MyDatabaseId);
-
-	PG_RETURN_BOOL(launch_worker(MyDatabaseId, dbname ? dbname : "?", 0, NULL));
 }
 
 /* ----------------------------------------------------------------
@@ -471,6 +368,33 @@ work_beyond_trimming(List *work)
 	return false;
 }
 
+/*
+ * renew_registration
+ *		The postmaster restarts a worker that exits with status 1 after the
+ *		bgw_restart_time fixed when it was registered.  After a reload
+ *		changed item_table.worker_naptime, this worker hands over to a fresh
+ *		registration that carries the new interval, and ends its own (exit
+ *		0).  Its lock is released first, so that the new worker, which may
+ *		start before this one has exited, finds it free.  False when no new
+ *		worker could be registered (no free slot): then this registration
+ *		goes on at the old interval.
+ */
+static bool
+renew_registration(Oid dboid)
+{
+	char	   *dbname;
+	bool		ok;
+
+	StartTransactionCommand();
+	dbname = get_database_name(dboid);
+	(void) worker_lock(false);
+	ok = ItemWorkerLaunch(dboid, dbname ? dbname : "?", 0, NULL);
+	if (!ok)
+		(void) worker_lock(true);
+	CommitTransactionCommand();
+	return ok;
+}
+
 static void
 check_signals(void)
 {
@@ -559,7 +483,28 @@ item_table_worker_main(Datum main_arg)
 			continue;
 		}
 		if (failed || ttl_tables > 0)
-			proc_exit(1);		/* back after worker_naptime */
+		{
+			/*
+			 * Back after worker_naptime: one registration per database
+			 * does that.  With the launcher it is the launcher's worker
+			 * (notified: bgw_notify_pid); a worker an UpdateTable or
+			 * UpdateTimeToLive started on demand ends its registration,
+			 * or each such request would add one more pass per naptime.
+			 * It also ends when a reload changed worker_naptime (the
+			 * launcher starts the next with the new interval); without
+			 * the launcher it hands over to a fresh registration.
+			 */
+			if (launcher_registered)
+			{
+				if (MyBgworkerEntry->bgw_notify_pid == 0 ||
+					MyBgworkerEntry->bgw_restart_time != item_table_worker_naptime)
+					proc_exit(0);
+			}
+			else if (MyBgworkerEntry->bgw_restart_time != item_table_worker_naptime &&
+					 renew_registration(dboid))
+				proc_exit(0);
+			proc_exit(1);
+		}
 
 		/* nothing at all: leave, unless work came while we held the lock */
 		StartTransactionCommand();
@@ -690,7 +635,7 @@ item_table_launcher_main(Datum main_arg)
 			e = (LaunchedDb *) hash_search(launched, &d->dboid, HASH_ENTER, &found);
 			if (found)
 				continue;
-			if (!launch_worker(d->dboid, d->name, MyProcPid, &e->handle))
+			if (!ItemWorkerLaunch(d->dboid, d->name, MyProcPid, &e->handle))
 			{
 				hash_search(launched, &d->dboid, HASH_REMOVE, NULL);
 				ereport(LOG,

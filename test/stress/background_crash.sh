@@ -237,16 +237,30 @@ wpid=$(worker_pid)
 [ -n "$wpid" ] && pg_user kill -KILL "$wpid"
 echo "ttl: killed the worker (pid ${wpid:-none}) after $d of $expired0 expired items"
 wait_ready 60 || die "the server did not come back"
-# SIGTERM (pg_terminate_backend) ends the worker cleanly; it comes back
-for i in $(seq 1 100); do
+# SIGTERM (pg_terminate_backend) ends the worker promptly; it comes back
+# (the deadline below): wait for the restarted worker while expired items
+# are left for it
+wpid=""
+for i in $(seq 1 600); do
 	wpid=$(worker_pid)
 	[ -n "$wpid" ] && break
+	[ "$(q "$expired_sql")" = "0" ] && break
 	sleep 0.1
 done
 if [ -n "$wpid" ]; then
 	t=$(q "SELECT pg_terminate_backend($wpid)")
 	[ "$t" = "t" ] || die "pg_terminate_backend of the worker failed"
-	echo "ttl: pg_terminate_backend ended the worker (pid $wpid)"
+	for i in $(seq 1 100); do
+		[ -z "$(q "SELECT 1 FROM pg_stat_activity WHERE pid = $wpid")" ] && break
+		sleep 0.1
+	done
+	[ -z "$(q "SELECT 1 FROM pg_stat_activity WHERE pid = $wpid")" ] ||
+		die "the worker (pid $wpid) is still there 10 s after pg_terminate_backend"
+	echo "ttl: pg_terminate_backend ended the worker (pid $wpid) within $((i / 10)).$((i % 10)) s"
+elif [ "$(q "$expired_sql")" != "0" ]; then
+	die "no item_table worker came back after the crash within 60 s"
+else
+	echo "ttl: the restarted worker finished before it could be terminated (raise BG_CRASH_ITEMS)"
 fi
 deadline=$(($(date +%s) + WAIT_SECS))
 while [ "$(q "$expired_sql")" != "0" ]; do

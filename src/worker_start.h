@@ -1,0 +1,44 @@
+/*-------------------------------------------------------------------------
+ *
+ * worker_start.h
+ *		The background worker's settings and how it is started
+ *		(worker_start.c): what the API and the catalog layer may call of
+ *		background work.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ITEM_TABLE_WORKER_START_H
+#define ITEM_TABLE_WORKER_START_H
+
+#include "fmgr.h"
+#include "postmaster/bgworker.h"
+
+/* item_table.index_backfill: who fills an index UpdateTable creates */
+typedef enum IndexBackfillMode
+{
+	INDEX_BACKFILL_WORKER = 0,
+	INDEX_BACKFILL_MANUAL
+} IndexBackfillMode;
+
+extern int	item_table_index_backfill;
+extern int	item_table_worker_naptime;	/* seconds */
+extern int	item_table_backfill_batch_size;
+extern int	item_table_ttl_batch_size;
+extern int	item_table_max_workers;
+
+/* the settings above as GUCs (from _PG_init, through ItemWorkerInit) */
+extern void ItemWorkerDefineSettings(void);
+
+/*
+ * Register the worker of database dboid (dbname names it in its process
+ * title); notify_pid, if not 0, gets SIGUSR1 on its start and end.
+ */
+extern bool ItemWorkerLaunch(Oid dboid, const char *dbname, pid_t notify_pid,
+							 BackgroundWorkerHandle **handle);
+
+/* start this database's worker when the current transaction commits */
+extern void ItemWorkerRequest(void);
+
+extern Datum item_table_start_worker(PG_FUNCTION_ARGS);
+
+#endif							/* ITEM_TABLE_WORKER_START_H */
