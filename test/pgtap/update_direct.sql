@@ -1,0 +1,151 @@
+-- UpdateItem writes the row it has just locked directly (no UPDATE
+-- statement) only where that cannot differ from the statement
+-- (api_common.c, update_item_direct).  Each case below needs the
+-- statement -- privileges, row-level security, triggers, constraints,
+-- other indexes, the GSI triggers, replica identity, read-only
+-- transactions -- and shows that UpdateItem behaves as the statement does.
+BEGIN;
+SELECT plan(22);
+SET search_path = item_table, public;
+
+-- the SQLSTATE an UpdateItem request raises, NULL when it succeeds
+CREATE FUNCTION pg_temp.st(request jsonb) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM item_table.update_item(request);
+	RETURN NULL;
+EXCEPTION WHEN others THEN
+	RETURN SQLSTATE;
+END $$;
+
+CREATE FUNCTION pg_temp.inc(t text, k text, n int) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT item_table.update_item(jsonb_build_object('TableName', t, 'Key', jsonb_build_object('pk', jsonb_build_object('S', k)),
+		'UpdateExpression', 'SET n = :v', 'ExpressionAttributeValues', jsonb_build_object(':v', jsonb_build_object('N', n::text)),
+		'ReturnValues', 'ALL_NEW'))
+$$;
+CREATE FUNCTION pg_temp.n_of(t text, k text) RETURNS text LANGUAGE sql AS $$
+	SELECT item_table.get_item(jsonb_build_object('TableName', t, 'Key', jsonb_build_object('pk', jsonb_build_object('S', k))))->'Item'->'n'->>'N'
+$$;
+
+SELECT ok(create_table('{"TableName": "upd", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}') ? 'TableDescription', 'table created');
+INSERT INTO item_data.upd (key, item)
+SELECT item_key(jsonb_build_object('S', 'k' || g)),
+	   jsonb_build_object('pk', jsonb_build_object('S', 'k' || g), 'n', jsonb_build_object('N', '0'), 'pad', jsonb_build_object('S', repeat('x', 200)))
+FROM generate_series(1, 100) g;
+
+-- the direct path: many updates of one key, most of them not HOT (the
+-- page fills), each visible to the next, the primary key still finding
+-- exactly one row by index and by sequential scan
+SELECT is((SELECT count(*) FROM generate_series(1, 300) i WHERE pg_temp.inc('upd', 'k1', i)->'Attributes'->'n'->>'N' = i::text),
+	300::bigint, 'direct path: 300 updates of one key in one transaction, each sees the last');
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT is((SELECT count(*) FROM item_data.upd WHERE key OPERATOR(item_table.=) 'S"k1"'::item_key), 1::bigint,
+	'direct path: the primary key index finds the one current row');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT is((SELECT item->'n'->>'N' FROM item_data.upd WHERE key OPERATOR(item_table.=) 'S"k1"'::item_key), '300',
+	'direct path: the stored item is the last one written');
+SELECT is(pg_temp.n_of('upd', 'k2'), '0', 'other items untouched');
+
+-- a user trigger: the statement fires it, so UpdateItem must
+CREATE TABLE pg_temp.upd_log (k text, n text);
+CREATE FUNCTION pg_temp.upd_logger() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO pg_temp.upd_log VALUES (NEW.item->'pk'->>'S', NEW.item->'n'->>'N');
+	RETURN NEW;
+END $$;
+CREATE TRIGGER upd_after AFTER UPDATE ON item_data.upd FOR EACH ROW EXECUTE FUNCTION pg_temp.upd_logger();
+SELECT pg_temp.inc('upd', 'k3', 5);
+SELECT results_eq('SELECT k, n FROM pg_temp.upd_log', $$VALUES ('k3', '5')$$, 'a user trigger on the table fires for UpdateItem');
+DROP TRIGGER upd_after ON item_data.upd;
+SELECT pg_temp.inc('upd', 'k3', 6);
+SELECT is((SELECT count(*) FROM pg_temp.upd_log), 1::bigint, 'and no longer once it is dropped');
+
+-- a CHECK constraint: the statement checks it
+ALTER TABLE item_data.upd ADD CONSTRAINT n_not_7 CHECK (item->'n'->>'N' <> '7');
+SELECT is(pg_temp.st('{"TableName": "upd", "Key": {"pk": {"S": "k4"}}, "UpdateExpression": "SET n = :v", "ExpressionAttributeValues": {":v": {"N": "7"}}}'),
+	'23514', 'a CHECK constraint refuses the update');
+SELECT is(pg_temp.n_of('upd', 'k4'), '0', 'the refused update changed nothing');
+SELECT is(pg_temp.inc('upd', 'k4', 8)->'Attributes'->'n'->>'N', '8', 'an update the constraint allows goes through');
+ALTER TABLE item_data.upd DROP CONSTRAINT n_not_7;
+
+-- another index (an expression index): the statement maintains it (on a
+-- fresh table: an index made over HOT chains in this transaction could not
+-- be used by it)
+SELECT ok(create_table('{"TableName": "updi", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}') ? 'TableDescription', 'second table created');
+SELECT put_item('{"TableName": "updi", "Item": {"pk": {"S": "i1"}, "n": {"N": "0"}}}');
+CREATE INDEX updi_n ON item_data.updi ((item->'n'->>'N'));
+SELECT pg_temp.inc('updi', 'i1', 4242);
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT is((SELECT item->'pk'->>'S' FROM item_data.updi WHERE item->'n'->>'N' = '4242'), 'i1',
+	'an expression index on the table has the updated item');
+CREATE FUNCTION pg_temp.plan_of(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text; p text := '';
+BEGIN
+	FOR r IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP p := p || r || E'\n'; END LOOP;
+	RETURN p;
+END $$;
+SELECT matches(pg_temp.plan_of($$SELECT item->'pk'->>'S' FROM item_data.updi WHERE item->'n'->>'N' = '4242'$$),
+	'Index Scan using updi_n', 'and that read used the expression index');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+-- row-level security: the statement applies the UPDATE policy's WITH CHECK
+CREATE ROLE item_table_tap_upd;
+GRANT SELECT, UPDATE ON item_data.upd TO item_table_tap_upd;
+GRANT USAGE ON SCHEMA item_data TO item_table_tap_upd;
+ALTER TABLE item_data.upd ENABLE ROW LEVEL SECURITY;
+CREATE POLICY upd_sel ON item_data.upd FOR SELECT USING (true);
+CREATE POLICY upd_upd ON item_data.upd FOR UPDATE USING (true) WITH CHECK (item->'n'->>'N' <> '13');
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.inc('upd', 'k6', 12)->'Attributes'->'n'->>'N', '12', 'with RLS, an update the policy allows');
+SELECT is(pg_temp.st('{"TableName": "upd", "Key": {"pk": {"S": "k6"}}, "UpdateExpression": "SET n = :v", "ExpressionAttributeValues": {":v": {"N": "13"}}}'),
+	'42501', 'with RLS, the policy''s WITH CHECK refuses the update');
+RESET ROLE;
+SELECT is(pg_temp.n_of('upd', 'k6'), '12', 'the refused update changed nothing');
+ALTER TABLE item_data.upd DISABLE ROW LEVEL SECURITY;
+
+-- column privileges: enough for the statement, so enough for UpdateItem
+REVOKE SELECT, UPDATE ON item_data.upd FROM item_table_tap_upd;
+GRANT SELECT (key, item), UPDATE (item) ON item_data.upd TO item_table_tap_upd;
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.inc('upd', 'k7', 21)->'Attributes'->'n'->>'N', '21', 'column privileges on key and item are enough');
+RESET ROLE;
+REVOKE UPDATE (item) ON item_data.upd FROM item_table_tap_upd;
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.st('{"TableName": "upd", "Key": {"pk": {"S": "k7"}}, "UpdateExpression": "SET n = :v", "ExpressionAttributeValues": {":v": {"N": "22"}}}'),
+	'42501', 'without UPDATE the update is refused');
+RESET ROLE;
+
+-- a publication of updates on a table without replica identity
+CREATE PUBLICATION upd_pub FOR TABLE item_data.upd;
+ALTER TABLE item_data.upd REPLICA IDENTITY NOTHING;
+SELECT is(pg_temp.st('{"TableName": "upd", "Key": {"pk": {"S": "k8"}}, "UpdateExpression": "SET n = :v", "ExpressionAttributeValues": {":v": {"N": "1"}}}'),
+	'55000', 'a published table without replica identity refuses the update, as UPDATE does');
+ALTER TABLE item_data.upd REPLICA IDENTITY DEFAULT;
+DROP PUBLICATION upd_pub;
+
+-- a read-only transaction
+SAVEPOINT ro;
+SET TRANSACTION READ ONLY;
+SELECT is(pg_temp.st('{"TableName": "upd", "Key": {"pk": {"S": "k9"}}, "UpdateExpression": "SET n = :v", "ExpressionAttributeValues": {":v": {"N": "1"}}}'),
+	'25006', 'a read-only transaction refuses the update');
+ROLLBACK TO SAVEPOINT ro;
+
+-- a table with a GSI: its index trigger must run (the index table follows)
+SELECT ok(create_table('{"TableName": "updg", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "n", "AttributeType": "N"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+	"GlobalSecondaryIndexes": [{"IndexName": "by_n", "KeySchema": [{"AttributeName": "n", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}}]}') ? 'TableDescription', 'GSI table created');
+SELECT put_item('{"TableName": "updg", "Item": {"pk": {"S": "g1"}, "n": {"N": "1"}}}');
+SELECT pg_temp.inc('updg', 'g1', 2);
+SELECT is(query('{"TableName": "updg", "IndexName": "by_n", "KeyConditionExpression": "n = :v", "ExpressionAttributeValues": {":v": {"N": "2"}}}')->'Count',
+	'1'::jsonb, 'the GSI follows the update');
+
+SELECT * FROM finish();
+ROLLBACK;
