@@ -43,5 +43,6 @@ _PG_init(void)
 							   &item_table_endpoint_address,
 							   "localhost:8000", PGC_USERSET, 0, NULL, NULL, NULL);
 	ItemWorkerInit();
+	KeySupportInit();
 	MarkGUCPrefixReserved("item_table");
 }
