@@ -40,6 +40,20 @@ BASE[delete_item]="DELETE FROM item_data.bench WHERE key OPERATOR(item_table.=) 
 EXT[transact_2items]="SELECT item_table.transact_write_items(('{\"TransactItems\": [{\"Put\": {\"TableName\": \"register\", \"Item\": {\"PK\": {\"S\": \"A#' || \$1 || '\"}, \"SK\": {\"S\": \"P#1\"}, \"Q\": {\"N\": \"1\"}}, \"ConditionExpression\": \"attribute_not_exists(PK)\"}}, {\"Put\": {\"TableName\": \"register\", \"Item\": {\"PK\": {\"S\": \"B#' || \$1 || '\"}, \"SK\": {\"S\": \"P#1\"}, \"Q\": {\"N\": \"-1\"}}, \"ConditionExpression\": \"attribute_not_exists(PK)\"}}]}')::jsonb)"
 BASE[transact_2items]="INSERT INTO register_plain VALUES (('S\"A#' || \$1 || '\"|S\"P#1\"')::item_table.item_key, ('{\"PK\": {\"S\": \"A#' || \$1 || '\"}, \"SK\": {\"S\": \"P#1\"}, \"Q\": {\"N\": \"1\"}}')::jsonb), (('S\"B#' || \$1 || '\"|S\"P#1\"')::item_table.item_key, ('{\"PK\": {\"S\": \"B#' || \$1 || '\"}, \"SK\": {\"S\": \"P#1\"}, \"Q\": {\"N\": \"-1\"}}')::jsonb)"
 
+# BatchWriteItem of 25 PutRequests replacing items, against one 25-row upsert
+bw_ext="SELECT item_table.batch_write_item(('{\"RequestItems\": {\"bench\": ["
+bw_base="INSERT INTO item_data.bench (key, item) VALUES "
+for i in $(seq 1 25); do
+    k="' || (1 + (\$1 * 25 + $i) % $CG_SCALE) || '"
+    it="{\"pk\": {\"S\": \"USER#$k\"}, \"name\": {\"S\": \"user number $k\"}, \"n\": {\"N\": \"$i\"}}"
+    [ "$i" -gt 1 ] && { bw_ext+=", "; bw_base+=", "; }
+    bw_ext+="{\"PutRequest\": {\"Item\": $it}}"
+    bw_base+="(('S\"USER#$k\"')::item_table.item_key, ('$it')::jsonb)"
+done
+EXT[batch_write25]="$bw_ext]}}')::jsonb)"
+BASE[batch_write25]="$bw_base ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item"
+ORDER+=(batch_write25)
+
 cases=("$@")
 [ "${#cases[@]}" -gt 0 ] || cases=("${ORDER[@]}")
 for c in "${cases[@]}"; do [ -n "${EXT[$c]:-}" ] || it_die "unknown case '$c' (cases: ${ORDER[*]})"; done

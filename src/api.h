@@ -68,6 +68,8 @@ extern void ApiRejectLegacy(ApiRequest *req, const char *const *legacy,
 extern Jsonb *ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock);
 extern bool ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
+/* an unconditional put of an existing item, done directly; false: not done */
+extern bool ApiReplaceItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiDeleteItem(ItemTableDef *def, ItemKey *key);
 
 /* ---- responses ---- */

@@ -657,6 +657,32 @@ out:
 }
 
 /*
+ * ApiReplaceItemDirect
+ *		What "INSERT INTO t (key, item) VALUES ($1, $2) ON CONFLICT (key) DO
+ *		UPDATE SET item = EXCLUDED.item" does when key's row exists, done
+ *		as UpdateItem does it: the locked probe, then the direct update.
+ *
+ * The statement would also need INSERT; without it (or when the row is
+ * missing, or either direct step declines) this returns false having
+ * written nothing, and the caller runs the statement, which inserts, waits
+ * or raises.  A row the probe does not see but the statement would find
+ * (an insert still in progress, or one a repeatable-read snapshot cannot
+ * see) is left to the statement the same way.
+ */
+bool
+ApiReplaceItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item)
+{
+	Jsonb	   *old = NULL;
+
+	forget_locked(def);
+	if (pg_class_aclmask(def->relid, GetUserId(), ACL_INSERT, ACLMASK_ALL) != ACL_INSERT ||
+		!fetch_item_direct(def, key, true, &old) || old == NULL)
+		return false;
+	pfree(old);
+	return update_item_direct(def, key, item);
+}
+
+/*
  * ApiUpdateItem
  *		Replace the stored item of key.
  *

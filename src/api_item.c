@@ -184,6 +184,9 @@ ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	SPIPlanPtr	plan;
 	int			rc;
 
+	/* an existing item: replaced directly where that cannot differ */
+	if (ApiReplaceItemDirect(def, key, item))
+		return;
 	plan = TableDefPlan(def, &def->plan_upsert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2)"
 						" ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item",

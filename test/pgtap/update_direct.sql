@@ -4,8 +4,10 @@
 -- statement -- privileges, row-level security, triggers, constraints,
 -- other indexes, the GSI triggers, replica identity, read-only
 -- transactions -- and shows that UpdateItem behaves as the statement does.
+-- PutItem and BatchWriteItem replace an existing item the same way
+-- (ApiReplaceItemDirect, in place of INSERT ... ON CONFLICT DO UPDATE).
 BEGIN;
-SELECT plan(22);
+SELECT plan(30);
 SET search_path = item_table, public;
 
 -- the SQLSTATE an UpdateItem request raises, NULL when it succeeds
@@ -17,6 +19,13 @@ EXCEPTION WHEN others THEN
 	RETURN SQLSTATE;
 END $$;
 
+CREATE FUNCTION pg_temp.put_st(request jsonb) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM item_table.put_item(request);
+	RETURN NULL;
+EXCEPTION WHEN others THEN
+	RETURN SQLSTATE;
+END $$;
 CREATE FUNCTION pg_temp.inc(t text, k text, n int) RETURNS jsonb LANGUAGE sql AS $$
 	SELECT item_table.update_item(jsonb_build_object('TableName', t, 'Key', jsonb_build_object('pk', jsonb_build_object('S', k)),
 		'UpdateExpression', 'SET n = :v', 'ExpressionAttributeValues', jsonb_build_object(':v', jsonb_build_object('N', n::text)),
@@ -146,6 +155,44 @@ SELECT put_item('{"TableName": "updg", "Item": {"pk": {"S": "g1"}, "n": {"N": "1
 SELECT pg_temp.inc('updg', 'g1', 2);
 SELECT is(query('{"TableName": "updg", "IndexName": "by_n", "KeyConditionExpression": "n = :v", "ExpressionAttributeValues": {":v": {"N": "2"}}}')->'Count',
 	'1'::jsonb, 'the GSI follows the update');
+
+-- PutItem (and BatchWriteItem) of an existing item replace it the same
+-- way: directly where INSERT ... ON CONFLICT DO UPDATE cannot differ
+SELECT is((SELECT count(*) FROM generate_series(1, 200) i
+	WHERE put_item(jsonb_build_object('TableName', 'upd', 'Item', jsonb_build_object('pk', '{"S": "k20"}'::jsonb, 'n', jsonb_build_object('N', i::text)))) = '{}'),
+	200::bigint, 'direct path: 200 PutItems replacing one item');
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT is((SELECT item->'n'->>'N' FROM item_data.upd WHERE key OPERATOR(item_table.=) 'S"k20"'::item_key), '200',
+	'direct path: the primary key finds the last item put');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT is(batch_write_item('{"RequestItems": {"upd": [{"PutRequest": {"Item": {"pk": {"S": "k21"}, "n": {"N": "5"}}}},
+	{"PutRequest": {"Item": {"pk": {"S": "k22"}, "n": {"N": "6"}}}}, {"PutRequest": {"Item": {"pk": {"S": "new1"}, "n": {"N": "7"}}}}]}}')->'UnprocessedItems',
+	'{}'::jsonb, 'BatchWriteItem: two replacements and an insert');
+SELECT results_eq($$SELECT pg_temp.n_of('upd', 'k21') || pg_temp.n_of('upd', 'k22') || pg_temp.n_of('upd', 'new1')$$,
+	$$VALUES ('567')$$, 'all three written');
+-- a trigger: the statement fires it (AFTER UPDATE on the conflict path)
+CREATE TRIGGER upd_after AFTER INSERT OR UPDATE ON item_data.upd FOR EACH ROW EXECUTE FUNCTION pg_temp.upd_logger();
+DELETE FROM pg_temp.upd_log;
+SELECT put_item('{"TableName": "upd", "Item": {"pk": {"S": "k23"}, "n": {"N": "9"}}}');
+SELECT results_eq('SELECT k, n FROM pg_temp.upd_log', $$VALUES ('k23', '9')$$, 'a user trigger fires for PutItem replacing an item');
+DROP TRIGGER upd_after ON item_data.upd;
+-- another index follows a PutItem replacement
+SELECT put_item('{"TableName": "updi", "Item": {"pk": {"S": "i1"}, "n": {"N": "777"}}}');
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT is((SELECT item->'pk'->>'S' FROM item_data.updi WHERE item->'n'->>'N' = '777'), 'i1',
+	'the expression index has the item PutItem put');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+-- the statement is an INSERT: without INSERT, replacing an item is refused
+GRANT SELECT, UPDATE ON item_data.upd TO item_table_tap_upd;
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.put_st('{"TableName": "upd", "Item": {"pk": {"S": "k24"}, "n": {"N": "1"}}}'), '42501',
+	'PutItem of an existing item needs INSERT, as INSERT ... ON CONFLICT does');
+RESET ROLE;
+SELECT is(pg_temp.n_of('upd', 'k24'), '0', 'the refused put changed nothing');
 
 SELECT * FROM finish();
 ROLLBACK;
