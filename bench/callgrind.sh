@@ -6,7 +6,7 @@
 #
 # Makes a throw-away cluster with the installed extension (PG_CONFIG or
 # pg_config on PATH), loads bench/workloads/get_item/setup.sql and
-# .../transact_2items/setup.sql at CG_SCALE items (default 20000), then
+# .../transact_2items/setup.sql and .../query10/setup.sql at CG_SCALE items (default 20000), then
 # runs each case's statement prepared, one transaction per call, in a single-user
 # backend under callgrind, CG_SMALL and CG_LARGE times (default 200 and 1200), and
 # prints (Ir(large) - Ir(small)) / (CG_LARGE - CG_SMALL): the instructions
@@ -54,6 +54,31 @@ EXT[batch_write25]="$bw_ext]}}')::jsonb)"
 BASE[batch_write25]="$bw_base ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item"
 ORDER+=(batch_write25)
 
+# conditional PutItem (replace an existing item) against UPDATE ... SET item
+EXT[put_conditional]="SELECT item_table.put_item(('{\"TableName\": \"bench\", \"ConditionExpression\": \"attribute_exists(pk)\", \"Item\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}, \"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}}')::jsonb)"
+BASE[put_conditional]="UPDATE item_data.bench SET item = ('{\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}, \"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}')::jsonb WHERE key OPERATOR(item_table.=) ('S\"USER#' || (1 + \$1 % $CG_SCALE) || '\"')::item_table.item_key"
+# Query of a 10-item and a 100-item collection, the last item of a 100-item one
+for q in 10 100; do
+    n=$(( q == 10 ? CG_SCALE / 20 : CG_SCALE / 200 ))
+    EXT[query$q]="SELECT item_table.query(('{\"TableName\": \"qbench\", \"KeyConditionExpression\": \"pk = :pk\", \"ExpressionAttributeValues\": {\":pk\": {\"S\": \"P$q#' || (\$1 % $n) || '\"}}}')::jsonb)"
+    BASE[query$q]="SELECT key, item FROM item_data.qbench WHERE key OPERATOR(item_table.>=) ('S\"P$q#' || (\$1 % $n) || '\"')::item_table.item_key AND key OPERATOR(item_table.<) ('S\"P$q#' || (\$1 % $n) || '\"|~')::item_table.item_key ORDER BY key"
+    ORDER+=(query$q)
+done
+EXT[query_desc_limit1]="SELECT item_table.query(('{\"TableName\": \"qbench\", \"KeyConditionExpression\": \"pk = :pk\", \"ScanIndexForward\": false, \"Limit\": 1, \"ExpressionAttributeValues\": {\":pk\": {\"S\": \"P100#' || (\$1 % $((CG_SCALE / 200))) || '\"}}}')::jsonb)"
+BASE[query_desc_limit1]="SELECT key, item FROM item_data.qbench WHERE key OPERATOR(item_table.>=) ('S\"P100#' || (\$1 % $((CG_SCALE / 200))) || '\"')::item_table.item_key AND key OPERATOR(item_table.<) ('S\"P100#' || (\$1 % $((CG_SCALE / 200))) || '\"|~')::item_table.item_key ORDER BY key DESC LIMIT 1"
+# BatchGetItem of 25 keys against = ANY of 25 keys
+bg_ext="SELECT item_table.batch_get_item(('{\"RequestItems\": {\"bench\": {\"Keys\": ["
+bg_base="SELECT key, item FROM item_data.bench WHERE key OPERATOR(item_table.=) ANY (ARRAY["
+for i in $(seq 1 25); do
+    k="' || (1 + (\$1 * 25 + $i) % $CG_SCALE) || '"
+    [ "$i" -gt 1 ] && { bg_ext+=", "; bg_base+=", "; }
+    bg_ext+="{\"pk\": {\"S\": \"USER#$k\"}}"
+    bg_base+="('S\"USER#$k\"')::item_table.item_key"
+done
+EXT[batch_get25]="$bg_ext]}}}')::jsonb)"
+BASE[batch_get25]="$bg_base])"
+ORDER+=(put_conditional query_desc_limit1 batch_get25)
+
 cases=("$@")
 [ "${#cases[@]}" -gt 0 ] || cases=("${ORDER[@]}")
 for c in "${cases[@]}"; do [ -n "${EXT[$c]:-}" ] || it_die "unknown case '$c' (cases: ${ORDER[*]})"; done
@@ -61,7 +86,7 @@ for c in "${cases[@]}"; do [ -n "${EXT[$c]:-}" ] || it_die "unknown case '$c' (c
 it_start_cluster || it_die "could not start a cluster"
 "$PGBIN/createdb" cg
 "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d cg -c 'CREATE EXTENSION item_table' >/dev/null
-for s in get_item transact_2items; do
+for s in get_item transact_2items query10; do
     "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -v scale="$CG_SCALE" -d cg -f "bench/workloads/$s/setup.sql" >/dev/null
 done
 "$PGBIN/psql" -X -q -d cg -c 'VACUUM ANALYZE' -c 'CHECKPOINT' >/dev/null

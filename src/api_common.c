@@ -23,7 +23,9 @@
  * probes the primary key directly (fetch_item_direct) and remembers the
  * row version it locked; UpdateItem then replaces that version directly
  * too (update_item_direct: a new version and, when not HOT, its primary
- * key entry), so the call starts no executor at all.  Both fall back to
+ * key entry), so the call starts no executor at all; DeleteItem deletes
+ * it the same way (delete_item_direct), and PutItem replacing an existing
+ * item is the locked probe and the direct update (ApiReplaceItemDirect).  Both fall back to
  * the SQL statements wherever the statement could behave differently;
  * test/pgtap/update_direct.sql shows each case.
  *
@@ -46,6 +48,7 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
+#include "catalog/pg_trigger.h"
 #include "executor/executor.h"
 #include "parser/parse_func.h"
 #include "catalog/pg_am.h"
@@ -730,6 +733,66 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		elog(ERROR, "item update failed: %s", SPI_result_code_string(rc));
 }
 
+/*
+ * delete_item_direct
+ *		Delete the row version ApiFetchItem(lock) has just locked, without a
+ *		statement: what "DELETE FROM t WHERE key = $1" does to a plain item
+ *		table (a delete touches no index).
+ *
+ * The conditions are update_item_direct's, for DELETE: the same lock
+ * identity, table-wide DELETE and SELECT, no permission hook, no
+ * row-level security, not read-only, no rules, and no trigger but the
+ * item guard (which fires on INSERT and UPDATE only); otherwise false and
+ * the caller runs the statement.
+ */
+static bool
+delete_item_direct(ItemTableDef *def, ItemKey *key)
+{
+	Relation	rel;
+	ItemPointerData tid = def->locked_tid;
+	TM_FailureData tmfd;
+	bool		done = false;
+	int			i;
+
+	if (def->locked_key == NULL || ItemKeyCompare(def->locked_key, key) != 0 ||
+		!TransactionIdIsValid(def->locked_xid) ||
+		def->locked_xid != GetTopTransactionIdIfAny() ||
+		def->locked_subid != GetCurrentSubTransactionId() ||
+		def->locked_cid != GetCurrentCommandId(false))
+		return false;
+	if (XactReadOnly || IsInParallelMode() || ExecutorCheckPerms_hook != NULL ||
+		pg_class_aclmask(def->relid, GetUserId(), ACL_SELECT | ACL_DELETE,
+						 ACLMASK_ALL) != (ACL_SELECT | ACL_DELETE) ||
+		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
+		return false;
+
+	rel = table_open(def->relid, RowExclusiveLock);
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rules != NULL)
+		goto out;
+	for (i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
+	{
+		Trigger    *t = &rel->trigdesc->triggers[i];
+
+		if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid) ||
+			TRIGGER_FOR_DELETE(t->tgtype) || TRIGGER_FOR_TRUNCATE(t->tgtype))
+			goto out;
+	}
+	CheckCmdReplicaIdentity(rel, CMD_DELETE);
+
+	/* a new command, as the statement would be */
+	CommandCounterIncrement();
+	if (table_tuple_delete(rel, &tid, GetCurrentCommandId(true),
+						   InvalidSnapshot, InvalidSnapshot, true,
+						   &tmfd, false) != TM_Ok)
+		goto out;				/* nothing deleted: the statement decides */
+	done = true;
+	forget_locked(def);
+
+out:
+	table_close(rel, NoLock);
+	return done;
+}
+
 void
 ApiDeleteItem(ItemTableDef *def, ItemKey *key)
 {
@@ -738,6 +801,8 @@ ApiDeleteItem(ItemTableDef *def, ItemKey *key)
 	SPIPlanPtr	plan;
 	int			rc;
 
+	if (delete_item_direct(def, key))
+		return;
 	plan = TableDefPlan(def, &def->plan_delete,
 						"DELETE FROM %s WHERE key OPERATOR(item_table.=) $1",
 						1, argtypes);

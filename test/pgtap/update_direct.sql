@@ -5,9 +5,10 @@
 -- other indexes, the GSI triggers, replica identity, read-only
 -- transactions -- and shows that UpdateItem behaves as the statement does.
 -- PutItem and BatchWriteItem replace an existing item the same way
--- (ApiReplaceItemDirect, in place of INSERT ... ON CONFLICT DO UPDATE).
+-- (ApiReplaceItemDirect, in place of INSERT ... ON CONFLICT DO UPDATE),
+-- and DeleteItem deletes the locked row directly (delete_item_direct).
 BEGIN;
-SELECT plan(30);
+SELECT plan(38);
 SET search_path = item_table, public;
 
 -- the SQLSTATE an UpdateItem request raises, NULL when it succeeds
@@ -193,6 +194,57 @@ SELECT is(pg_temp.put_st('{"TableName": "upd", "Item": {"pk": {"S": "k24"}, "n":
 	'PutItem of an existing item needs INSERT, as INSERT ... ON CONFLICT does');
 RESET ROLE;
 SELECT is(pg_temp.n_of('upd', 'k24'), '0', 'the refused put changed nothing');
+
+-- DeleteItem deletes the locked row directly the same way
+CREATE FUNCTION pg_temp.del_st(request jsonb) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM item_table.delete_item(request);
+	RETURN NULL;
+EXCEPTION WHEN others THEN
+	RETURN SQLSTATE;
+END $$;
+SELECT is(delete_item('{"TableName": "upd", "Key": {"pk": {"S": "k30"}}, "ReturnValues": "ALL_OLD"}')->'Attributes'->'pk'->>'S',
+	'k30', 'direct path: DeleteItem returns the old item');
+SELECT is(pg_temp.n_of('upd', 'k30'), NULL, 'and the item is gone');
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT is((SELECT count(*) FROM item_data.upd WHERE key OPERATOR(item_table.=) 'S"k30"'::item_key), 0::bigint,
+	'the primary key finds nothing either');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+CREATE TABLE pg_temp.del_log (k text);
+CREATE FUNCTION pg_temp.del_logger() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO pg_temp.del_log VALUES (OLD.item->'pk'->>'S');
+	RETURN OLD;
+END $$;
+CREATE TRIGGER upd_del AFTER DELETE ON item_data.upd FOR EACH ROW EXECUTE FUNCTION pg_temp.del_logger();
+SELECT delete_item('{"TableName": "upd", "Key": {"pk": {"S": "k31"}}}');
+SELECT results_eq('SELECT k FROM pg_temp.del_log', $$VALUES ('k31')$$, 'a user DELETE trigger fires for DeleteItem');
+DROP TRIGGER upd_del ON item_data.upd;
+-- without DELETE the statement, and so DeleteItem, is refused
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.del_st('{"TableName": "upd", "Key": {"pk": {"S": "k32"}}}'), '42501', 'DeleteItem needs DELETE');
+RESET ROLE;
+SELECT is(pg_temp.n_of('upd', 'k32'), '0', 'the refused delete changed nothing');
+-- row-level security: a DELETE policy hiding the row makes it a no-op
+GRANT DELETE ON item_data.upd TO item_table_tap_upd;
+ALTER TABLE item_data.upd ENABLE ROW LEVEL SECURITY;
+CREATE POLICY upd_del_only_k34 ON item_data.upd FOR DELETE USING (key OPERATOR(item_table.=) 'S"k34"'::item_key);
+SET LOCAL ROLE item_table_tap_upd;
+SELECT delete_item('{"TableName": "upd", "Key": {"pk": {"S": "k33"}}}');
+SELECT delete_item('{"TableName": "upd", "Key": {"pk": {"S": "k34"}}}');
+RESET ROLE;
+ALTER TABLE item_data.upd DISABLE ROW LEVEL SECURITY;
+SELECT is(pg_temp.n_of('upd', 'k33') || '/' || coalesce(pg_temp.n_of('upd', 'k34'), 'gone'), '0/gone',
+	'with RLS, DeleteItem deletes only what the DELETE policy allows');
+-- a published table without replica identity refuses the delete
+CREATE PUBLICATION upd_pub2 FOR TABLE item_data.upd;
+ALTER TABLE item_data.upd REPLICA IDENTITY NOTHING;
+SELECT is(pg_temp.del_st('{"TableName": "upd", "Key": {"pk": {"S": "k35"}}}'), '55000',
+	'a published table without replica identity refuses DeleteItem, as DELETE does');
+ALTER TABLE item_data.upd REPLICA IDENTITY DEFAULT;
+DROP PUBLICATION upd_pub2;
 
 SELECT * FROM finish();
 ROLLBACK;
