@@ -19,15 +19,16 @@
  * Every statement qualifies its operators (OPERATOR(item_table.=)) and
  * types, so the caller's search_path cannot redirect them.
  *
- * UpdateItem's row.  The locked read that starts every conditional write
- * probes the primary key directly (fetch_item_direct) and remembers the
- * row version it locked; UpdateItem then replaces that version directly
- * too (update_item_direct: a new version and, when not HOT, its primary
- * key entry), so the call starts no executor at all; DeleteItem deletes
- * it the same way (delete_item_direct), and PutItem replacing an existing
- * item is the locked probe and the direct update (ApiReplaceItemDirect).  Both fall back to
- * the SQL statements wherever the statement could behave differently;
- * test/pgtap/update_direct.sql shows each case.
+ * The row a write locked.  The locked read that starts every conditional
+ * write probes the primary key directly (fetch_item_direct) and remembers
+ * the row version it locked; UpdateItem then replaces that version
+ * directly too (update_item_direct: a new version and, when not HOT, its
+ * primary key entry), so the call starts no executor at all; DeleteItem
+ * deletes it the same way (delete_item_direct), and PutItem replacing an
+ * existing item is the locked probe and the direct update
+ * (ApiReplaceItemDirect).  Each falls back to the SQL statement wherever
+ * the statement could behave differently; test/pgtap/update_direct.sql
+ * shows each case.
  *
  * Writes and reads and the item guard.  The write helpers register the row
  * they are about to write (ItemGuardExpectWrite), so that the item guard
