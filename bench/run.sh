@@ -6,7 +6,8 @@
 # See bench/README.md for the workload layout.  Environment:
 #   BENCH_RUNS     runs of each variant, alternating ext/base   (default 5)
 #   BENCH_SECONDS  seconds per run                              (default 10)
-#   BENCH_CLIENTS  pgbench clients (and threads)                (default 1)
+#   BENCH_CLIENTS  pgbench clients                              (default 1)
+#   BENCH_JOBS     pgbench threads (-j)                         (default: BENCH_CLIENTS)
 #   BENCH_SCALE    psql variable :scale for setup.sql, and pgbench
 #                  variable :scale for ext.sql/base.sql          (default 1000000)
 #   BENCH_WARMUP   seconds of unrecorded warm-up per variant     (default 2; 0 = none)
@@ -22,6 +23,7 @@ cd "$IT_ROOT"
 BENCH_RUNS=${BENCH_RUNS:-5}
 BENCH_SECONDS=${BENCH_SECONDS:-10}
 BENCH_CLIENTS=${BENCH_CLIENTS:-1}
+BENCH_JOBS=${BENCH_JOBS:-$BENCH_CLIENTS}
 BENCH_SCALE=${BENCH_SCALE:-1000000}
 BENCH_WARMUP=${BENCH_WARMUP:-2}
 BENCH_DB=item_table_bench
@@ -44,12 +46,13 @@ case "${1:-}" in
     -h|--help) usage; exit 0 ;;
 esac
 
-for v in BENCH_RUNS BENCH_SECONDS BENCH_CLIENTS BENCH_SCALE BENCH_WARMUP; do
+for v in BENCH_RUNS BENCH_SECONDS BENCH_CLIENTS BENCH_JOBS BENCH_SCALE BENCH_WARMUP; do
     [[ ${!v} =~ ^[0-9]+$ ]] || it_die "$v must be a non-negative integer (got '${!v}')"
 done
-if [ "$BENCH_RUNS" -lt 1 ] || [ "$BENCH_SECONDS" -lt 1 ] || [ "$BENCH_CLIENTS" -lt 1 ]; then
-    it_die "BENCH_RUNS, BENCH_SECONDS and BENCH_CLIENTS must be >= 1"
+if [ "$BENCH_RUNS" -lt 1 ] || [ "$BENCH_SECONDS" -lt 1 ] || [ "$BENCH_CLIENTS" -lt 1 ] || [ "$BENCH_JOBS" -lt 1 ]; then
+    it_die "BENCH_RUNS, BENCH_SECONDS, BENCH_CLIENTS and BENCH_JOBS must be >= 1"
 fi
+[ "$BENCH_JOBS" -le "$BENCH_CLIENTS" ] || BENCH_JOBS=$BENCH_CLIENTS
 
 # ---- choose workloads -------------------------------------------------------
 workloads=()
@@ -110,8 +113,9 @@ done
 
 # ---- set up -------------------------------------------------------------------
 t0=$(date +%s.%N)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== item_table benchmark: ${workloads[*]}"
-echo "== runs=$BENCH_RUNS seconds=$BENCH_SECONDS clients=$BENCH_CLIENTS scale=$BENCH_SCALE warmup=$BENCH_WARMUP"
+echo "== runs=$BENCH_RUNS seconds=$BENCH_SECONDS clients=$BENCH_CLIENTS jobs=$BENCH_JOBS scale=$BENCH_SCALE warmup=$BENCH_WARMUP"
 it_need_root || it_die "root or sudo is required"
 it_install_deps || it_die "dependency installation failed"
 it_pg_env || it_die "PostgreSQL tools not found"
@@ -127,7 +131,7 @@ mkdir -p "$BLOG" "$RESULTS_DIR"
 # (server settings of the workload, if any, are in $WL_PGOPTIONS)
 run_pgbench() {
     local rc=0
-    PGOPTIONS="$WL_PGOPTIONS" "$PGBIN/pgbench" -n -M prepared -c "$BENCH_CLIENTS" -j "$BENCH_CLIENTS" -T "$2" \
+    PGOPTIONS="$WL_PGOPTIONS" "$PGBIN/pgbench" -n -M prepared -c "$BENCH_CLIENTS" -j "$BENCH_JOBS" -T "$2" \
         -D scale="$BENCH_SCALE" -f "$1" "$BENCH_DB" </dev/null >"$3" 2>&1 || rc=$?
     local tps
     tps=$(awk '/^tps = .*(without initial connection time|excluding connections establishing)/ { printf "%.1f\n", $3; exit }' "$3")
@@ -241,7 +245,8 @@ done
 report=$(mktemp)
 {
     echo "item_table benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  commit $(git rev-parse --short HEAD 2>/dev/null || echo none)"
-    echo "PostgreSQL $("$PGBIN/postgres" --version | sed -E 's/.* ([0-9][0-9.]*).*/\1/'); pgbench -M prepared -n; runs=$BENCH_RUNS x ${BENCH_SECONDS}s alternating ext/base; clients=$BENCH_CLIENTS; scale=$BENCH_SCALE"
+    echo "PostgreSQL $("$PGBIN/postgres" --version | sed -E 's/.* ([0-9][0-9.]*).*/\1/'); pgbench -M prepared -n; runs=$BENCH_RUNS x ${BENCH_SECONDS}s alternating ext/base; clients=$BENCH_CLIENTS jobs=$BENCH_JOBS; scale=$BENCH_SCALE"
+    echo "load average at start: $load_start; at end: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "time ratio ext/base = base tps / ext tps  (> 1: the item_table variant is slower)"
     echo
     printf '%-24s | %14s | %15s | %16s | %s | %s\n' workload "ext median tps" "base median tps" "time ext/base" "ext tps runs" "base tps runs"

@@ -172,3 +172,48 @@ INSERT INTO bw_unique SELECT item_key(jsonb_build_object('S', 'U' || p)) FROM ge
 ANALYZE bw_unique;
 SELECT pg_temp.plan_rows($$SELECT * FROM bw_unique WHERE key ^@ 'S"U7"'$$) AS unique_partition;
 DROP TABLE bw_parts, bw_unique;
+
+-- a range whose bounds are unknown at plan time (a generic plan) is priced
+-- as one partition, not as PostgreSQL's default 0.5% of the table, so the
+-- plan cache keeps the generic plan without plan_cache_mode: 2,500
+-- partitions of 10 items (fewer rows than ANALYZE samples, so the
+-- statistics are exact).  At 0.5% the index scan would be priced at 125
+-- rows and as many random heap pages (a cost above 400); at one partition
+-- it costs what 10 rows cost.
+CREATE TABLE bw_big (key item_key PRIMARY KEY, v int NOT NULL);
+INSERT INTO bw_big SELECT item_key(jsonb_build_object('S', 'P' || p), jsonb_build_object('N', i::text)), i
+FROM generate_series(1, 2500) p, generate_series(1, 10) i;
+ANALYZE bw_big;
+CREATE FUNCTION pg_temp.plan_cost(q text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE j json;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+	RETURN (j -> 0 -> 'Plan' ->> 'Total Cost')::float8;
+END $$;
+PREPARE bw_rng(item_key, item_key) AS SELECT v FROM bw_big WHERE key >= $1 AND key < $2 ORDER BY key;
+PREPARE bw_pre(item_key) AS SELECT v FROM bw_big WHERE key ^@ $1 ORDER BY key;
+SET plan_cache_mode = force_generic_plan;
+SELECT pg_temp.plan_cost($$EXECUTE bw_rng('S"P7"', 'S"P7"|~')$$) < 100 AS range_priced_as_one_partition,
+	   pg_temp.plan_cost($$EXECUTE bw_pre('S"P7"')$$) < 100 AS prefix_priced_as_one_partition,
+	   pg_temp.plan_rows($$EXECUTE bw_pre('S"P7"')$$) AS prefix_rows;
+-- the same bounds known at plan time: the histogram (the generic price
+-- does not leak into custom plans)
+RESET plan_cache_mode;
+SELECT pg_temp.plan_rows($$SELECT v FROM bw_big WHERE key >= 'S"P1"' AND key < 'S"P5"'$$) > 10000 AS wide_constant_range;
+-- with default settings, after the five custom plans the cache keeps the
+-- generic one
+DO $$
+BEGIN
+	FOR i IN 1..10 LOOP
+		EXECUTE format('EXECUTE bw_rng(%L, %L)', 'S"P' || i || '"', 'S"P' || i || '"|~');
+		EXECUTE format('EXECUTE bw_pre(%L)', 'S"P' || i || '"');
+	END LOOP;
+END $$;
+SELECT name, generic_plans >= 5 AS generic_kept, custom_plans <= 5 AS custom_stopped
+FROM pg_prepared_statements WHERE name IN ('bw_rng', 'bw_pre') ORDER BY name;
+EXPLAIN (COSTS OFF) EXECUTE bw_rng('S"P1"', 'S"P1"|~');
+EXECUTE bw_rng('S"P3"', 'S"P3"|~');
+EXECUTE bw_pre('S"P3"');
+DEALLOCATE bw_rng;
+DEALLOCATE bw_pre;
+DROP TABLE bw_big;

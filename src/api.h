@@ -119,6 +119,8 @@ extern Datum item_table_test_collection_size(PG_FUNCTION_ARGS);
 extern Jsonb *ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock);
 extern bool ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
+/* an unconditional put of an existing item, done directly; false: not done */
+extern bool ApiReplaceItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiDeleteItem(ItemTableDef *def, ItemKey *key);
 
 /* ---- responses ---- */

@@ -27,6 +27,17 @@
  * Every statement qualifies its operators (OPERATOR(item_table.=)) and
  * types, so the caller's search_path cannot redirect them.
  *
+ * The row a write locked.  The locked read that starts every conditional
+ * write probes the primary key directly (fetch_item_direct) and remembers
+ * the row version it locked; UpdateItem then replaces that version
+ * directly too (update_item_direct: a new version and, when not HOT, its
+ * primary key entry), so the call starts no executor at all; DeleteItem
+ * deletes it the same way (delete_item_direct), and PutItem replacing an
+ * existing item is the locked probe and the direct update
+ * (ApiReplaceItemDirect).  Each falls back to the SQL statement wherever
+ * the statement could behave differently; test/pgtap/update_direct.sql
+ * shows each case.
+ *
  * Writes and reads and the item guard.  The write helpers register the row
  * they are about to write (ItemGuardExpectWrite), so that the item guard
  * trigger (item_guard.c) lets exactly that row through without validating
@@ -47,6 +58,10 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/pg_trigger.h"
+#include "executor/executor.h"
+#include "parser/parse_func.h"
 #include "catalog/pg_am.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -66,6 +81,7 @@
 
 #include "api.h"
 #include "distributed.h"
+#include "compat.h"
 #include "item_guard.h"
 
 /* ----------------------------------------------------------------
@@ -916,6 +932,9 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 		def->locked_key = MemoryContextAlloc(def->cxt, VARSIZE_ANY(key));
 		memcpy(def->locked_key, key, VARSIZE_ANY(key));
 		def->locked_tid = slot->tts_tid;
+		def->locked_xid = GetTopTransactionIdIfAny();
+		def->locked_subid = GetCurrentSubTransactionId();
+		def->locked_cid = GetCurrentCommandId(false);
 	}
 	if (found && ok)
 	{
@@ -1012,6 +1031,179 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	return SPI_processed == 1;
 }
 
+/* is fn item_table.item_guard()?  (looked up again when it seems not) */
+static bool
+is_guard_function(Oid fn)
+{
+	static Oid	guard_fn = InvalidOid;
+
+	if (fn == guard_fn)
+		return true;
+	guard_fn = LookupFuncName(list_make2(makeString(ITEM_TABLE_SCHEMA),
+										 makeString("item_guard")),
+							  0, NULL, true);
+	return fn == guard_fn;
+}
+
+/*
+ * update_item_direct
+ *		Replace the item of the row version ApiFetchItem(lock) has just
+ *		locked, without a statement: a new row version made from the locked
+ *		one with only item replaced, and the primary key entry when the
+ *		update is not HOT -- what "UPDATE t SET item = $2 WHERE key = $1"
+ *		does to a plain item table.
+ *
+ * The lock is still held and the version current when the locking
+ * transaction, subtransaction and command id are all unchanged (a write
+ * through SPI advances the command id; an aborted subtransaction gives up
+ * its locks and leaves it).  The statement could do more, or fail, where:
+ *	  - privileges: the caller lacks table-wide UPDATE and SELECT (column
+ *		grants are the statement's business) or a permission hook is set;
+ *	  - row-level security applies;
+ *	  - a trigger other than the item guard exists (user triggers, the
+ *		GSI/LSI index triggers, foreign keys, deferred unique checks; the
+ *		guard lets exactly the API's registered row through unchanged, so
+ *		skipping it changes nothing);
+ *	  - rules, CHECK constraints or stored generated columns exist;
+ *	  - an index other than the immediate btree primary key on key
+ *		exists (expression and partial indexes need the executor);
+ *	  - the transaction is read-only or in parallel mode.
+ * In all these cases this returns false before changing anything and the
+ * caller runs the statement.  CheckCmdReplicaIdentity raises the error the
+ * statement would raise on a table published without replica identity.
+ */
+static bool
+update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
+{
+	Relation	rel;
+	Relation	idx = NULL;
+	TupleDesc	desc;
+	TupleTableSlot *oldslot = NULL;
+	TupleTableSlot *newslot = NULL;
+	ItemPointerData tid = def->locked_tid;
+	TM_FailureData tmfd;
+	LockTupleMode lockmode;
+	ItemUpdateIndexes update_indexes;
+	List	   *indexes;
+	Oid			keytype = ItemKeyTypeOid();
+	bool		done = false;
+	int			i;
+
+	if (def->locked_key == NULL || ItemKeyCompare(def->locked_key, key) != 0 ||
+		def->locked_xid != GetTopTransactionIdIfAny() ||
+		!TransactionIdIsValid(def->locked_xid) ||
+		def->locked_subid != GetCurrentSubTransactionId() ||
+		def->locked_cid != GetCurrentCommandId(false))
+		return false;
+	if (XactReadOnly || IsInParallelMode() || ExecutorCheckPerms_hook != NULL ||
+		pg_class_aclmask(def->relid, GetUserId(), ACL_SELECT | ACL_UPDATE,
+						 ACLMASK_ALL) != (ACL_SELECT | ACL_UPDATE) ||
+		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
+		return false;
+
+	rel = table_open(def->relid, RowExclusiveLock);
+	desc = RelationGetDescr(rel);
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rules != NULL ||
+		desc->natts < 2 ||
+		TupleDescAttr(desc, 0)->attisdropped || TupleDescAttr(desc, 0)->atttypid != keytype ||
+		TupleDescAttr(desc, 1)->attisdropped || TupleDescAttr(desc, 1)->atttypid != JSONBOID ||
+		strcmp(NameStr(TupleDescAttr(desc, 1)->attname), "item") != 0 ||
+		(desc->constr != NULL &&
+		 (desc->constr->num_check > 0 || desc->constr->has_generated_stored)))
+		goto out;
+	for (i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
+	{
+		Trigger    *t = &rel->trigdesc->triggers[i];
+
+		if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid))
+			goto out;
+	}
+	indexes = RelationGetIndexList(rel);	/* also sets rd_pkindex */
+	if (list_length(indexes) != 1 || linitial_oid(indexes) != rel->rd_pkindex)
+	{
+		list_free(indexes);
+		goto out;
+	}
+	list_free(indexes);
+	idx = index_open(rel->rd_pkindex, RowExclusiveLock);
+	if (!idx->rd_index->indisvalid || !idx->rd_index->indisready ||
+		!idx->rd_index->indimmediate || !idx->rd_index->indisunique ||
+		idx->rd_index->indnatts != 1 || idx->rd_index->indkey.values[0] != 1 ||
+		idx->rd_rel->relam != BTREE_AM_OID || RelationGetIndexPredicate(idx) != NIL)
+		goto out;
+
+	/* the checks of the statement's executor that can fail */
+	CheckCmdReplicaIdentity(rel, CMD_UPDATE);
+
+	/* the locked version (its key is key: the lock was taken by key) */
+	oldslot = table_slot_create(rel, NULL);
+	if (!table_tuple_fetch_row_version(rel, &tid, SnapshotAny, oldslot))
+		goto out;
+	slot_getallattrs(oldslot);
+	newslot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	ExecClearTuple(newslot);
+	memcpy(newslot->tts_values, oldslot->tts_values, desc->natts * sizeof(Datum));
+	memcpy(newslot->tts_isnull, oldslot->tts_isnull, desc->natts * sizeof(bool));
+	newslot->tts_values[1] = JsonbPGetDatum(item);
+	newslot->tts_isnull[1] = false;
+	ExecStoreVirtualTuple(newslot);
+
+	/* a new command, as the statement would be */
+	CommandCounterIncrement();
+	if (table_tuple_update(rel, &tid, newslot, GetCurrentCommandId(true),
+						   InvalidSnapshot, InvalidSnapshot, true,
+						   &tmfd, &lockmode, &update_indexes) != TM_Ok)
+		goto out;				/* nothing written: the statement decides */
+	done = true;
+	forget_locked(def);
+	if (ItemUpdateNeedsIndexInsert(update_indexes))
+	{
+		IndexInfo  *ii = BuildIndexInfo(idx);
+		Datum		keyd = newslot->tts_values[0];
+		bool		keynull = false;
+
+		/* key unchanged: the hint the executor would give (bottom-up deletion) */
+		index_insert(idx, &keyd, &keynull, &newslot->tts_tid, rel,
+					 UNIQUE_CHECK_YES, true, ii);
+	}
+
+out:
+	if (newslot != NULL)
+		ExecDropSingleTupleTableSlot(newslot);
+	if (oldslot != NULL)
+		ExecDropSingleTupleTableSlot(oldslot);
+	if (idx != NULL)
+		index_close(idx, NoLock);
+	table_close(rel, NoLock);
+	return done;
+}
+
+/*
+ * ApiReplaceItemDirect
+ *		What "INSERT INTO t (key, item) VALUES ($1, $2) ON CONFLICT (key) DO
+ *		UPDATE SET item = EXCLUDED.item" does when key's row exists, done
+ *		as UpdateItem does it: the locked probe, then the direct update.
+ *
+ * The statement would also need INSERT; without it (or when the row is
+ * missing, or either direct step declines) this returns false having
+ * written nothing, and the caller runs the statement, which inserts, waits
+ * or raises.  A row the probe does not see but the statement would find
+ * (an insert still in progress, or one a repeatable-read snapshot cannot
+ * see) is left to the statement the same way.
+ */
+bool
+ApiReplaceItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item)
+{
+	Jsonb	   *old = NULL;
+
+	forget_locked(def);
+	if (pg_class_aclmask(def->relid, GetUserId(), ACL_INSERT, ACLMASK_ALL) != ACL_INSERT ||
+		!fetch_item_direct(def, key, true, &old) || old == NULL)
+		return false;
+	pfree(old);
+	return update_item_direct(def, key, item);
+}
+
 /*
  * ApiUpdateItem
  *		Replace the stored item of key.
@@ -1036,6 +1228,8 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		DistUpdateItem(def, key, item);
 		return;
 	}
+	if (update_item_direct(def, key, item))
+		return;
 	if (def->locked_key != NULL && ItemKeyCompare(def->locked_key, key) == 0)
 	{
 		ItemPointerData tid = def->locked_tid;
@@ -1063,6 +1257,66 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		elog(ERROR, "item update failed: %s", SPI_result_code_string(rc));
 }
 
+/*
+ * delete_item_direct
+ *		Delete the row version ApiFetchItem(lock) has just locked, without a
+ *		statement: what "DELETE FROM t WHERE key = $1" does to a plain item
+ *		table (a delete touches no index).
+ *
+ * The conditions are update_item_direct's, for DELETE: the same lock
+ * identity, table-wide DELETE and SELECT, no permission hook, no
+ * row-level security, not read-only, no rules, and no trigger but the
+ * item guard (which fires on INSERT and UPDATE only); otherwise false and
+ * the caller runs the statement.
+ */
+static bool
+delete_item_direct(ItemTableDef *def, ItemKey *key)
+{
+	Relation	rel;
+	ItemPointerData tid = def->locked_tid;
+	TM_FailureData tmfd;
+	bool		done = false;
+	int			i;
+
+	if (def->locked_key == NULL || ItemKeyCompare(def->locked_key, key) != 0 ||
+		!TransactionIdIsValid(def->locked_xid) ||
+		def->locked_xid != GetTopTransactionIdIfAny() ||
+		def->locked_subid != GetCurrentSubTransactionId() ||
+		def->locked_cid != GetCurrentCommandId(false))
+		return false;
+	if (XactReadOnly || IsInParallelMode() || ExecutorCheckPerms_hook != NULL ||
+		pg_class_aclmask(def->relid, GetUserId(), ACL_SELECT | ACL_DELETE,
+						 ACLMASK_ALL) != (ACL_SELECT | ACL_DELETE) ||
+		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
+		return false;
+
+	rel = table_open(def->relid, RowExclusiveLock);
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rules != NULL)
+		goto out;
+	for (i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
+	{
+		Trigger    *t = &rel->trigdesc->triggers[i];
+
+		if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid) ||
+			TRIGGER_FOR_DELETE(t->tgtype) || TRIGGER_FOR_TRUNCATE(t->tgtype))
+			goto out;
+	}
+	CheckCmdReplicaIdentity(rel, CMD_DELETE);
+
+	/* a new command, as the statement would be */
+	CommandCounterIncrement();
+	if (table_tuple_delete(rel, &tid, GetCurrentCommandId(true),
+						   InvalidSnapshot, InvalidSnapshot, true,
+						   &tmfd, false) != TM_Ok)
+		goto out;				/* nothing deleted: the statement decides */
+	done = true;
+	forget_locked(def);
+
+out:
+	table_close(rel, NoLock);
+	return done;
+}
+
 void
 ApiDeleteItem(ItemTableDef *def, ItemKey *key)
 {
@@ -1076,6 +1330,8 @@ ApiDeleteItem(ItemTableDef *def, ItemKey *key)
 		DistDeleteItem(def, key);
 		return;
 	}
+	if (delete_item_direct(def, key))
+		return;
 	plan = TableDefPlan(def, &def->plan_delete,
 						"DELETE FROM %s WHERE key OPERATOR(item_table.=) $1",
 						1, argtypes);

@@ -193,6 +193,9 @@ ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		DistUpsertItem(def, key, item);
 		return;
 	}
+	/* an existing item: replaced directly where that cannot differ */
+	if (ApiReplaceItemDirect(def, key, item))
+		return;
 	plan = TableDefPlan(def, &def->plan_upsert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2)"
 						" ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item",

@@ -79,4 +79,18 @@
 #define ItemAnalyzeDelayPoint() vacuum_delay_point()
 #endif
 
+/*
+ * What table_tuple_update() says about index entries: a bool before
+ * PostgreSQL 16, TU_UpdateIndexes since (TU_Summarizing: only summarizing
+ * indexes, which item tables' btree primary keys are not).
+ */
+#include "access/tableam.h"
+#if PG_VERSION_NUM >= 160000
+typedef TU_UpdateIndexes ItemUpdateIndexes;
+#define ItemUpdateNeedsIndexInsert(u) ((u) == TU_All)
+#else
+typedef bool ItemUpdateIndexes;
+#define ItemUpdateNeedsIndexInsert(u) (u)
+#endif
+
 #endif							/* ITEM_TABLE_COMPAT_H */

@@ -158,6 +158,9 @@ extern int	ItemKeyCompareBytes(const uint8 *a, int alen,
 extern void ItemKeyCheckPrefix(const ItemKey *prefix);
 
 /* GUCs (module.c) */
+/* key_support.c: the planner hook pricing parameterised key ranges */
+extern void KeySupportInit(void);
+
 extern PGDLLIMPORT bool item_table_consistent_index_reads;
 
 /* SQL-callable, key_io.c */

@@ -27,6 +27,22 @@
  * estimated as one partition too, or with DEFAULT_PREFIX_SEL without
  * statistics.
  *
+ * Parameterised ranges.  A generic plan of `key >= $1 AND key < $2` (or
+ * of `key ^@ $1`, whose index condition is such a pair) cannot see its
+ * bounds, and PostgreSQL prices a range of two unknown bounds at
+ * DEFAULT_RANGE_INEQ_SEL (0.5% of the table): thousands of rows on a large
+ * table, against one partition in every custom plan, so the plan cache
+ * never settles on the generic plan and re-plans every execution.  The
+ * pairing that makes that estimate happens inside clauselist_selectivity
+ * and only for the built-in inequality estimators, so the operators keep
+ * them; instead, a get_relation_info hook gives btree indexes whose first
+ * column is an item_key their own cost estimator (item_key_btcostestimate):
+ * btcostestimate, and then, when the leading column has a lower and an
+ * upper bound and one of them is unknown at plan time, the index's
+ * selectivity and run cost scaled down to one partition (the estimate
+ * `^@` with an unknown prefix already uses).  Known bounds are priced by
+ * btcostestimate alone, from the histogram.
+ *
  * The partition count is kept in a pg_statistic slot of a private kind
  * (STATISTIC_KIND_ITEMKEY_PARTITIONS): stanumbers[0] is the count, or
  * minus its ratio to the row count when it grows with the table, as
@@ -36,7 +52,11 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "access/nbtree.h"
 #include "access/stratnum.h"
+#include "access/transam.h"
 #include "catalog/pg_statistic.h"
 #include "commands/vacuum.h"
 #include "catalog/pg_am.h"
@@ -49,6 +69,11 @@
 #include "commands/defrem.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
+#include "utils/index_selfuncs.h"
+#include "utils/syscache.h"
+#include "catalog/pg_type.h"
+#include "optimizer/plancat.h"
+#include "access/htup_details.h"
 
 #include "item_table.h"
 
@@ -337,6 +362,162 @@ item_key_prefix_sel(PG_FUNCTION_ARGS)
 	int			varRelid = PG_GETARG_INT32(3);
 
 	PG_RETURN_FLOAT8((float8) prefix_selectivity(root, args, varRelid));
+}
+
+/* ----------------------------------------------------------------
+ * parameterised ranges: the index cost of a generic plan
+ * ----------------------------------------------------------------
+ */
+static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
+
+/* is typid item_table.item_key?  (one positive answer cached) */
+static bool
+is_item_key_type(Oid typid)
+{
+	static Oid	known = InvalidOid;
+	HeapTuple	tup;
+	bool		yes = false;
+
+	if (typid == known && OidIsValid(known))
+		return true;
+	if (typid < FirstNormalObjectId)
+		return false;
+	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+	if (HeapTupleIsValid(tup))
+	{
+		Form_pg_type t = (Form_pg_type) GETSTRUCT(tup);
+		char	   *nsp = get_namespace_name(t->typnamespace);
+
+		yes = strcmp(NameStr(t->typname), "item_key") == 0 &&
+			nsp != NULL && strcmp(nsp, "item_table") == 0;
+		ReleaseSysCache(tup);
+	}
+	if (yes)
+		known = typid;
+	return yes;
+}
+
+/*
+ * param_range_selectivity
+ *		One partition's selectivity when the path's conditions on the
+ *		index's first column are a lower and an upper bound, one of them
+ *		unknown at plan time; -1 otherwise (or without statistics).
+ */
+static Selectivity
+param_range_selectivity(PlannerInfo *root, IndexPath *path)
+{
+	IndexOptInfo *index = path->indexinfo;
+	ListCell   *lc;
+	bool		lower = false;
+	bool		upper = false;
+	bool		unknown = false;
+	Node	   *keyexpr = NULL;
+	Selectivity sel = -1;
+	VariableStatData vardata;
+
+	foreach(lc, path->indexclauses)
+	{
+		IndexClause *iclause = lfirst_node(IndexClause, lc);
+		ListCell   *qc;
+
+		if (iclause->indexcol != 0)
+			continue;
+		foreach(qc, iclause->indexquals)
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, qc);
+			OpExpr	   *op = (OpExpr *) rinfo->clause;
+			Node	   *left;
+			Node	   *other;
+			int			strategy;
+			bool		keyleft;
+
+			if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+				return -1;
+			left = linitial(op->args);
+			keyleft = bms_is_member(index->rel->relid, rinfo->left_relids);
+			other = keyleft ? lsecond(op->args) : left;
+			strategy = get_op_opfamily_strategy(op->opno, index->opfamily[0]);
+			if (!keyleft)
+				strategy = BTCommuteStrategyNumber(strategy);
+			switch (strategy)
+			{
+				case BTGreaterStrategyNumber:
+				case BTGreaterEqualStrategyNumber:
+					lower = true;
+					break;
+				case BTLessStrategyNumber:
+				case BTLessEqualStrategyNumber:
+					upper = true;
+					break;
+				default:
+					return -1;	/* equality (or unknown): btcostestimate knows */
+			}
+			if (!IsA(estimate_expression_value(root, other), Const))
+				unknown = true;
+			keyexpr = keyleft ? left : lsecond(op->args);
+		}
+	}
+	if (!lower || !upper || !unknown || keyexpr == NULL)
+		return -1;
+	examine_variable(root, keyexpr, index->rel->relid, &vardata);
+	if (!partition_selectivity(&vardata, &sel))
+		sel = -1;
+	ReleaseVariableStats(vardata);
+	return sel;
+}
+
+/*
+ * item_key_btcostestimate
+ *		btcostestimate, with a range of unknown bounds priced as one
+ *		partition (see the header).
+ */
+static void
+item_key_btcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
+						Cost *indexStartupCost, Cost *indexTotalCost,
+						Selectivity *indexSelectivity, double *indexCorrelation,
+						double *indexPages)
+{
+	Selectivity psel;
+
+	btcostestimate(root, path, loop_count, indexStartupCost, indexTotalCost,
+				   indexSelectivity, indexCorrelation, indexPages);
+	psel = param_range_selectivity(root, path);
+	if (psel > 0 && psel < *indexSelectivity)
+	{
+		double		f = psel / *indexSelectivity;
+
+		/* descending the tree costs the same; pages and tuples shrink */
+		*indexTotalCost = *indexStartupCost + (*indexTotalCost - *indexStartupCost) * f;
+		*indexPages = Max(1.0, ceil(*indexPages * f));
+		*indexSelectivity = psel;
+	}
+}
+
+static void
+item_key_get_relation_info(PlannerInfo *root, Oid relationObjectId,
+						   bool inhparent, RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	if (prev_get_relation_info_hook)
+		prev_get_relation_info_hook(root, relationObjectId, inhparent, rel);
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *index = (IndexOptInfo *) lfirst(lc);
+
+		if (index->relam == BTREE_AM_OID && index->nkeycolumns > 0 &&
+			index->amcostestimate == btcostestimate &&
+			is_item_key_type(index->opcintype[0]))
+			index->amcostestimate = item_key_btcostestimate;
+	}
+}
+
+/* installed by _PG_init */
+void
+KeySupportInit(void)
+{
+	prev_get_relation_info_hook = get_relation_info_hook;
+	get_relation_info_hook = item_key_get_relation_info;
 }
 
 /* ----------------------------------------------------------------

@@ -45,5 +45,6 @@ _PG_init(void)
 							   "localhost:8000", PGC_USERSET, 0, NULL, NULL, NULL);
 	ItemWorkerInit();
 	DistInit();
+	KeySupportInit();
 	MarkGUCPrefixReserved("item_table");
 }

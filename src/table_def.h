@@ -137,10 +137,16 @@ typedef struct ItemTableDef
 	 * The row version the API's direct ApiFetchItem(lock) locked last: a
 	 * copy of its key (in cxt) and its tuple id, a hint that the next
 	 * ApiUpdateItem of the same key uses (compared by key bytes; the UPDATE
-	 * still checks the key).  Cleared by a refresh.
+	 * still checks the key).  Cleared by a refresh.  With it, who locked
+	 * it and when: the top transaction, the subtransaction and the command
+	 * id; while all three are unchanged the lock is held and nothing has
+	 * written since, so ApiUpdateItem may update that version directly.
 	 */
 	ItemKey    *locked_key;
 	ItemPointerData locked_tid;
+	TransactionId locked_xid;
+	SubTransactionId locked_subid;
+	CommandId	locked_cid;
 
 	/* memory that lasts as long as this version of the definition */
 	MemoryContext cxt;

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Instructions per call (valgrind callgrind), for per-call comparisons that
+# a shared, noisy machine hides from pgbench.
+#
+#   bash bench/callgrind.sh [case ...]     (default: every case below)
+#
+# Makes a throw-away cluster with the installed extension (PG_CONFIG or
+# pg_config on PATH), loads bench/workloads/get_item/setup.sql and
+# .../transact_2items/setup.sql and .../query10/setup.sql at CG_SCALE items (default 20000), then
+# runs each case's statement prepared, one transaction per call, in a single-user
+# backend under callgrind, CG_SMALL and CG_LARGE times (default 200 and 1200), and
+# prints (Ir(large) - Ir(small)) / (CG_LARGE - CG_SMALL): the instructions
+# of one call, start-up and warm-up cancelled.  Each case has an ext and a
+# base statement (the plain SQL of the same work); $1 in a statement is
+# the loop counter.  Needs root or sudo (the cluster runs as postgres).
+set -euo pipefail
+IT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$IT_ROOT"
+# shellcheck source=scripts/lib.sh
+. "$IT_ROOT/scripts/lib.sh"
+CG_SCALE=${CG_SCALE:-20000}
+CG_SMALL=${CG_SMALL:-200}
+CG_LARGE=${CG_LARGE:-1200}
+command -v valgrind >/dev/null || it_die "valgrind is required"
+it_need_root || it_die "root or sudo is required"
+it_pg_env || it_die "PostgreSQL tools not found"
+
+declare -A EXT BASE
+ORDER=(update_counter update_multi get_item put_item delete_item transact_2items)
+EXT[update_counter]="SELECT item_table.update_item(('{\"TableName\": \"bench\", \"Key\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}}, \"UpdateExpression\": \"SET n = n + :one\", \"ExpressionAttributeValues\": {\":one\": {\"N\": \"1\"}}}')::jsonb)"
+BASE[update_counter]="UPDATE item_data.bench SET item = jsonb_set(item, '{n,N}', to_jsonb(((item->'n'->>'N')::numeric + 1)::text)) WHERE key OPERATOR(item_table.=) ('S\"USER#' || (1 + \$1 % $CG_SCALE) || '\"')::item_table.item_key"
+EXT[update_multi]="SELECT item_table.update_item(('{\"TableName\": \"bench\", \"Key\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}}, \"UpdateExpression\": \"SET #nm = :nm, score = score + :d, address.city = :c REMOVE tags\", \"ExpressionAttributeNames\": {\"#nm\": \"name\"}, \"ExpressionAttributeValues\": {\":nm\": {\"S\": \"renamed\"}, \":d\": {\"N\": \"3\"}, \":c\": {\"S\": \"Shelbyville\"}}}')::jsonb)"
+BASE[update_multi]="UPDATE item_data.bench SET item = jsonb_set(jsonb_set(jsonb_set(item - 'tags', '{name}', jsonb_build_object('S', 'renamed')), '{score,N}', to_jsonb(((item->'score'->>'N')::numeric + 3)::text)), '{address,M,city}', '{\"S\": \"Shelbyville\"}') WHERE key OPERATOR(item_table.=) ('S\"USER#' || (1 + \$1 % $CG_SCALE) || '\"')::item_table.item_key"
+EXT[get_item]="SELECT item_table.get_item(('{\"TableName\": \"bench\", \"Key\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}}}')::jsonb)"
+BASE[get_item]="SELECT item FROM item_data.bench WHERE key OPERATOR(item_table.=) ('S\"USER#' || (1 + \$1 % $CG_SCALE) || '\"')::item_table.item_key"
+EXT[put_item]="SELECT item_table.put_item(('{\"TableName\": \"bench\", \"Item\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}, \"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}}')::jsonb)"
+BASE[put_item]="INSERT INTO item_data.bench (key, item) VALUES (('S\"USER#' || (1 + \$1 % $CG_SCALE) || '\"')::item_table.item_key, ('{\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}, \"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}')::jsonb) ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item"
+EXT[delete_item]="SELECT item_table.delete_item(('{\"TableName\": \"bench\", \"Key\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}}}')::jsonb)"
+BASE[delete_item]="DELETE FROM item_data.bench WHERE key OPERATOR(item_table.=) ('S\"USER#' || (1 + \$1 % $CG_SCALE) || '\"')::item_table.item_key"
+EXT[transact_2items]="SELECT item_table.transact_write_items(('{\"TransactItems\": [{\"Put\": {\"TableName\": \"register\", \"Item\": {\"PK\": {\"S\": \"A#' || \$1 || '\"}, \"SK\": {\"S\": \"P#1\"}, \"Q\": {\"N\": \"1\"}}, \"ConditionExpression\": \"attribute_not_exists(PK)\"}}, {\"Put\": {\"TableName\": \"register\", \"Item\": {\"PK\": {\"S\": \"B#' || \$1 || '\"}, \"SK\": {\"S\": \"P#1\"}, \"Q\": {\"N\": \"-1\"}}, \"ConditionExpression\": \"attribute_not_exists(PK)\"}}]}')::jsonb)"
+BASE[transact_2items]="INSERT INTO register_plain VALUES (('S\"A#' || \$1 || '\"|S\"P#1\"')::item_table.item_key, ('{\"PK\": {\"S\": \"A#' || \$1 || '\"}, \"SK\": {\"S\": \"P#1\"}, \"Q\": {\"N\": \"1\"}}')::jsonb), (('S\"B#' || \$1 || '\"|S\"P#1\"')::item_table.item_key, ('{\"PK\": {\"S\": \"B#' || \$1 || '\"}, \"SK\": {\"S\": \"P#1\"}, \"Q\": {\"N\": \"-1\"}}')::jsonb)"
+
+# BatchWriteItem of 25 PutRequests replacing items, against one 25-row upsert
+bw_ext="SELECT item_table.batch_write_item(('{\"RequestItems\": {\"bench\": ["
+bw_base="INSERT INTO item_data.bench (key, item) VALUES "
+for i in $(seq 1 25); do
+    k="' || (1 + (\$1 * 25 + $i) % $CG_SCALE) || '"
+    it="{\"pk\": {\"S\": \"USER#$k\"}, \"name\": {\"S\": \"user number $k\"}, \"n\": {\"N\": \"$i\"}}"
+    [ "$i" -gt 1 ] && { bw_ext+=", "; bw_base+=", "; }
+    bw_ext+="{\"PutRequest\": {\"Item\": $it}}"
+    bw_base+="(('S\"USER#$k\"')::item_table.item_key, ('$it')::jsonb)"
+done
+EXT[batch_write25]="$bw_ext]}}')::jsonb)"
+BASE[batch_write25]="$bw_base ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item"
+ORDER+=(batch_write25)
+
+# conditional PutItem (replace an existing item) against UPDATE ... SET item
+EXT[put_conditional]="SELECT item_table.put_item(('{\"TableName\": \"bench\", \"ConditionExpression\": \"attribute_exists(pk)\", \"Item\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}, \"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}}')::jsonb)"
+BASE[put_conditional]="UPDATE item_data.bench SET item = ('{\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}, \"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}')::jsonb WHERE key OPERATOR(item_table.=) ('S\"USER#' || (1 + \$1 % $CG_SCALE) || '\"')::item_table.item_key"
+# Query of a 10-item and a 100-item collection, the last item of a 100-item one
+for q in 10 100; do
+    n=$(( q == 10 ? CG_SCALE / 20 : CG_SCALE / 200 ))
+    EXT[query$q]="SELECT item_table.query(('{\"TableName\": \"qbench\", \"KeyConditionExpression\": \"pk = :pk\", \"ExpressionAttributeValues\": {\":pk\": {\"S\": \"P$q#' || (\$1 % $n) || '\"}}}')::jsonb)"
+    BASE[query$q]="SELECT key, item FROM item_data.qbench WHERE key OPERATOR(item_table.>=) ('S\"P$q#' || (\$1 % $n) || '\"')::item_table.item_key AND key OPERATOR(item_table.<) ('S\"P$q#' || (\$1 % $n) || '\"|~')::item_table.item_key ORDER BY key"
+    ORDER+=(query$q)
+done
+EXT[query_desc_limit1]="SELECT item_table.query(('{\"TableName\": \"qbench\", \"KeyConditionExpression\": \"pk = :pk\", \"ScanIndexForward\": false, \"Limit\": 1, \"ExpressionAttributeValues\": {\":pk\": {\"S\": \"P100#' || (\$1 % $((CG_SCALE / 200))) || '\"}}}')::jsonb)"
+BASE[query_desc_limit1]="SELECT key, item FROM item_data.qbench WHERE key OPERATOR(item_table.>=) ('S\"P100#' || (\$1 % $((CG_SCALE / 200))) || '\"')::item_table.item_key AND key OPERATOR(item_table.<) ('S\"P100#' || (\$1 % $((CG_SCALE / 200))) || '\"|~')::item_table.item_key ORDER BY key DESC LIMIT 1"
+# BatchGetItem of 25 keys against = ANY of 25 keys
+bg_ext="SELECT item_table.batch_get_item(('{\"RequestItems\": {\"bench\": {\"Keys\": ["
+bg_base="SELECT key, item FROM item_data.bench WHERE key OPERATOR(item_table.=) ANY (ARRAY["
+for i in $(seq 1 25); do
+    k="' || (1 + (\$1 * 25 + $i) % $CG_SCALE) || '"
+    [ "$i" -gt 1 ] && { bg_ext+=", "; bg_base+=", "; }
+    bg_ext+="{\"pk\": {\"S\": \"USER#$k\"}}"
+    bg_base+="('S\"USER#$k\"')::item_table.item_key"
+done
+EXT[batch_get25]="$bg_ext]}}}')::jsonb)"
+BASE[batch_get25]="$bg_base])"
+ORDER+=(put_conditional query_desc_limit1 batch_get25)
+
+cases=("$@")
+[ "${#cases[@]}" -gt 0 ] || cases=("${ORDER[@]}")
+for c in "${cases[@]}"; do [ -n "${EXT[$c]:-}" ] || it_die "unknown case '$c' (cases: ${ORDER[*]})"; done
+
+it_start_cluster || it_die "could not start a cluster"
+"$PGBIN/createdb" cg
+"$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d cg -c 'CREATE EXTENSION item_table' >/dev/null
+for s in get_item transact_2items query10; do
+    "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -v scale="$CG_SCALE" -d cg -f "bench/workloads/$s/setup.sql" >/dev/null
+done
+"$PGBIN/psql" -X -q -d cg -c 'VACUUM ANALYZE' -c 'CHECKPOINT' >/dev/null
+it_as_postgres "$PGBIN/pg_ctl" -D "$IT_PGDATA" -w stop >/dev/null
+
+# Ir of one single-user backend running the prepared stmt n times, one
+# transaction each (as pgbench -M prepared does), $1 = off, off + 1, ...
+ir() {
+    local stmt=$1 n=$2 off=$3 out="$IT_TMP/cg.out" i
+    {
+        printf 'PREPARE p(int) AS %s\n' "$stmt"
+        for ((i = off; i < off + n; i++)); do printf 'EXECUTE p(%d)\n' "$i"; done
+    } >"$IT_TMP/cg.sql"
+    chmod 644 "$IT_TMP/cg.sql"
+    it_as_postgres bash -c "valgrind --tool=callgrind --callgrind-out-file=$out '$PGBIN/postgres' --single -D '$IT_PGDATA' cg <'$IT_TMP/cg.sql'" \
+        >"$IT_TMP/cg.log" 2>&1 || { cat "$IT_TMP/cg.log" >&2; return 1; }
+    if grep -q 'ERROR' "$IT_TMP/cg.log"; then grep -m3 ERROR "$IT_TMP/cg.log" >&2; return 1; fi
+    awk '/^(summary|totals):/ { print $2; exit }' "$out"
+}
+
+printf '%-18s | %14s | %14s | %s\n' case "ext Ir/call" "base Ir/call" "ext/base"
+off=0
+for c in "${cases[@]}"; do
+    r=()
+    for v in EXT BASE; do
+        declare -n m=$v
+        a=$(ir "${m[$c]}" "$CG_SMALL" "$off"); off=$((off + CG_SMALL))
+        b=$(ir "${m[$c]}" "$CG_LARGE" "$off"); off=$((off + CG_LARGE))
+        r+=("$(( (b - a) / (CG_LARGE - CG_SMALL) ))")
+    done
+    printf '%-18s | %14s | %14s | %s\n' "$c" "${r[0]}" "${r[1]}" "$(awk -v a="${r[0]}" -v b="${r[1]}" 'BEGIN { printf "%.2f", a / b }')"
+done
+it_cleanup

@@ -1,0 +1,250 @@
+-- UpdateItem writes the row it has just locked directly (no UPDATE
+-- statement) only where that cannot differ from the statement
+-- (api_common.c, update_item_direct).  Each case below needs the
+-- statement -- privileges, row-level security, triggers, constraints,
+-- other indexes, the GSI triggers, replica identity, read-only
+-- transactions -- and shows that UpdateItem behaves as the statement does.
+-- PutItem and BatchWriteItem replace an existing item the same way
+-- (ApiReplaceItemDirect, in place of INSERT ... ON CONFLICT DO UPDATE),
+-- and DeleteItem deletes the locked row directly (delete_item_direct).
+BEGIN;
+SELECT plan(38);
+SET search_path = item_table, public;
+
+-- the SQLSTATE an UpdateItem request raises, NULL when it succeeds
+CREATE FUNCTION pg_temp.st(request jsonb) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM item_table.update_item(request);
+	RETURN NULL;
+EXCEPTION WHEN others THEN
+	RETURN SQLSTATE;
+END $$;
+
+CREATE FUNCTION pg_temp.put_st(request jsonb) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM item_table.put_item(request);
+	RETURN NULL;
+EXCEPTION WHEN others THEN
+	RETURN SQLSTATE;
+END $$;
+CREATE FUNCTION pg_temp.inc(t text, k text, n int) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT item_table.update_item(jsonb_build_object('TableName', t, 'Key', jsonb_build_object('pk', jsonb_build_object('S', k)),
+		'UpdateExpression', 'SET n = :v', 'ExpressionAttributeValues', jsonb_build_object(':v', jsonb_build_object('N', n::text)),
+		'ReturnValues', 'ALL_NEW'))
+$$;
+CREATE FUNCTION pg_temp.n_of(t text, k text) RETURNS text LANGUAGE sql AS $$
+	SELECT item_table.get_item(jsonb_build_object('TableName', t, 'Key', jsonb_build_object('pk', jsonb_build_object('S', k))))->'Item'->'n'->>'N'
+$$;
+
+SELECT ok(create_table('{"TableName": "upd", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}') ? 'TableDescription', 'table created');
+INSERT INTO item_data.upd (key, item)
+SELECT item_key(jsonb_build_object('S', 'k' || g)),
+	   jsonb_build_object('pk', jsonb_build_object('S', 'k' || g), 'n', jsonb_build_object('N', '0'), 'pad', jsonb_build_object('S', repeat('x', 200)))
+FROM generate_series(1, 100) g;
+
+-- the direct path: many updates of one key, most of them not HOT (the
+-- page fills), each visible to the next, the primary key still finding
+-- exactly one row by index and by sequential scan
+SELECT is((SELECT count(*) FROM generate_series(1, 300) i WHERE pg_temp.inc('upd', 'k1', i)->'Attributes'->'n'->>'N' = i::text),
+	300::bigint, 'direct path: 300 updates of one key in one transaction, each sees the last');
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT is((SELECT count(*) FROM item_data.upd WHERE key OPERATOR(item_table.=) 'S"k1"'::item_key), 1::bigint,
+	'direct path: the primary key index finds the one current row');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT is((SELECT item->'n'->>'N' FROM item_data.upd WHERE key OPERATOR(item_table.=) 'S"k1"'::item_key), '300',
+	'direct path: the stored item is the last one written');
+SELECT is(pg_temp.n_of('upd', 'k2'), '0', 'other items untouched');
+
+-- a user trigger: the statement fires it, so UpdateItem must
+CREATE TABLE pg_temp.upd_log (k text, n text);
+CREATE FUNCTION pg_temp.upd_logger() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO pg_temp.upd_log VALUES (NEW.item->'pk'->>'S', NEW.item->'n'->>'N');
+	RETURN NEW;
+END $$;
+CREATE TRIGGER upd_after AFTER UPDATE ON item_data.upd FOR EACH ROW EXECUTE FUNCTION pg_temp.upd_logger();
+SELECT pg_temp.inc('upd', 'k3', 5);
+SELECT results_eq('SELECT k, n FROM pg_temp.upd_log', $$VALUES ('k3', '5')$$, 'a user trigger on the table fires for UpdateItem');
+DROP TRIGGER upd_after ON item_data.upd;
+SELECT pg_temp.inc('upd', 'k3', 6);
+SELECT is((SELECT count(*) FROM pg_temp.upd_log), 1::bigint, 'and no longer once it is dropped');
+
+-- a CHECK constraint: the statement checks it
+ALTER TABLE item_data.upd ADD CONSTRAINT n_not_7 CHECK (item->'n'->>'N' <> '7');
+SELECT is(pg_temp.st('{"TableName": "upd", "Key": {"pk": {"S": "k4"}}, "UpdateExpression": "SET n = :v", "ExpressionAttributeValues": {":v": {"N": "7"}}}'),
+	'23514', 'a CHECK constraint refuses the update');
+SELECT is(pg_temp.n_of('upd', 'k4'), '0', 'the refused update changed nothing');
+SELECT is(pg_temp.inc('upd', 'k4', 8)->'Attributes'->'n'->>'N', '8', 'an update the constraint allows goes through');
+ALTER TABLE item_data.upd DROP CONSTRAINT n_not_7;
+
+-- another index (an expression index): the statement maintains it (on a
+-- fresh table: an index made over HOT chains in this transaction could not
+-- be used by it)
+SELECT ok(create_table('{"TableName": "updi", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}') ? 'TableDescription', 'second table created');
+SELECT put_item('{"TableName": "updi", "Item": {"pk": {"S": "i1"}, "n": {"N": "0"}}}');
+CREATE INDEX updi_n ON item_data.updi ((item->'n'->>'N'));
+SELECT pg_temp.inc('updi', 'i1', 4242);
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT is((SELECT item->'pk'->>'S' FROM item_data.updi WHERE item->'n'->>'N' = '4242'), 'i1',
+	'an expression index on the table has the updated item');
+CREATE FUNCTION pg_temp.plan_of(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text; p text := '';
+BEGIN
+	FOR r IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP p := p || r || E'\n'; END LOOP;
+	RETURN p;
+END $$;
+SELECT matches(pg_temp.plan_of($$SELECT item->'pk'->>'S' FROM item_data.updi WHERE item->'n'->>'N' = '4242'$$),
+	'Index Scan using updi_n', 'and that read used the expression index');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+-- row-level security: the statement applies the UPDATE policy's WITH CHECK
+CREATE ROLE item_table_tap_upd;
+GRANT SELECT, UPDATE ON item_data.upd TO item_table_tap_upd;
+GRANT USAGE ON SCHEMA item_data TO item_table_tap_upd;
+ALTER TABLE item_data.upd ENABLE ROW LEVEL SECURITY;
+CREATE POLICY upd_sel ON item_data.upd FOR SELECT USING (true);
+CREATE POLICY upd_upd ON item_data.upd FOR UPDATE USING (true) WITH CHECK (item->'n'->>'N' <> '13');
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.inc('upd', 'k6', 12)->'Attributes'->'n'->>'N', '12', 'with RLS, an update the policy allows');
+SELECT is(pg_temp.st('{"TableName": "upd", "Key": {"pk": {"S": "k6"}}, "UpdateExpression": "SET n = :v", "ExpressionAttributeValues": {":v": {"N": "13"}}}'),
+	'42501', 'with RLS, the policy''s WITH CHECK refuses the update');
+RESET ROLE;
+SELECT is(pg_temp.n_of('upd', 'k6'), '12', 'the refused update changed nothing');
+ALTER TABLE item_data.upd DISABLE ROW LEVEL SECURITY;
+
+-- column privileges: enough for the statement, so enough for UpdateItem
+REVOKE SELECT, UPDATE ON item_data.upd FROM item_table_tap_upd;
+GRANT SELECT (key, item), UPDATE (item) ON item_data.upd TO item_table_tap_upd;
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.inc('upd', 'k7', 21)->'Attributes'->'n'->>'N', '21', 'column privileges on key and item are enough');
+RESET ROLE;
+REVOKE UPDATE (item) ON item_data.upd FROM item_table_tap_upd;
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.st('{"TableName": "upd", "Key": {"pk": {"S": "k7"}}, "UpdateExpression": "SET n = :v", "ExpressionAttributeValues": {":v": {"N": "22"}}}'),
+	'42501', 'without UPDATE the update is refused');
+RESET ROLE;
+
+-- a publication of updates on a table without replica identity
+CREATE PUBLICATION upd_pub FOR TABLE item_data.upd;
+ALTER TABLE item_data.upd REPLICA IDENTITY NOTHING;
+SELECT is(pg_temp.st('{"TableName": "upd", "Key": {"pk": {"S": "k8"}}, "UpdateExpression": "SET n = :v", "ExpressionAttributeValues": {":v": {"N": "1"}}}'),
+	'55000', 'a published table without replica identity refuses the update, as UPDATE does');
+ALTER TABLE item_data.upd REPLICA IDENTITY DEFAULT;
+DROP PUBLICATION upd_pub;
+
+-- a read-only transaction
+SAVEPOINT ro;
+SET TRANSACTION READ ONLY;
+SELECT is(pg_temp.st('{"TableName": "upd", "Key": {"pk": {"S": "k9"}}, "UpdateExpression": "SET n = :v", "ExpressionAttributeValues": {":v": {"N": "1"}}}'),
+	'25006', 'a read-only transaction refuses the update');
+ROLLBACK TO SAVEPOINT ro;
+
+-- a table with a GSI: its index trigger must run (the index table follows)
+SELECT ok(create_table('{"TableName": "updg", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "n", "AttributeType": "N"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+	"GlobalSecondaryIndexes": [{"IndexName": "by_n", "KeySchema": [{"AttributeName": "n", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}}]}') ? 'TableDescription', 'GSI table created');
+SELECT put_item('{"TableName": "updg", "Item": {"pk": {"S": "g1"}, "n": {"N": "1"}}}');
+SELECT pg_temp.inc('updg', 'g1', 2);
+SELECT is(query('{"TableName": "updg", "IndexName": "by_n", "KeyConditionExpression": "n = :v", "ExpressionAttributeValues": {":v": {"N": "2"}}}')->'Count',
+	'1'::jsonb, 'the GSI follows the update');
+
+-- PutItem (and BatchWriteItem) of an existing item replace it the same
+-- way: directly where INSERT ... ON CONFLICT DO UPDATE cannot differ
+SELECT is((SELECT count(*) FROM generate_series(1, 200) i
+	WHERE put_item(jsonb_build_object('TableName', 'upd', 'Item', jsonb_build_object('pk', '{"S": "k20"}'::jsonb, 'n', jsonb_build_object('N', i::text)))) = '{}'),
+	200::bigint, 'direct path: 200 PutItems replacing one item');
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT is((SELECT item->'n'->>'N' FROM item_data.upd WHERE key OPERATOR(item_table.=) 'S"k20"'::item_key), '200',
+	'direct path: the primary key finds the last item put');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT is(batch_write_item('{"RequestItems": {"upd": [{"PutRequest": {"Item": {"pk": {"S": "k21"}, "n": {"N": "5"}}}},
+	{"PutRequest": {"Item": {"pk": {"S": "k22"}, "n": {"N": "6"}}}}, {"PutRequest": {"Item": {"pk": {"S": "new1"}, "n": {"N": "7"}}}}]}}')->'UnprocessedItems',
+	'{}'::jsonb, 'BatchWriteItem: two replacements and an insert');
+SELECT results_eq($$SELECT pg_temp.n_of('upd', 'k21') || pg_temp.n_of('upd', 'k22') || pg_temp.n_of('upd', 'new1')$$,
+	$$VALUES ('567')$$, 'all three written');
+-- a trigger: the statement fires it (AFTER UPDATE on the conflict path)
+CREATE TRIGGER upd_after AFTER INSERT OR UPDATE ON item_data.upd FOR EACH ROW EXECUTE FUNCTION pg_temp.upd_logger();
+DELETE FROM pg_temp.upd_log;
+SELECT put_item('{"TableName": "upd", "Item": {"pk": {"S": "k23"}, "n": {"N": "9"}}}');
+SELECT results_eq('SELECT k, n FROM pg_temp.upd_log', $$VALUES ('k23', '9')$$, 'a user trigger fires for PutItem replacing an item');
+DROP TRIGGER upd_after ON item_data.upd;
+-- another index follows a PutItem replacement
+SELECT put_item('{"TableName": "updi", "Item": {"pk": {"S": "i1"}, "n": {"N": "777"}}}');
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT is((SELECT item->'pk'->>'S' FROM item_data.updi WHERE item->'n'->>'N' = '777'), 'i1',
+	'the expression index has the item PutItem put');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+-- the statement is an INSERT: without INSERT, replacing an item is refused
+GRANT SELECT, UPDATE ON item_data.upd TO item_table_tap_upd;
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.put_st('{"TableName": "upd", "Item": {"pk": {"S": "k24"}, "n": {"N": "1"}}}'), '42501',
+	'PutItem of an existing item needs INSERT, as INSERT ... ON CONFLICT does');
+RESET ROLE;
+SELECT is(pg_temp.n_of('upd', 'k24'), '0', 'the refused put changed nothing');
+
+-- DeleteItem deletes the locked row directly the same way
+CREATE FUNCTION pg_temp.del_st(request jsonb) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM item_table.delete_item(request);
+	RETURN NULL;
+EXCEPTION WHEN others THEN
+	RETURN SQLSTATE;
+END $$;
+SELECT is(delete_item('{"TableName": "upd", "Key": {"pk": {"S": "k30"}}, "ReturnValues": "ALL_OLD"}')->'Attributes'->'pk'->>'S',
+	'k30', 'direct path: DeleteItem returns the old item');
+SELECT is(pg_temp.n_of('upd', 'k30'), NULL, 'and the item is gone');
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT is((SELECT count(*) FROM item_data.upd WHERE key OPERATOR(item_table.=) 'S"k30"'::item_key), 0::bigint,
+	'the primary key finds nothing either');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+CREATE TABLE pg_temp.del_log (k text);
+CREATE FUNCTION pg_temp.del_logger() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO pg_temp.del_log VALUES (OLD.item->'pk'->>'S');
+	RETURN OLD;
+END $$;
+CREATE TRIGGER upd_del AFTER DELETE ON item_data.upd FOR EACH ROW EXECUTE FUNCTION pg_temp.del_logger();
+SELECT delete_item('{"TableName": "upd", "Key": {"pk": {"S": "k31"}}}');
+SELECT results_eq('SELECT k FROM pg_temp.del_log', $$VALUES ('k31')$$, 'a user DELETE trigger fires for DeleteItem');
+DROP TRIGGER upd_del ON item_data.upd;
+-- without DELETE the statement, and so DeleteItem, is refused
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.del_st('{"TableName": "upd", "Key": {"pk": {"S": "k32"}}}'), '42501', 'DeleteItem needs DELETE');
+RESET ROLE;
+SELECT is(pg_temp.n_of('upd', 'k32'), '0', 'the refused delete changed nothing');
+-- row-level security: a DELETE policy hiding the row makes it a no-op
+GRANT DELETE ON item_data.upd TO item_table_tap_upd;
+ALTER TABLE item_data.upd ENABLE ROW LEVEL SECURITY;
+CREATE POLICY upd_del_only_k34 ON item_data.upd FOR DELETE USING (key OPERATOR(item_table.=) 'S"k34"'::item_key);
+SET LOCAL ROLE item_table_tap_upd;
+SELECT delete_item('{"TableName": "upd", "Key": {"pk": {"S": "k33"}}}');
+SELECT delete_item('{"TableName": "upd", "Key": {"pk": {"S": "k34"}}}');
+RESET ROLE;
+ALTER TABLE item_data.upd DISABLE ROW LEVEL SECURITY;
+SELECT is(pg_temp.n_of('upd', 'k33') || '/' || coalesce(pg_temp.n_of('upd', 'k34'), 'gone'), '0/gone',
+	'with RLS, DeleteItem deletes only what the DELETE policy allows');
+-- a published table without replica identity refuses the delete
+CREATE PUBLICATION upd_pub2 FOR TABLE item_data.upd;
+ALTER TABLE item_data.upd REPLICA IDENTITY NOTHING;
+SELECT is(pg_temp.del_st('{"TableName": "upd", "Key": {"pk": {"S": "k35"}}}'), '55000',
+	'a published table without replica identity refuses DeleteItem, as DELETE does');
+ALTER TABLE item_data.upd REPLICA IDENTITY DEFAULT;
+DROP PUBLICATION upd_pub2;
+
+SELECT * FROM finish();
+ROLLBACK;
