@@ -46,6 +46,7 @@ extern void ApiProblem(ApiRequest *req, const char *fmt,...) pg_attribute_printf
 
 /* member lookup: NULL when absent; JSON null counts as absent */
 extern JsonbValue *ApiGetMember(ApiRequest *req, const char *name);
+extern const char *ApiJsonTypeWord(const JsonbValue *v);
 /* typed readers; 'field' is the lower-camel name used in messages */
 extern char *ApiGetString(ApiRequest *req, const char *name, const char *field,
 						  bool required);

@@ -139,8 +139,13 @@ ApiGetMember(ApiRequest *req, const char *name)
 	return v;
 }
 
-static const char *
-json_type_word(const JsonbValue *v)
+/*
+ * ApiJsonTypeWord
+ *		How DynamoDB's request reader names the JSON token it found where
+ *		another was expected (SerializationException messages).
+ */
+const char *
+ApiJsonTypeWord(const JsonbValue *v)
 {
 	switch (v->type)
 	{
@@ -161,7 +166,7 @@ static void
 wrong_type(const char *name, const JsonbValue *v, const char *expected)
 {
 	DynRaise(DYN_SERIALIZATION,
-			 "Unexpected %s for member %s; expected %s", json_type_word(v),
+			 "Unexpected %s for member %s; expected %s", ApiJsonTypeWord(v),
 			 name, expected);
 }
 

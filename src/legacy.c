@@ -107,31 +107,13 @@ object_entries(Jsonb *obj, int *n)
 	return e;
 }
 
-static const char *
-json_word(const JsonbValue *v)
-{
-	switch (v->type)
-	{
-		case jbvString:
-			return "STRING_VALUE";
-		case jbvNumeric:
-			return "NUMBER_VALUE";
-		case jbvBool:
-			return "BOOLEAN_VALUE";
-		case jbvBinary:
-			return JsonContainerIsArray(v->val.binary.data) ? "START_ARRAY" : "START_OBJECT";
-		default:
-			return "VALUE";
-	}
-}
-
 /* the object a map entry holds (SerializationException otherwise) */
 static JsonbContainer *
 entry_object(const ObjEntry *e, const char *param)
 {
 	if (e->value.type != jbvBinary || !JsonContainerIsObject(e->value.val.binary.data))
 		DynRaise(DYN_SERIALIZATION, "Unexpected %s for member %s.%s; expected an object",
-				 json_word(&e->value), param, e->name);
+				 ApiJsonTypeWord(&e->value), param, e->name);
 	return e->value.val.binary.data;
 }
 
@@ -155,7 +137,7 @@ member_string(JsonbContainer *c, const char *name)
 		return NULL;
 	if (v->type != jbvString)
 		DynRaise(DYN_SERIALIZATION, "Unexpected %s for member %s; expected a string",
-				 json_word(v), name);
+				 ApiJsonTypeWord(v), name);
 	return pnstrdup(v->val.string.val, v->val.string.len);
 }
 
@@ -286,7 +268,7 @@ LegacyRead(ApiRequest *req, int which, const char *prefix, LegacyParams *lp)
 
 			if (v->type != jbvString)
 				DynRaise(DYN_SERIALIZATION, "Unexpected %s for member ConditionalOperator; expected a string",
-						 json_word(v));
+						 ApiJsonTypeWord(v));
 			s = pnstrdup(v->val.string.val, v->val.string.len);
 			k = enum_index(s, conditional_operators, lengthof(conditional_operators));
 			if (k < 0)
@@ -589,7 +571,7 @@ value_list(JsonbValue *list, int *n)
 		return NULL;
 	if (list->type != jbvBinary || !JsonContainerIsArray(list->val.binary.data))
 		DynRaise(DYN_SERIALIZATION, "Unexpected %s for member AttributeValueList; expected an array",
-				 json_word(list));
+				 ApiJsonTypeWord(list));
 	vals = palloc(sizeof(AttrValue *) * Max(1, JsonContainerSize(list->val.binary.data)));
 	it = JsonbIteratorInit(list->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
@@ -636,7 +618,7 @@ compile_expected_entry(const ObjEntry *e)
 
 	if (exists != NULL && exists->type != jbvBool)
 		DynRaise(DYN_SERIALIZATION, "Unexpected %s for member Exists; expected a boolean",
-				 json_word(exists));
+				 ApiJsonTypeWord(exists));
 	if (value != NULL && list != NULL)
 		DynValidation(INVALID "Value and AttributeValueList cannot be used together for Attribute: %s",
 					  e->name);
@@ -871,7 +853,7 @@ LegacyAttributesToGet(const LegacyParams *lp)
 			continue;
 		if (v.type != jbvString)
 			DynRaise(DYN_SERIALIZATION, "Unexpected %s for member AttributesToGet; expected a string",
-					 json_word(&v));
+					 ApiJsonTypeWord(&v));
 		for (i = 0; i < n; i++)
 		{
 			const PathElem *p = &proj->paths[i]->elems[0];

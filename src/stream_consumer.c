@@ -209,10 +209,13 @@ check_consumer_rights(const char *name)
 	return true;
 }
 
-Datum
-item_table_remove_stream_consumer(PG_FUNCTION_ARGS)
+/*
+ * Run one catalog statement on the consumer named by $1, after the rights
+ * check; false when there is no such consumer.
+ */
+static bool
+change_consumer(const char *name, const char *sql, int expected)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	bool		found;
 
 	SPI_connect();
@@ -222,32 +225,30 @@ item_table_remove_stream_consumer(PG_FUNCTION_ARGS)
 		Oid			argtypes[1] = {TEXTOID};
 		Datum		args[1] = {CStringGetTextDatum(name)};
 
-		exec_as_catalog_owner("DELETE FROM item_table.stream_consumers"
-							  " WHERE consumer_name OPERATOR(pg_catalog.=) $1",
-							  1, argtypes, args, NULL, SPI_OK_DELETE);
+		exec_as_catalog_owner(sql, 1, argtypes, args, NULL, expected);
 	}
 	SPI_finish();
-	PG_RETURN_BOOL(found);
+	return found;
+}
+
+Datum
+item_table_remove_stream_consumer(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(change_consumer(text_to_cstring(PG_GETARG_TEXT_PP(0)),
+								   "DELETE FROM item_table.stream_consumers"
+								   " WHERE consumer_name OPERATOR(pg_catalog.=) $1",
+								   SPI_OK_DELETE));
 }
 
 Datum
 item_table_resume_stream_consumer(PG_FUNCTION_ARGS)
 {
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	bool		found;
 
-	SPI_connect();
-	found = check_consumer_rights(name);
-	if (found)
-	{
-		Oid			argtypes[1] = {TEXTOID};
-		Datum		args[1] = {CStringGetTextDatum(name)};
-
-		exec_as_catalog_owner("UPDATE item_table.stream_consumers SET status = 'ACTIVE', failures = 0"
-							  " WHERE consumer_name OPERATOR(pg_catalog.=) $1",
-							  1, argtypes, args, NULL, SPI_OK_UPDATE);
-	}
-	SPI_finish();
+	found = change_consumer(text_to_cstring(PG_GETARG_TEXT_PP(0)),
+							"UPDATE item_table.stream_consumers SET status = 'ACTIVE', failures = 0"
+							" WHERE consumer_name OPERATOR(pg_catalog.=) $1",
+							SPI_OK_UPDATE);
 	if (found)
 		ItemWorkerRequest();
 	PG_RETURN_BOOL(found);
