@@ -83,6 +83,7 @@
 #include "distributed.h"
 #include "compat.h"
 #include "item_guard.h"
+#include "stream.h"
 
 /* ----------------------------------------------------------------
  * requests
@@ -1087,6 +1088,7 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	List	   *indexes;
 	Oid			keytype = ItemKeyTypeOid();
 	bool		done = false;
+	bool		capture = false;
 	int			i;
 
 	if (def->locked_key == NULL || ItemKeyCompare(def->locked_key, key) != 0 ||
@@ -1115,7 +1117,9 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	{
 		Trigger    *t = &rel->trigdesc->triggers[i];
 
-		if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid))
+		if (ItemStreamDirectCaptureTrigger(t))
+			capture = true;
+		else if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid))
 			goto out;
 	}
 	indexes = RelationGetIndexList(rel);	/* also sets rd_pkindex */
@@ -1139,6 +1143,8 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	oldslot = table_slot_create(rel, NULL);
 	if (!table_tuple_fetch_row_version(rel, &tid, SnapshotAny, oldslot))
 		goto out;
+	if (capture)
+		ExecMaterializeSlot(oldslot);	/* the old image, kept past the update */
 	slot_getallattrs(oldslot);
 	newslot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 	ExecClearTuple(newslot);
@@ -1166,6 +1172,11 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		index_insert(idx, &keyd, &keynull, &newslot->tts_tid, rel,
 					 UNIQUE_CHECK_YES, true, ii);
 	}
+	/* the stream trigger's records, which the statement would have fired */
+	if (capture)
+		ItemStreamCaptureDirect(rel, newslot->tts_values[0],
+								oldslot->tts_isnull[1] ? (Datum) 0 : oldslot->tts_values[1],
+								newslot->tts_values[1], false);
 
 out:
 	if (newslot != NULL)
@@ -1275,7 +1286,9 @@ delete_item_direct(ItemTableDef *def, ItemKey *key)
 	Relation	rel;
 	ItemPointerData tid = def->locked_tid;
 	TM_FailureData tmfd;
+	TupleTableSlot *oldslot = NULL;
 	bool		done = false;
+	bool		capture = false;
 	int			i;
 
 	if (def->locked_key == NULL || ItemKeyCompare(def->locked_key, key) != 0 ||
@@ -1297,11 +1310,24 @@ delete_item_direct(ItemTableDef *def, ItemKey *key)
 	{
 		Trigger    *t = &rel->trigdesc->triggers[i];
 
-		if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid) ||
-			TRIGGER_FOR_DELETE(t->tgtype) || TRIGGER_FOR_TRUNCATE(t->tgtype))
+		if (ItemStreamDirectCaptureTrigger(t))
+			capture = true;
+		else if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid) ||
+				 TRIGGER_FOR_DELETE(t->tgtype) || TRIGGER_FOR_TRUNCATE(t->tgtype))
 			goto out;
 	}
 	CheckCmdReplicaIdentity(rel, CMD_DELETE);
+	if (capture)
+	{
+		/* the old image for the stream record, as the trigger would get it */
+		oldslot = table_slot_create(rel, NULL);
+		if (!table_tuple_fetch_row_version(rel, &tid, SnapshotAny, oldslot))
+			goto out;
+		ExecMaterializeSlot(oldslot);
+		slot_getallattrs(oldslot);
+		if (RelationGetDescr(rel)->natts < 2 || oldslot->tts_isnull[0])
+			goto out;
+	}
 
 	/* a new command, as the statement would be */
 	CommandCounterIncrement();
@@ -1311,8 +1337,15 @@ delete_item_direct(ItemTableDef *def, ItemKey *key)
 		goto out;				/* nothing deleted: the statement decides */
 	done = true;
 	forget_locked(def);
+	/* the stream trigger's record, which the statement would have fired */
+	if (capture)
+		ItemStreamCaptureDirect(rel, oldslot->tts_values[0],
+								oldslot->tts_isnull[1] ? (Datum) 0 : oldslot->tts_values[1],
+								(Datum) 0, true);
 
 out:
+	if (oldslot != NULL)
+		ExecDropSingleTupleTableSlot(oldslot);
 	table_close(rel, NoLock);
 	return done;
 }

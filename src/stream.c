@@ -103,6 +103,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
 #include "storage/lmgr.h"
 #include "storage/procarray.h"
 #include "utils/acl.h"
@@ -319,10 +320,10 @@ ensure_trigger(Oid relid)
 {
 	CreateTrigStmt *row;
 
-	if (OidIsValid(get_trigger_oid(relid, "item_table_stream", true)))
+	if (OidIsValid(get_trigger_oid(relid, STREAM_TRIGGER_NAME, true)))
 		return;
 	row = makeNode(CreateTrigStmt);
-	row->trigname = "item_table_stream";
+	row->trigname = STREAM_TRIGGER_NAME;
 	row->relation = makeRangeVar(get_namespace_name(get_rel_namespace(relid)),
 								 get_rel_name(relid), -1);
 	row->funcname = list_make2(makeString(ITEM_TABLE_SCHEMA), makeString("stream_trigger"));
@@ -559,6 +560,62 @@ datums_equal_bytes(Datum a, Datum b)
 }
 
 /*
+ * capture_change
+ *		The records of one row change of rel: INSERT (no old key), REMOVE
+ *		(no new key) or UPDATE; the trigger's work, shared with the API's
+ *		direct writes (ItemStreamCaptureDirect).  A key Datum of 0 is
+ *		absent; an item Datum of 0 is absent or NULL.
+ */
+static void
+capture_change(Relation rel, Datum oldkey, Datum olditem, Datum newkey, Datum newitem)
+{
+	CaptureEntry *e;
+	TupleDesc	desc;
+	Oid			relid = RelationGetRelid(rel);
+	bool		service;
+
+	e = capture_cache == NULL ? NULL :
+		hash_search(capture_cache, &relid, HASH_FIND, NULL);
+	if (e == NULL || !e->valid)
+	{
+		SPI_connect();
+		e = capture_entry(relid);
+		SPI_finish();
+	}
+	if (e->stream_id == 0)
+		return;
+
+	desc = RelationGetDescr(rel);
+	if (desc->natts < 2 ||
+		TupleDescAttr(desc, 0)->atttypid != ItemKeyTypeOid() ||
+		TupleDescAttr(desc, 1)->atttypid != JSONBOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("item table \"%s\" does not have its columns key item_key and item jsonb",
+						RelationGetRelationName(rel))));
+	service = OidIsValid(service_relid) && service_relid == relid;
+
+	if (oldkey == (Datum) 0)
+		emit_record(e, 'I', false, newkey, newitem, (Datum) 0);
+	else if (newkey == (Datum) 0)
+		emit_record(e, 'R', service, oldkey, (Datum) 0, olditem);
+	else if (datums_equal_bytes(oldkey, newkey))
+	{
+		/* a write that changes nothing leaves no record */
+		if (olditem != (Datum) 0 && newitem != (Datum) 0 &&
+			datums_equal_bytes(olditem, newitem))
+			return;
+		emit_record(e, 'M', false, newkey, newitem, olditem);
+	}
+	else
+	{
+		/* a key changed by plain SQL: the old item goes, a new one comes */
+		emit_record(e, 'R', false, oldkey, (Datum) 0, olditem);
+		emit_record(e, 'I', false, newkey, newitem, (Datum) 0);
+	}
+}
+
+/*
  * item_table_stream_trigger
  *		AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW on tables with a
  *		stream (or that had one).
@@ -567,9 +624,7 @@ Datum
 item_table_stream_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
-	CaptureEntry *e;
 	TupleDesc	desc;
-	bool		service;
 	bool		isnull;
 	Datum		oldkey = (Datum) 0,
 				newkey = (Datum) 0,
@@ -582,25 +637,13 @@ item_table_stream_trigger(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("stream_trigger: must be fired AFTER ... FOR EACH ROW")));
 
-	e = capture_cache == NULL ? NULL :
-		hash_search(capture_cache, &td->tg_relation->rd_id, HASH_FIND, NULL);
-	if (e == NULL || !e->valid)
-	{
-		SPI_connect();
-		e = capture_entry(RelationGetRelid(td->tg_relation));
-		SPI_finish();
-	}
-	if (e->stream_id == 0)
-		return PointerGetDatum(NULL);
-
 	desc = RelationGetDescr(td->tg_relation);
-	if (desc->natts < 2 ||
-		TupleDescAttr(desc, 0)->atttypid != ItemKeyTypeOid() ||
-		TupleDescAttr(desc, 1)->atttypid != JSONBOID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("item table \"%s\" does not have its columns key item_key and item jsonb",
-						RelationGetRelationName(td->tg_relation))));
+	if (desc->natts < 2)
+	{
+		/* capture_change raises the error, if the table has a stream */
+		capture_change(td->tg_relation, (Datum) 0, (Datum) 0, (Datum) 1, (Datum) 0);
+		return PointerGetDatum(NULL);
+	}
 	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
 	{
 		oldkey = heap_getattr(td->tg_trigtuple, 1, desc, &isnull);
@@ -621,27 +664,59 @@ item_table_stream_trigger(PG_FUNCTION_ARGS)
 		if (isnull)
 			newitem = (Datum) 0;
 	}
-	service = OidIsValid(service_relid) && service_relid == RelationGetRelid(td->tg_relation);
-
-	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		emit_record(e, 'I', false, newkey, newitem, (Datum) 0);
-	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
-		emit_record(e, 'R', service, oldkey, (Datum) 0, olditem);
-	else if (datums_equal_bytes(oldkey, newkey))
-	{
-		/* a write that changes nothing leaves no record */
-		if (olditem != (Datum) 0 && newitem != (Datum) 0 &&
-			datums_equal_bytes(olditem, newitem))
-			return PointerGetDatum(NULL);
-		emit_record(e, 'M', false, newkey, newitem, olditem);
-	}
-	else
-	{
-		/* a key changed by plain SQL: the old item goes, a new one comes */
-		emit_record(e, 'R', false, oldkey, (Datum) 0, olditem);
-		emit_record(e, 'I', false, newkey, newitem, (Datum) 0);
-	}
+	capture_change(td->tg_relation, oldkey, olditem, newkey, newitem);
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * ItemStreamDirectCaptureTrigger
+ *		Is t the stream trigger exactly as ensure_trigger made it, and would
+ *		the executor fire it now?  Then a write that bypasses the executor
+ *		(api_common.c's direct paths) may call ItemStreamCaptureDirect in
+ *		its place and write the very records the trigger would.  Anything
+ *		else (a WHEN clause, arguments, a column list, transition tables,
+ *		a trigger disabled or firing only on a replica, another function
+ *		under that name) is false, and the caller runs the statement.
+ */
+bool
+ItemStreamDirectCaptureTrigger(const Trigger *t)
+{
+	static Oid	capture_fn = InvalidOid;
+	bool		fires;
+
+	if (strcmp(t->tgname, STREAM_TRIGGER_NAME) != 0 ||
+		t->tgtype != (TRIGGER_TYPE_ROW | TRIGGER_TYPE_AFTER | TRIGGER_TYPE_INSERT |
+					  TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE) ||
+		t->tgqual != NULL || t->tgnargs != 0 || t->tgnattr != 0 ||
+		t->tgoldtable != NULL || t->tgnewtable != NULL ||
+		t->tgdeferrable || t->tginitdeferred || OidIsValid(t->tgconstraint))
+		return false;
+	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+		fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_REPLICA;
+	else
+		fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_ORIGIN;
+	if (!fires)
+		return false;
+	if (t->tgfoid != capture_fn)
+		capture_fn = LookupFuncName(list_make2(makeString(ITEM_TABLE_SCHEMA),
+											   makeString("stream_trigger")),
+									0, NULL, true);
+	return t->tgfoid == capture_fn;
+}
+
+/*
+ * ItemStreamCaptureDirect
+ *		What the stream trigger does for a row that a direct write has just
+ *		updated (olditem and newitem given) or deleted (newitem 0) without
+ *		the executor: called after the write, as the trigger runs after the
+ *		row is written, so the sequence number is taken by a transaction
+ *		that already has its id and holds the row's lock (the horizon and
+ *		per-item order need nothing more).
+ */
+void
+ItemStreamCaptureDirect(Relation rel, Datum key, Datum olditem, Datum newitem, bool delete)
+{
+	capture_change(rel, key, olditem, delete ? (Datum) 0 : key, newitem);
 }
 
 /* ----------------------------------------------------------------
