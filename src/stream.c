@@ -89,10 +89,13 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/transam.h"
 #include "access/xact.h"
+#include "catalog/index.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -291,6 +294,9 @@ stream_rel(const char *name)
 /* the sequence's and the records table's OIDs, kept until an invalidation */
 static Oid	sequence_relid = InvalidOid;
 static Oid	records_relid = InvalidOid;
+/* the records table's primary key, its only index, and its IndexInfo */
+static Oid	records_pkey = InvalidOid;
+static IndexInfo *records_pkey_info = NULL;
 
 static void capture_inval(Datum arg, Oid relid);
 
@@ -430,10 +436,12 @@ capture_inval(Datum arg, Oid relid)
 	CaptureEntry *e;
 
 	/* DROP/CREATE EXTENSION gives them new OIDs */
-	if (!OidIsValid(relid) || relid == sequence_relid || relid == records_relid)
+	if (!OidIsValid(relid) || relid == sequence_relid || relid == records_relid ||
+		relid == records_pkey)
 	{
 		sequence_relid = InvalidOid;
 		records_relid = InvalidOid;
+		records_pkey = InvalidOid;	/* its IndexInfo is made again */
 	}
 	if (capture_cache == NULL)
 		return;
@@ -512,6 +520,57 @@ ItemStreamServiceDeletionEnd(void)
 	service_relid = InvalidOid;
 }
 
+/*
+ * insert_record
+ *		What CatalogTupleInsert does for the records table -- the heap row,
+ *		then its entry in every index, unique ones checked -- with the
+ *		primary key's IndexInfo kept instead of opening the indexes and
+ *		building it again for every record.  values are the row's
+ *		(stream_id and seq first: the key's columns).  A records table with
+ *		another index than its primary key (made by hand) takes
+ *		CatalogTupleInsert.
+ */
+static void
+insert_record(Relation rel, HeapTuple tup, Datum *values)
+{
+	List	   *indexes = RelationGetIndexList(rel);	/* sets rd_pkindex */
+	Relation	idx;
+	IndexInfo  *ii;
+	bool		isnull[2] = {false, false};
+
+	if (list_length(indexes) != 1 || linitial_oid(indexes) != rel->rd_pkindex)
+	{
+		list_free(indexes);
+		CatalogTupleInsert(rel, tup);
+		return;
+	}
+	list_free(indexes);
+	idx = index_open(rel->rd_pkindex, RowExclusiveLock);
+	/*
+	 * made again after an invalidation (which only resets records_pkey: one
+	 * processed during the insert below must not free what it uses)
+	 */
+	if (records_pkey_info == NULL || records_pkey != rel->rd_pkindex)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		ii = BuildIndexInfo(idx);
+		MemoryContextSwitchTo(old);
+		if (ii->ii_NumIndexAttrs != 2 || ii->ii_IndexAttrNumbers[0] != 1 ||
+			ii->ii_IndexAttrNumbers[1] != 2 || ii->ii_Expressions != NIL ||
+			ii->ii_Predicate != NIL || !ii->ii_Unique)
+			elog(ERROR, "unexpected primary key of item_table.stream_records");
+		if (records_pkey_info != NULL)
+			pfree(records_pkey_info);
+		records_pkey_info = ii;
+		records_pkey = rel->rd_pkindex;
+	}
+	ii = records_pkey_info;
+	simple_heap_insert(rel, tup);
+	index_insert(idx, values, isnull, &tup->t_self, rel, UNIQUE_CHECK_YES, false, ii);
+	index_close(idx, NoLock);
+}
+
 /* write one record: the row goes straight into the heap and its key */
 static void
 emit_record(CaptureEntry *e, char event, bool service, Datum key, Datum newimg, Datum oldimg)
@@ -544,7 +603,7 @@ emit_record(CaptureEntry *e, char event, bool service, Datum key, Datum newimg, 
 	}
 	rel = table_open(records_relid, RowExclusiveLock);
 	tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
-	CatalogTupleInsert(rel, tup);
+	insert_record(rel, tup, values);
 	heap_freetuple(tup);
 	table_close(rel, NoLock);
 }
