@@ -36,7 +36,9 @@
  * existing item is the locked probe and the direct update
  * (ApiReplaceItemDirect).  Each falls back to the SQL statement wherever
  * the statement could behave differently; test/pgtap/update_direct.sql
- * shows each case.
+ * shows each case.  On a table with a stream they write the stream record
+ * themselves, as the stream trigger the statement fires would
+ * (ItemStreamCaptureDirect, stream.c; test/pgtap/stream_direct.sql).
  *
  * Writes and reads and the item guard.  The write helpers register the row
  * they are about to write (ItemGuardExpectWrite), so that the item guard
@@ -1061,10 +1063,12 @@ is_guard_function(Oid fn)
  *	  - privileges: the caller lacks table-wide UPDATE and SELECT (column
  *		grants are the statement's business) or a permission hook is set;
  *	  - row-level security applies;
- *	  - a trigger other than the item guard exists (user triggers, the
- *		GSI/LSI index triggers, foreign keys, deferred unique checks; the
- *		guard lets exactly the API's registered row through unchanged, so
- *		skipping it changes nothing);
+ *	  - a trigger other than the item guard and the stream trigger exists
+ *		(user triggers, the GSI/LSI index triggers, foreign keys, deferred
+ *		unique checks; the guard lets exactly the API's registered row
+ *		through unchanged, so skipping it changes nothing; the stream
+ *		trigger, as made and when it would fire, is replaced by
+ *		ItemStreamCaptureDirect after the write, which writes its records);
  *	  - rules, CHECK constraints or stored generated columns exist;
  *	  - an index other than the immediate btree primary key on key
  *		exists (expression and partial indexes need the executor);
@@ -1277,8 +1281,10 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
  * The conditions are update_item_direct's, for DELETE: the same lock
  * identity, table-wide DELETE and SELECT, no permission hook, no
  * row-level security, not read-only, no rules, and no trigger but the
- * item guard (which fires on INSERT and UPDATE only); otherwise false and
- * the caller runs the statement.
+ * item guard (which fires on INSERT and UPDATE only) and the stream
+ * trigger (its record written by ItemStreamCaptureDirect, from the old row
+ * version read before the delete); otherwise false and the caller runs the
+ * statement.
  */
 static bool
 delete_item_direct(ItemTableDef *def, ItemKey *key)

@@ -34,9 +34,26 @@
  * invalidation, which enabling and disabling send; the record's sequence
  * number comes from nextval on item_table.stream_sequence and the row is
  * inserted directly into the heap and its primary key (as catalog rows
- * are: the records table is the extension's own, written by no one else),
- * with the images as the item table stores them -- KEYS_ONLY keeps only
- * the key, NEW_IMAGE/OLD_IMAGE one image, NEW_AND_OLD_IMAGES both.
+ * are, with the key's IndexInfo kept: the records table is the
+ * extension's own, written by no one else), with the images as the item
+ * table stores them -- KEYS_ONLY keeps only the key, NEW_IMAGE/OLD_IMAGE
+ * one image, NEW_AND_OLD_IMAGES both.
+ *
+ * The API's direct writes.  UpdateItem, PutItem replacing an item and
+ * DeleteItem write the row they locked without a statement (api_common.c,
+ * update_item_direct and delete_item_direct), so no trigger fires; on a
+ * table whose only trigger besides the item guard is the stream trigger
+ * exactly as ensure_trigger made it and as the executor would fire it now
+ * (ItemStreamDirectCaptureTrigger: enabled for this session's
+ * replication role, no WHEN clause, arguments, columns or transition
+ * tables), they call ItemStreamCaptureDirect after the write, which runs
+ * the trigger's own code (capture_change) on the old and new row: the
+ * same records, numbered at the same point -- after the row is written,
+ * by a transaction that has its id and holds the row's lock -- so the
+ * horizon and per-item order below hold unchanged.  Any other trigger, or
+ * the stream trigger in any other shape, and they run the statement,
+ * which fires it.  test/pgtap/stream_direct.sql compares the records of
+ * the direct paths with the trigger's for the same changes by plain SQL.
  *
  * The horizon.  Sequence numbers are handed out when a writer writes, but
  * transactions commit in another order: a reader that returned record 11
