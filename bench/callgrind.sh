@@ -12,7 +12,8 @@
 # prints (Ir(large) - Ir(small)) / (CG_LARGE - CG_SMALL): the instructions
 # of one call, start-up and warm-up cancelled.  Each case has an ext and a
 # base statement (the plain SQL of the same work); $1 in a statement is
-# the loop counter.  Needs root or sudo (the cluster runs as postgres).
+# the loop counter (the stream_* cases compare a table with a stream,
+# ext, to the same table without, base).  Needs root or sudo (the cluster runs as postgres).
 set -euo pipefail
 IT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$IT_ROOT"
@@ -78,6 +79,20 @@ done
 EXT[batch_get25]="$bg_ext]}}}')::jsonb)"
 BASE[batch_get25]="$bg_base])"
 ORDER+=(put_conditional query_desc_limit1 batch_get25)
+# PutItem, UpdateItem and DeleteItem on a table with a NEW_AND_OLD_IMAGES
+# stream (ext) against the same call on the same table without one (base,
+# bench/workloads/stream_put): replacing an existing item, putting a new one
+si="{\"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}"
+for t in stream nostream; do
+    w=$([ "$t" = stream ] && echo EXT || echo BASE)
+    declare -n m=$w
+    m[stream_put]="SELECT item_table.put_item(('{\"TableName\": \"bench_$t\", \"Item\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}, ${si:1}}')::jsonb)"
+    m[stream_put_new]="SELECT item_table.put_item(('{\"TableName\": \"bench_$t\", \"Item\": {\"pk\": {\"S\": \"NEW#' || \$1 || '\"}, ${si:1}}')::jsonb)"
+    m[stream_update]="SELECT item_table.update_item(('{\"TableName\": \"bench_$t\", \"Key\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}}, \"UpdateExpression\": \"SET n = :n\", \"ExpressionAttributeValues\": {\":n\": {\"N\": \"' || \$1 || '\"}}}')::jsonb)"
+    m[stream_delete]="SELECT item_table.delete_item(('{\"TableName\": \"bench_$t\", \"Key\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}}}')::jsonb)"
+    unset -n m
+done
+ORDER+=(stream_put stream_put_new stream_update stream_delete)
 
 cases=("$@")
 [ "${#cases[@]}" -gt 0 ] || cases=("${ORDER[@]}")
@@ -86,7 +101,7 @@ for c in "${cases[@]}"; do [ -n "${EXT[$c]:-}" ] || it_die "unknown case '$c' (c
 it_start_cluster || it_die "could not start a cluster"
 "$PGBIN/createdb" cg
 "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d cg -c 'CREATE EXTENSION item_table' >/dev/null
-for s in get_item transact_2items query10; do
+for s in get_item transact_2items query10 stream_put; do
     "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -v scale="$CG_SCALE" -d cg -f "bench/workloads/$s/setup.sql" >/dev/null
 done
 "$PGBIN/psql" -X -q -d cg -c 'VACUUM ANALYZE' -c 'CHECKPOINT' >/dev/null

@@ -36,7 +36,9 @@
  * existing item is the locked probe and the direct update
  * (ApiReplaceItemDirect).  Each falls back to the SQL statement wherever
  * the statement could behave differently; test/pgtap/update_direct.sql
- * shows each case.
+ * shows each case.  On a table with a stream they write the stream record
+ * themselves, as the stream trigger the statement fires would
+ * (ItemStreamCaptureDirect, stream.c; test/pgtap/stream_direct.sql).
  *
  * Writes and reads and the item guard.  The write helpers register the row
  * they are about to write (ItemGuardExpectWrite), so that the item guard
@@ -83,6 +85,7 @@
 #include "distributed.h"
 #include "compat.h"
 #include "item_guard.h"
+#include "stream.h"
 
 /* ----------------------------------------------------------------
  * requests
@@ -1065,10 +1068,12 @@ is_guard_function(Oid fn)
  *	  - privileges: the caller lacks table-wide UPDATE and SELECT (column
  *		grants are the statement's business) or a permission hook is set;
  *	  - row-level security applies;
- *	  - a trigger other than the item guard exists (user triggers, the
- *		GSI/LSI index triggers, foreign keys, deferred unique checks; the
- *		guard lets exactly the API's registered row through unchanged, so
- *		skipping it changes nothing);
+ *	  - a trigger other than the item guard and the stream trigger exists
+ *		(user triggers, the GSI/LSI index triggers, foreign keys, deferred
+ *		unique checks; the guard lets exactly the API's registered row
+ *		through unchanged, so skipping it changes nothing; the stream
+ *		trigger, as made and when it would fire, is replaced by
+ *		ItemStreamCaptureDirect after the write, which writes its records);
  *	  - rules, CHECK constraints or stored generated columns exist;
  *	  - an index other than the immediate btree primary key on key
  *		exists (expression and partial indexes need the executor);
@@ -1092,6 +1097,7 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	List	   *indexes;
 	Oid			keytype = ItemKeyTypeOid();
 	bool		done = false;
+	bool		capture = false;
 	int			i;
 
 	if (def->locked_key == NULL || ItemKeyCompare(def->locked_key, key) != 0 ||
@@ -1120,7 +1126,9 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	{
 		Trigger    *t = &rel->trigdesc->triggers[i];
 
-		if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid))
+		if (ItemStreamDirectCaptureTrigger(t))
+			capture = true;
+		else if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid))
 			goto out;
 	}
 	indexes = RelationGetIndexList(rel);	/* also sets rd_pkindex */
@@ -1144,6 +1152,8 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	oldslot = table_slot_create(rel, NULL);
 	if (!table_tuple_fetch_row_version(rel, &tid, SnapshotAny, oldslot))
 		goto out;
+	if (capture)
+		ExecMaterializeSlot(oldslot);	/* the old image, kept past the update */
 	slot_getallattrs(oldslot);
 	newslot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 	ExecClearTuple(newslot);
@@ -1171,6 +1181,11 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		index_insert(idx, &keyd, &keynull, &newslot->tts_tid, rel,
 					 UNIQUE_CHECK_YES, true, ii);
 	}
+	/* the stream trigger's records, which the statement would have fired */
+	if (capture)
+		ItemStreamCaptureDirect(rel, newslot->tts_values[0],
+								oldslot->tts_isnull[1] ? (Datum) 0 : oldslot->tts_values[1],
+								newslot->tts_values[1], false);
 
 out:
 	if (newslot != NULL)
@@ -1271,8 +1286,10 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
  * The conditions are update_item_direct's, for DELETE: the same lock
  * identity, table-wide DELETE and SELECT, no permission hook, no
  * row-level security, not read-only, no rules, and no trigger but the
- * item guard (which fires on INSERT and UPDATE only); otherwise false and
- * the caller runs the statement.
+ * item guard (which fires on INSERT and UPDATE only) and the stream
+ * trigger (its record written by ItemStreamCaptureDirect, from the old row
+ * version read before the delete); otherwise false and the caller runs the
+ * statement.
  */
 static bool
 delete_item_direct(ItemTableDef *def, ItemKey *key)
@@ -1280,7 +1297,9 @@ delete_item_direct(ItemTableDef *def, ItemKey *key)
 	Relation	rel;
 	ItemPointerData tid = def->locked_tid;
 	TM_FailureData tmfd;
+	TupleTableSlot *oldslot = NULL;
 	bool		done = false;
+	bool		capture = false;
 	int			i;
 
 	if (def->locked_key == NULL || ItemKeyCompare(def->locked_key, key) != 0 ||
@@ -1302,11 +1321,24 @@ delete_item_direct(ItemTableDef *def, ItemKey *key)
 	{
 		Trigger    *t = &rel->trigdesc->triggers[i];
 
-		if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid) ||
-			TRIGGER_FOR_DELETE(t->tgtype) || TRIGGER_FOR_TRUNCATE(t->tgtype))
+		if (ItemStreamDirectCaptureTrigger(t))
+			capture = true;
+		else if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid) ||
+				 TRIGGER_FOR_DELETE(t->tgtype) || TRIGGER_FOR_TRUNCATE(t->tgtype))
 			goto out;
 	}
 	CheckCmdReplicaIdentity(rel, CMD_DELETE);
+	if (capture)
+	{
+		/* the old image for the stream record, as the trigger would get it */
+		oldslot = table_slot_create(rel, NULL);
+		if (!table_tuple_fetch_row_version(rel, &tid, SnapshotAny, oldslot))
+			goto out;
+		ExecMaterializeSlot(oldslot);
+		slot_getallattrs(oldslot);
+		if (RelationGetDescr(rel)->natts < 2 || oldslot->tts_isnull[0])
+			goto out;
+	}
 
 	/* a new command, as the statement would be */
 	CommandCounterIncrement();
@@ -1316,8 +1348,15 @@ delete_item_direct(ItemTableDef *def, ItemKey *key)
 		goto out;				/* nothing deleted: the statement decides */
 	done = true;
 	forget_locked(def);
+	/* the stream trigger's record, which the statement would have fired */
+	if (capture)
+		ItemStreamCaptureDirect(rel, oldslot->tts_values[0],
+								oldslot->tts_isnull[1] ? (Datum) 0 : oldslot->tts_values[1],
+								(Datum) 0, true);
 
 out:
+	if (oldslot != NULL)
+		ExecDropSingleTupleTableSlot(oldslot);
 	table_close(rel, NoLock);
 	return done;
 }

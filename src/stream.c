@@ -34,9 +34,26 @@
  * invalidation, which enabling and disabling send; the record's sequence
  * number comes from nextval on item_table.stream_sequence and the row is
  * inserted directly into the heap and its primary key (as catalog rows
- * are: the records table is the extension's own, written by no one else),
- * with the images as the item table stores them -- KEYS_ONLY keeps only
- * the key, NEW_IMAGE/OLD_IMAGE one image, NEW_AND_OLD_IMAGES both.
+ * are, with the key's IndexInfo kept: the records table is the
+ * extension's own, written by no one else), with the images as the item
+ * table stores them -- KEYS_ONLY keeps only the key, NEW_IMAGE/OLD_IMAGE
+ * one image, NEW_AND_OLD_IMAGES both.
+ *
+ * The API's direct writes.  UpdateItem, PutItem replacing an item and
+ * DeleteItem write the row they locked without a statement (api_common.c,
+ * update_item_direct and delete_item_direct), so no trigger fires; on a
+ * table whose only trigger besides the item guard is the stream trigger
+ * exactly as ensure_trigger made it and as the executor would fire it now
+ * (ItemStreamDirectCaptureTrigger: enabled for this session's
+ * replication role, no WHEN clause, arguments, columns or transition
+ * tables), they call ItemStreamCaptureDirect after the write, which runs
+ * the trigger's own code (capture_change) on the old and new row: the
+ * same records, numbered at the same point -- after the row is written,
+ * by a transaction that has its id and holds the row's lock -- so the
+ * horizon and per-item order below hold unchanged.  Any other trigger, or
+ * the stream trigger in any other shape, and they run the statement,
+ * which fires it.  test/pgtap/stream_direct.sql compares the records of
+ * the direct paths with the trigger's for the same changes by plain SQL.
  *
  * The horizon.  Sequence numbers are handed out when a writer writes, but
  * transactions commit in another order: a reader that returned record 11
@@ -89,10 +106,13 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/transam.h"
 #include "access/xact.h"
+#include "catalog/index.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -103,6 +123,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
 #include "storage/lmgr.h"
 #include "storage/procarray.h"
 #include "utils/acl.h"
@@ -290,6 +311,9 @@ stream_rel(const char *name)
 /* the sequence's and the records table's OIDs, kept until an invalidation */
 static Oid	sequence_relid = InvalidOid;
 static Oid	records_relid = InvalidOid;
+/* the records table's primary key, its only index, and its IndexInfo */
+static Oid	records_pkey = InvalidOid;
+static IndexInfo *records_pkey_info = NULL;
 
 static void capture_inval(Datum arg, Oid relid);
 
@@ -319,10 +343,10 @@ ensure_trigger(Oid relid)
 {
 	CreateTrigStmt *row;
 
-	if (OidIsValid(get_trigger_oid(relid, "item_table_stream", true)))
+	if (OidIsValid(get_trigger_oid(relid, STREAM_TRIGGER_NAME, true)))
 		return;
 	row = makeNode(CreateTrigStmt);
-	row->trigname = "item_table_stream";
+	row->trigname = STREAM_TRIGGER_NAME;
 	row->relation = makeRangeVar(get_namespace_name(get_rel_namespace(relid)),
 								 get_rel_name(relid), -1);
 	row->funcname = list_make2(makeString(ITEM_TABLE_SCHEMA), makeString("stream_trigger"));
@@ -429,10 +453,12 @@ capture_inval(Datum arg, Oid relid)
 	CaptureEntry *e;
 
 	/* DROP/CREATE EXTENSION gives them new OIDs */
-	if (!OidIsValid(relid) || relid == sequence_relid || relid == records_relid)
+	if (!OidIsValid(relid) || relid == sequence_relid || relid == records_relid ||
+		relid == records_pkey)
 	{
 		sequence_relid = InvalidOid;
 		records_relid = InvalidOid;
+		records_pkey = InvalidOid;	/* its IndexInfo is made again */
 	}
 	if (capture_cache == NULL)
 		return;
@@ -511,6 +537,57 @@ ItemStreamServiceDeletionEnd(void)
 	service_relid = InvalidOid;
 }
 
+/*
+ * insert_record
+ *		What CatalogTupleInsert does for the records table -- the heap row,
+ *		then its entry in every index, unique ones checked -- with the
+ *		primary key's IndexInfo kept instead of opening the indexes and
+ *		building it again for every record.  values are the row's
+ *		(stream_id and seq first: the key's columns).  A records table with
+ *		another index than its primary key (made by hand) takes
+ *		CatalogTupleInsert.
+ */
+static void
+insert_record(Relation rel, HeapTuple tup, Datum *values)
+{
+	List	   *indexes = RelationGetIndexList(rel);	/* sets rd_pkindex */
+	Relation	idx;
+	IndexInfo  *ii;
+	bool		isnull[2] = {false, false};
+
+	if (list_length(indexes) != 1 || linitial_oid(indexes) != rel->rd_pkindex)
+	{
+		list_free(indexes);
+		CatalogTupleInsert(rel, tup);
+		return;
+	}
+	list_free(indexes);
+	idx = index_open(rel->rd_pkindex, RowExclusiveLock);
+	/*
+	 * made again after an invalidation (which only resets records_pkey: one
+	 * processed during the insert below must not free what it uses)
+	 */
+	if (records_pkey_info == NULL || records_pkey != rel->rd_pkindex)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		ii = BuildIndexInfo(idx);
+		MemoryContextSwitchTo(old);
+		if (ii->ii_NumIndexAttrs != 2 || ii->ii_IndexAttrNumbers[0] != 1 ||
+			ii->ii_IndexAttrNumbers[1] != 2 || ii->ii_Expressions != NIL ||
+			ii->ii_Predicate != NIL || !ii->ii_Unique)
+			elog(ERROR, "unexpected primary key of item_table.stream_records");
+		if (records_pkey_info != NULL)
+			pfree(records_pkey_info);
+		records_pkey_info = ii;
+		records_pkey = rel->rd_pkindex;
+	}
+	ii = records_pkey_info;
+	simple_heap_insert(rel, tup);
+	index_insert(idx, values, isnull, &tup->t_self, rel, UNIQUE_CHECK_YES, false, ii);
+	index_close(idx, NoLock);
+}
+
 /* write one record: the row goes straight into the heap and its key */
 static void
 emit_record(CaptureEntry *e, char event, bool service, Datum key, Datum newimg, Datum oldimg)
@@ -543,7 +620,7 @@ emit_record(CaptureEntry *e, char event, bool service, Datum key, Datum newimg, 
 	}
 	rel = table_open(records_relid, RowExclusiveLock);
 	tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
-	CatalogTupleInsert(rel, tup);
+	insert_record(rel, tup, values);
 	heap_freetuple(tup);
 	table_close(rel, NoLock);
 }
@@ -559,6 +636,62 @@ datums_equal_bytes(Datum a, Datum b)
 }
 
 /*
+ * capture_change
+ *		The records of one row change of rel: INSERT (no old key), REMOVE
+ *		(no new key) or UPDATE; the trigger's work, shared with the API's
+ *		direct writes (ItemStreamCaptureDirect).  A key Datum of 0 is
+ *		absent; an item Datum of 0 is absent or NULL.
+ */
+static void
+capture_change(Relation rel, Datum oldkey, Datum olditem, Datum newkey, Datum newitem)
+{
+	CaptureEntry *e;
+	TupleDesc	desc;
+	Oid			relid = RelationGetRelid(rel);
+	bool		service;
+
+	e = capture_cache == NULL ? NULL :
+		hash_search(capture_cache, &relid, HASH_FIND, NULL);
+	if (e == NULL || !e->valid)
+	{
+		SPI_connect();
+		e = capture_entry(relid);
+		SPI_finish();
+	}
+	if (e->stream_id == 0)
+		return;
+
+	desc = RelationGetDescr(rel);
+	if (desc->natts < 2 ||
+		TupleDescAttr(desc, 0)->atttypid != ItemKeyTypeOid() ||
+		TupleDescAttr(desc, 1)->atttypid != JSONBOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("item table \"%s\" does not have its columns key item_key and item jsonb",
+						RelationGetRelationName(rel))));
+	service = OidIsValid(service_relid) && service_relid == relid;
+
+	if (oldkey == (Datum) 0)
+		emit_record(e, 'I', false, newkey, newitem, (Datum) 0);
+	else if (newkey == (Datum) 0)
+		emit_record(e, 'R', service, oldkey, (Datum) 0, olditem);
+	else if (datums_equal_bytes(oldkey, newkey))
+	{
+		/* a write that changes nothing leaves no record */
+		if (olditem != (Datum) 0 && newitem != (Datum) 0 &&
+			datums_equal_bytes(olditem, newitem))
+			return;
+		emit_record(e, 'M', false, newkey, newitem, olditem);
+	}
+	else
+	{
+		/* a key changed by plain SQL: the old item goes, a new one comes */
+		emit_record(e, 'R', false, oldkey, (Datum) 0, olditem);
+		emit_record(e, 'I', false, newkey, newitem, (Datum) 0);
+	}
+}
+
+/*
  * item_table_stream_trigger
  *		AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW on tables with a
  *		stream (or that had one).
@@ -567,9 +700,7 @@ Datum
 item_table_stream_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
-	CaptureEntry *e;
 	TupleDesc	desc;
-	bool		service;
 	bool		isnull;
 	Datum		oldkey = (Datum) 0,
 				newkey = (Datum) 0,
@@ -582,25 +713,13 @@ item_table_stream_trigger(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("stream_trigger: must be fired AFTER ... FOR EACH ROW")));
 
-	e = capture_cache == NULL ? NULL :
-		hash_search(capture_cache, &td->tg_relation->rd_id, HASH_FIND, NULL);
-	if (e == NULL || !e->valid)
-	{
-		SPI_connect();
-		e = capture_entry(RelationGetRelid(td->tg_relation));
-		SPI_finish();
-	}
-	if (e->stream_id == 0)
-		return PointerGetDatum(NULL);
-
 	desc = RelationGetDescr(td->tg_relation);
-	if (desc->natts < 2 ||
-		TupleDescAttr(desc, 0)->atttypid != ItemKeyTypeOid() ||
-		TupleDescAttr(desc, 1)->atttypid != JSONBOID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("item table \"%s\" does not have its columns key item_key and item jsonb",
-						RelationGetRelationName(td->tg_relation))));
+	if (desc->natts < 2)
+	{
+		/* capture_change raises the error, if the table has a stream */
+		capture_change(td->tg_relation, (Datum) 0, (Datum) 0, (Datum) 1, (Datum) 0);
+		return PointerGetDatum(NULL);
+	}
 	if (!TRIGGER_FIRED_BY_INSERT(td->tg_event))
 	{
 		oldkey = heap_getattr(td->tg_trigtuple, 1, desc, &isnull);
@@ -621,27 +740,59 @@ item_table_stream_trigger(PG_FUNCTION_ARGS)
 		if (isnull)
 			newitem = (Datum) 0;
 	}
-	service = OidIsValid(service_relid) && service_relid == RelationGetRelid(td->tg_relation);
-
-	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		emit_record(e, 'I', false, newkey, newitem, (Datum) 0);
-	else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
-		emit_record(e, 'R', service, oldkey, (Datum) 0, olditem);
-	else if (datums_equal_bytes(oldkey, newkey))
-	{
-		/* a write that changes nothing leaves no record */
-		if (olditem != (Datum) 0 && newitem != (Datum) 0 &&
-			datums_equal_bytes(olditem, newitem))
-			return PointerGetDatum(NULL);
-		emit_record(e, 'M', false, newkey, newitem, olditem);
-	}
-	else
-	{
-		/* a key changed by plain SQL: the old item goes, a new one comes */
-		emit_record(e, 'R', false, oldkey, (Datum) 0, olditem);
-		emit_record(e, 'I', false, newkey, newitem, (Datum) 0);
-	}
+	capture_change(td->tg_relation, oldkey, olditem, newkey, newitem);
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * ItemStreamDirectCaptureTrigger
+ *		Is t the stream trigger exactly as ensure_trigger made it, and would
+ *		the executor fire it now?  Then a write that bypasses the executor
+ *		(api_common.c's direct paths) may call ItemStreamCaptureDirect in
+ *		its place and write the very records the trigger would.  Anything
+ *		else (a WHEN clause, arguments, a column list, transition tables,
+ *		a trigger disabled or firing only on a replica, another function
+ *		under that name) is false, and the caller runs the statement.
+ */
+bool
+ItemStreamDirectCaptureTrigger(const Trigger *t)
+{
+	static Oid	capture_fn = InvalidOid;
+	bool		fires;
+
+	if (strcmp(t->tgname, STREAM_TRIGGER_NAME) != 0 ||
+		t->tgtype != (TRIGGER_TYPE_ROW | TRIGGER_TYPE_AFTER | TRIGGER_TYPE_INSERT |
+					  TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE) ||
+		t->tgqual != NULL || t->tgnargs != 0 || t->tgnattr != 0 ||
+		t->tgoldtable != NULL || t->tgnewtable != NULL ||
+		t->tgdeferrable || t->tginitdeferred || OidIsValid(t->tgconstraint))
+		return false;
+	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+		fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_REPLICA;
+	else
+		fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_ORIGIN;
+	if (!fires)
+		return false;
+	if (t->tgfoid != capture_fn)
+		capture_fn = LookupFuncName(list_make2(makeString(ITEM_TABLE_SCHEMA),
+											   makeString("stream_trigger")),
+									0, NULL, true);
+	return t->tgfoid == capture_fn;
+}
+
+/*
+ * ItemStreamCaptureDirect
+ *		What the stream trigger does for a row that a direct write has just
+ *		updated (olditem and newitem given) or deleted (newitem 0) without
+ *		the executor: called after the write, as the trigger runs after the
+ *		row is written, so the sequence number is taken by a transaction
+ *		that already has its id and holds the row's lock (the horizon and
+ *		per-item order need nothing more).
+ */
+void
+ItemStreamCaptureDirect(Relation rel, Datum key, Datum olditem, Datum newitem, bool delete)
+{
+	capture_change(rel, key, olditem, delete ? (Datum) 0 : key, newitem);
 }
 
 /* ----------------------------------------------------------------

@@ -14,6 +14,8 @@
 
 #include "datatype/timestamp.h"
 #include "executor/spi.h"
+#include "utils/reltrigger.h"
+#include "utils/relcache.h"
 #include "utils/jsonb.h"
 
 #include "item_table.h"
@@ -75,6 +77,18 @@ extern void ItemStreamOpen(Oid relid, const char *table, const char *view_type);
 extern bool ItemStreamClose(const char *table);
 /* forget the cached stream settings of a table (after a change) */
 extern void ItemStreamForgetTable(Oid relid);
+
+/* the capture trigger's name on item tables */
+#define STREAM_TRIGGER_NAME "item_table_stream"
+
+/*
+ * A write made without the executor (api_common.c) may skip the trigger t
+ * and capture its change itself when this is true (see stream.c)
+ */
+extern bool ItemStreamDirectCaptureTrigger(const Trigger *t);
+/* the trigger's records for key's row, just updated (or deleted) directly */
+extern void ItemStreamCaptureDirect(Relation rel, Datum key, Datum olditem, Datum newitem,
+									bool delete);
 
 /* Time to Live deletions are service deletions while this is set */
 extern void ItemStreamServiceDeletionBegin(Oid relid);
