@@ -53,6 +53,7 @@
 #include "utils/timestamp.h"
 
 #include "api.h"
+#include "distributed.h"
 #include "gsi.h"
 #include "stream.h"
 #include "worker_start.h"
@@ -235,6 +236,33 @@ expired_condition(const char *alias)
 					" AND EXTRACT(EPOCH FROM $2)", alias);
 }
 
+/* one batch on an undistributed table: one DELETE (the header essay) */
+static uint64
+expire_local(ItemTableDef *def, const char *base, Datum *args)
+{
+	Oid			argtypes[3] = {TEXTOID, TIMESTAMPTZOID, INT4OID};
+	volatile int rc = 0;
+
+	/* the stream trigger marks these REMOVE records as service deletions */
+	ItemStreamServiceDeletionBegin(def->relid);
+	PG_TRY();
+	{
+		rc = SPI_execute_with_args(psprintf("DELETE FROM %s b WHERE b.key OPERATOR(item_table.=) ANY (ARRAY("
+											"SELECT s.key FROM %s s WHERE %s LIMIT $3 FOR UPDATE SKIP LOCKED))"
+											" AND %s",
+											base, base, expired_condition("s"), expired_condition("b")),
+								   3, argtypes, args, NULL, false, 0);
+	}
+	PG_FINALLY();
+	{
+		ItemStreamServiceDeletionEnd();
+	}
+	PG_END_TRY();
+	if (rc != SPI_OK_DELETE)
+		elog(ERROR, "time to live deletion failed: %s", SPI_result_code_string(rc));
+	return SPI_processed;
+}
+
 int64
 TtlExpireBatch(const char *table, TimestampTz as_of, int max_items,
 			   bool error_if_disabled)
@@ -243,10 +271,9 @@ TtlExpireBatch(const char *table, TimestampTz as_of, int max_items,
 	bool		enabled;
 	ItemTableDef *def;
 	char	   *base;
-	Oid			argtypes[3] = {TEXTOID, TIMESTAMPTZOID, INT4OID};
 	Datum		args[3];
 	ItemRoleSwitch sw;
-	volatile int rc = 0;
+	int			rc;
 	uint64		n;
 
 	(void) read_setting(table, false, &attribute, &enabled);
@@ -265,24 +292,14 @@ TtlExpireBatch(const char *table, TimestampTz as_of, int max_items,
 	args[1] = TimestampTzGetDatum(as_of);
 	args[2] = Int32GetDatum(max_items);
 	GsiAsIndexOwner(def->relid, &sw);
-	/* the stream trigger marks these REMOVE records as service deletions */
-	ItemStreamServiceDeletionBegin(def->relid);
-	PG_TRY();
+	if (def->citus)
 	{
-		rc = SPI_execute_with_args(psprintf("DELETE FROM %s b WHERE b.key OPERATOR(item_table.=) ANY (ARRAY("
-											"SELECT s.key FROM %s s WHERE %s LIMIT $3 FOR UPDATE SKIP LOCKED))"
-											" AND %s",
-											base, base, expired_condition("s"), expired_condition("b")),
-								   3, argtypes, args, NULL, false, 0);
+		/* no trigger on shards: each item and its index rows (distributed.c) */
+		n = DistExpireBatch(def, expired_condition("s"), expired_condition("b"),
+							args[0], args[1], max_items);
 	}
-	PG_FINALLY();
-	{
-		ItemStreamServiceDeletionEnd();
-	}
-	PG_END_TRY();
-	if (rc != SPI_OK_DELETE)
-		elog(ERROR, "time to live deletion failed: %s", SPI_result_code_string(rc));
-	n = SPI_processed;
+	else
+		n = expire_local(def, base, args);
 	ItemAsRoleEnd(&sw);
 
 	/* the progress shown by item_table.background_work */
