@@ -316,11 +316,81 @@ DistNextWriteAlone(ItemTableDef *def)
 	next_write_alone = def->citus;
 }
 
+/* ----------------------------------------------------------------
+ * two-phase commit
+ *
+ * Citus commits a transaction that modified more than one worker with
+ * two-phase commit only when it notices the spread: when a modifying
+ * statement opens a new connection, or starts the transaction on a
+ * worker, after an earlier modification.  The API reads (FOR UPDATE)
+ * every item of a call before it writes any, so a TransactWriteItems over
+ * two workers has opened its connections to both before its first write,
+ * Citus never notices, and commits the workers one after the other (one
+ * phase): a worker lost between the writes and the commit left the other
+ * worker's half committed (test/citus/sql/worker_loss.sql).  So once the
+ * API's writes in a transaction reach a second shard key (a row of
+ * another distribution value, or of another table: an index row), it
+ * asks Citus for two-phase commit itself, through the function Citus's
+ * own executor calls for that (Use2PCForCoordinatedTransaction, exported
+ * by citus.so, not part of its SQL interface).  Writes that stay on one
+ * distribution value of one table commit in one phase as before.
+ * ----------------------------------------------------------------
+ */
+static Oid	first_write_relid = InvalidOid;
+static ItemKey *first_write_part = NULL;	/* in TopTransactionContext */
+static bool two_phase_asked = false;
+
+static void
+ask_two_phase_commit(void)
+{
+	static void (*use_2pc) (void) = NULL;
+	static bool looked_up = false;
+
+	if (!looked_up)
+	{
+		use_2pc = (void (*) (void)) load_external_function("citus", "Use2PCForCoordinatedTransaction",
+														   false, NULL);
+		looked_up = true;
+		if (use_2pc == NULL)
+			ereport(WARNING,
+					(errmsg("this Citus release does not export Use2PCForCoordinatedTransaction"),
+					 errdetail("Writes of one API call or transaction block on several workers may commit in one phase.")));
+	}
+	if (use_2pc != NULL)
+		use_2pc();
+	two_phase_asked = true;
+}
+
+/* the API writes a row of relid whose distribution value is part */
+static void
+note_write(Oid relid, ItemKey *part)
+{
+	if (two_phase_asked)
+		return;
+	if (first_write_part == NULL)
+	{
+		first_write_relid = relid;
+		first_write_part = MemoryContextAlloc(TopTransactionContext, VARSIZE_ANY(part));
+		memcpy(first_write_part, part, VARSIZE_ANY(part));
+		return;
+	}
+	if (relid != first_write_relid || ItemKeyCompare(part, first_write_part) != 0)
+		ask_two_phase_commit();
+}
+
 static void
 dist_xact_end(XactEvent event, void *arg)
 {
 	api_writing = 0;
 	next_write_alone = false;
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_PREPARE)
+	{
+		first_write_relid = InvalidOid;
+		first_write_part = NULL;
+		two_phase_asked = false;
+	}
 }
 
 void
@@ -357,8 +427,10 @@ index_upsert(IndexDef *idx, ItemKey *ikey, ItemKey *key, Jsonb *item)
 								  "INSERT INTO %s (ikey, key, " DIST_INDEX_COLUMN ", item) VALUES ($1, $2, $3, $4)"
 								  " ON CONFLICT (ikey, key, " DIST_INDEX_COLUMN ") DO UPDATE SET item = EXCLUDED.item",
 								  4);
-	int			rc = SPI_execute_plan(plan, args, NULL, false, 0);
+	int			rc;
 
+	note_write(idx->relid, (ItemKey *) DatumGetPointer(args[2]));
+	rc = SPI_execute_plan(plan, args, NULL, false, 0);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "index insert failed: %s", SPI_result_code_string(rc));
 }
@@ -372,8 +444,10 @@ index_delete(IndexDef *idx, ItemKey *ikey, ItemKey *key)
 								  "DELETE FROM %s WHERE " DIST_INDEX_COLUMN " OPERATOR(item_table.=) $3"
 								  " AND ikey OPERATOR(item_table.=) $1 AND key OPERATOR(item_table.=) $2",
 								  3);
-	int			rc = SPI_execute_plan(plan, args, NULL, false, 0);
+	int			rc;
 
+	note_write(idx->relid, (ItemKey *) DatumGetPointer(args[2]));
+	rc = SPI_execute_plan(plan, args, NULL, false, 0);
 	if (rc != SPI_OK_DELETE)
 		elog(ERROR, "index delete failed: %s", SPI_result_code_string(rc));
 }
@@ -536,11 +610,15 @@ write_plan(ItemTableDef *def, SPIPlanPtr *slot, const char *sql, int nargs, Oid 
 	return plan;
 }
 
+static void note_write(Oid relid, ItemKey *part);
+
 /* run a write statement of the API on def's table */
 static int
-run_write(SPIPlanPtr plan, Datum *args, bool returning)
+run_write(Oid relid, Datum part, SPIPlanPtr plan, Datum *args, bool returning)
 {
 	volatile int rc = 0;
+
+	note_write(relid, (ItemKey *) DatumGetPointer(part));
 
 	api_writing++;
 	PG_TRY();
@@ -644,7 +722,7 @@ DistInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	check_distributed(def);
 	forget_locked(def);
 	plan = write_plan(def, &def->plan_dist_insert, DSQL_INSERT, 3, argtypes);
-	rc = run_write(plan, args, false);
+	rc = run_write(def->relid, args[2], plan, args, false);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "item insert failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed != 1)
@@ -667,7 +745,7 @@ DistUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		old = old_item(def, key);
 	forget_locked(def);
 	plan = write_plan(def, &def->plan_dist_update, DSQL_UPDATE, 3, argtypes);
-	rc = run_write(plan, args, false);
+	rc = run_write(def->relid, args[2], plan, args, false);
 	if (rc != SPI_OK_UPDATE)
 		elog(ERROR, "item update failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed == 1)
@@ -687,13 +765,13 @@ DistDeleteItem(ItemTableDef *def, ItemKey *key)
 	if (def->nindexes == 0)
 	{
 		plan = write_plan(def, &def->plan_dist_delete, DSQL_DELETE, 2, argtypes);
-		rc = run_write(plan, args, false);
+		rc = run_write(def->relid, args[1], plan, args, false);
 		if (rc != SPI_OK_DELETE)
 			elog(ERROR, "item delete failed: %s", SPI_result_code_string(rc));
 		return;
 	}
 	plan = write_plan(def, &def->plan_dist_delete_returning, DSQL_DELETE_RETURNING, 2, argtypes);
-	rc = run_write(plan, args, true);
+	rc = run_write(def->relid, args[1], plan, args, true);
 	if (rc != SPI_OK_DELETE_RETURNING)
 		elog(ERROR, "item delete failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed == 1)
@@ -750,11 +828,11 @@ DistUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 
 		(void) set_config_option("citus.function_opens_transaction_block", "off",
 								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-		rc = run_write(plan, args, false);
+		rc = run_write(def->relid, args[2], plan, args, false);
 		AtEOXact_GUC(true, nestlevel);
 	}
 	else
-		rc = run_write(plan, args, false);
+		rc = run_write(def->relid, args[2], plan, args, false);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "item upsert failed: %s", SPI_result_code_string(rc));
 }
@@ -841,7 +919,7 @@ DistExpireBatch(ItemTableDef *def, const char *pick, const char *recheck,
 		args[1] = arg2;
 		args[2] = PointerGetDatum(keys[i]);
 		args[3] = PointerGetDatum(DistPartOf(keys[i]));
-		rc = run_write(del, args, true);
+		rc = run_write(def->relid, args[3], del, args, true);
 		if (rc != SPI_OK_DELETE_RETURNING)
 			elog(ERROR, "time to live deletion failed: %s", SPI_result_code_string(rc));
 		if (SPI_processed == 1)
