@@ -35,6 +35,12 @@
  * it writes as service deletions (userIdentity {"Type": "Service",
  * "PrincipalId": "dynamodb.amazonaws.com"}), in the deleting transaction.
  *
+ * On a table distributed with Citus there is no trigger on the shards
+ * and Citus routes neither the locking subquery nor a plain DELETE with
+ * the index upkeep, so the batch is DistExpireBatch (distributed.c): the
+ * same condition, checked again by a routed DELETE on each row it deletes,
+ * the index rows removed by the API.
+ *
  * TTL adds nothing to writes: no trigger, no index.  Expiry reads the
  * table (a sequential scan with a filter per batch); a table where little
  * expires costs one scan each worker_naptime.

@@ -59,4 +59,20 @@ SELECT item_table.dynamodb('UpdateTimeToLive', '{"TableName": "Sessions",
 SELECT item_table.expire_items('Sessions', to_timestamp(10000), 100) AS after_reenable;
 SELECT string_agg(item -> 'id' ->> 'S', ' ' ORDER BY (item -> 'id' ->> 'S')) AS remaining FROM item_data."Sessions";
 SELECT * FROM item_table.verify('Sessions');
+-- the background worker expires items of the distributed table as well
+-- (as of now): s30 expired a minute ago, s31 expires tomorrow
+SELECT item_table.dynamodb('PutItem', pg_catalog.jsonb_build_object('TableName', 'Sessions', 'Item',
+  pg_catalog.jsonb_build_object('id', pg_catalog.jsonb_build_object('S', 's' || i), 'user', '{"S": "u0"}'::jsonb,
+    'exp', pg_catalog.jsonb_build_object('N', (extract(epoch FROM now())::bigint + d)::text))))
+FROM (VALUES (30, -60), (31, 86400)) v(i, d);
+DO $$
+BEGIN
+  FOR i IN 1 .. 240 LOOP
+    EXIT WHEN NOT EXISTS (SELECT 1 FROM item_data."Sessions" WHERE item -> 'id' ->> 'S' = 's30');
+    PERFORM pg_sleep(0.25);
+  END LOOP;
+END $$;
+SELECT string_agg(item -> 'id' ->> 'S', ' ' ORDER BY (item -> 'id' ->> 'S')) AS remaining FROM item_data."Sessions";
+SELECT count(*) AS index_rows FROM item_data."Sessions#byUser";
+SELECT * FROM item_table.verify('Sessions');
 SELECT item_table.dynamodb('DeleteTable', '{"TableName": "Sessions"}')->'TableDescription'->>'TableName' AS deleted;
