@@ -54,7 +54,9 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/jsonb.h"
 #include "utils/timestamp.h"
 
@@ -293,6 +295,17 @@ TtlExpireBatch(const char *table, TimestampTz as_of, int max_items,
 		return -1;
 	}
 	def = TableDefLookup(table);
+
+	/*
+	 * The lock the deletion takes anyway, now: a distribute_table() that
+	 * committed while the definition was read is seen once it is held (its
+	 * invalidations are processed on acquisition), and the definition read
+	 * before it would take the undistributed path; this batch is left to
+	 * the next round, which reads the new definition.
+	 */
+	LockRelationOid(def->relid, RowExclusiveLock);
+	if (!def->citus && get_attnum(def->relid, DIST_TABLE_COLUMN) != InvalidAttrNumber)
+		return 0;
 	base = ItemQualifiedName(def->relid);
 	args[0] = CStringGetTextDatum(attribute);
 	args[1] = TimestampTzGetDatum(as_of);
