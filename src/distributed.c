@@ -48,10 +48,19 @@
  * (Citus commits both with two-phase commit when they are on different
  * workers): it reads the old item (locked, FOR UPDATE on its shard),
  * writes the base row, and then applies the difference between the old
- * and new item's entries (GsiEntries, gsi.c), as the index owner.  Plain
+ * and new item's entries (GsiEntries, gsi.c), as the caller: Citus
+ * refuses to mix two users' writes to co-located shards in one
+ * transaction (an index table and its table have the same shard count and
+ * column type, so Citus co-locates them), so the index owner cannot write
+ * them as the index trigger does on one server; a writer needs the same
+ * privileges on the index tables (check_index_privileges says so).  Plain
  * SQL writes on the coordinator to a distributed item or index table
- * would bypass that; they are refused (DistRefusePlainWrite, the
- * post-parse-analysis hook) unless they come from the API.
+ * would bypass all that; they are refused unless they come from the API:
+ * INSERT, UPDATE, DELETE and MERGE by the post-parse-analysis hook, COPY
+ * FROM and TRUNCATE by the ProcessUtility hook (check_plain_write).
+ *
+ * Time to Live.  An expiry batch (DistExpireBatch) deletes item by item
+ * through routed statements, with the index upkeep; see there.
  *
  * Round trips.  Inside a function Citus wraps every statement in a
  * transaction block on the worker (BEGIN, statement, COMMIT), so that a
@@ -86,6 +95,8 @@
 #include "nodes/params.h"
 #include "parser/analyze.h"
 #include "parser/parsetree.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -184,6 +195,7 @@ static int	api_writing = 0;
 /* the next write is the only statement of its API call (DistNextWriteAlone) */
 static bool next_write_alone = false;
 static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
+static ProcessUtility_hook_type prev_process_utility = NULL;
 
 /*
  * check_plain_write
@@ -192,7 +204,7 @@ static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
  *		distributed table itself, and a plain write would leave them stale.
  */
 static void
-check_plain_write(Oid relid)
+check_plain_write(Oid relid, const char *command)
 {
 	Oid			nsp = get_namespace_oid("item_data", true);
 	const char *appname;
@@ -213,9 +225,9 @@ check_plain_write(Oid relid)
 	if (citus)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("plain SQL writes to the distributed item table \"%s\" are not supported",
-						get_rel_name(relid)),
-				 errdetail("On a table distributed with Citus the API maintains the secondary indexes itself; a plain INSERT, UPDATE, DELETE or MERGE would leave them stale."),
+				 errmsg("%s of the distributed item table \"%s\" is not supported",
+						command, get_rel_name(relid)),
+				 errdetail("On a table distributed with Citus the API maintains the secondary indexes itself; a plain INSERT, UPDATE, DELETE, MERGE, COPY FROM or TRUNCATE would leave them stale."),
 				 errhint("Write through the API (item_table.dynamodb() and its functions).")));
 }
 
@@ -227,7 +239,10 @@ check_query_writes(Query *query)
 	if (query->resultRelation > 0 &&
 		(query->commandType == CMD_INSERT || query->commandType == CMD_UPDATE ||
 		 query->commandType == CMD_DELETE || query->commandType == CMD_MERGE))
-		check_plain_write(rt_fetch(query->resultRelation, query->rtable)->relid);
+		check_plain_write(rt_fetch(query->resultRelation, query->rtable)->relid,
+						  query->commandType == CMD_INSERT ? "INSERT" :
+						  query->commandType == CMD_UPDATE ? "UPDATE" :
+						  query->commandType == CMD_DELETE ? "DELETE" : "MERGE");
 	foreach(lc, query->cteList)
 	{
 		CommonTableExpr *cte = lfirst_node(CommonTableExpr, lc);
@@ -246,6 +261,54 @@ dist_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 		check_query_writes(query);
 }
 
+/*
+ * dist_process_utility
+ *		TRUNCATE and COPY FROM write a table without the API as well:
+ *		refused on distributed item and index tables (COPY TO and COPY from
+ *		a query only read).  Citus's own hook runs after this one.
+ */
+static void
+dist_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+					 ProcessUtilityContext context, ParamListInfo params,
+					 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *parsetree = pstmt->utilityStmt;
+
+	if (api_writing == 0 && !creating_extension)
+	{
+		if (IsA(parsetree, TruncateStmt))
+		{
+			ListCell   *lc;
+
+			foreach(lc, ((TruncateStmt *) parsetree)->relations)
+			{
+				Oid			relid = RangeVarGetRelid(lfirst_node(RangeVar, lc), NoLock, true);
+
+				if (OidIsValid(relid))
+					check_plain_write(relid, "TRUNCATE");
+			}
+		}
+		else if (IsA(parsetree, CopyStmt))
+		{
+			CopyStmt   *copy = (CopyStmt *) parsetree;
+
+			if (copy->is_from && copy->relation != NULL)
+			{
+				Oid			relid = RangeVarGetRelid(copy->relation, NoLock, true);
+
+				if (OidIsValid(relid))
+					check_plain_write(relid, "COPY FROM");
+			}
+		}
+	}
+	if (prev_process_utility)
+		prev_process_utility(pstmt, queryString, readOnlyTree, context, params,
+							 queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+								queryEnv, dest, qc);
+}
+
 void
 DistNextWriteAlone(ItemTableDef *def)
 {
@@ -253,11 +316,81 @@ DistNextWriteAlone(ItemTableDef *def)
 	next_write_alone = def->citus;
 }
 
+/* ----------------------------------------------------------------
+ * two-phase commit
+ *
+ * Citus commits a transaction that modified more than one worker with
+ * two-phase commit only when it notices the spread: when a modifying
+ * statement opens a new connection, or starts the transaction on a
+ * worker, after an earlier modification.  The API reads (FOR UPDATE)
+ * every item of a call before it writes any, so a TransactWriteItems over
+ * two workers has opened its connections to both before its first write,
+ * Citus never notices, and commits the workers one after the other (one
+ * phase): a worker lost between the writes and the commit left the other
+ * worker's half committed (test/citus/sql/worker_loss.sql).  So once the
+ * API's writes in a transaction reach a second shard key (a row of
+ * another distribution value, or of another table: an index row), it
+ * asks Citus for two-phase commit itself, through the function Citus's
+ * own executor calls for that (Use2PCForCoordinatedTransaction, exported
+ * by citus.so, not part of its SQL interface).  Writes that stay on one
+ * distribution value of one table commit in one phase as before.
+ * ----------------------------------------------------------------
+ */
+static Oid	first_write_relid = InvalidOid;
+static ItemKey *first_write_part = NULL;	/* in TopTransactionContext */
+static bool two_phase_asked = false;
+
+static void
+ask_two_phase_commit(void)
+{
+	static void (*use_2pc) (void) = NULL;
+	static bool looked_up = false;
+
+	if (!looked_up)
+	{
+		use_2pc = (void (*) (void)) load_external_function("citus", "Use2PCForCoordinatedTransaction",
+														   false, NULL);
+		looked_up = true;
+		if (use_2pc == NULL)
+			ereport(WARNING,
+					(errmsg("this Citus release does not export Use2PCForCoordinatedTransaction"),
+					 errdetail("Writes of one API call or transaction block on several workers may commit in one phase.")));
+	}
+	if (use_2pc != NULL)
+		use_2pc();
+	two_phase_asked = true;
+}
+
+/* the API writes a row of relid whose distribution value is part */
+static void
+note_write(Oid relid, ItemKey *part)
+{
+	if (two_phase_asked)
+		return;
+	if (first_write_part == NULL)
+	{
+		first_write_relid = relid;
+		first_write_part = MemoryContextAlloc(TopTransactionContext, VARSIZE_ANY(part));
+		memcpy(first_write_part, part, VARSIZE_ANY(part));
+		return;
+	}
+	if (relid != first_write_relid || ItemKeyCompare(part, first_write_part) != 0)
+		ask_two_phase_commit();
+}
+
 static void
 dist_xact_end(XactEvent event, void *arg)
 {
 	api_writing = 0;
 	next_write_alone = false;
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_PREPARE)
+	{
+		first_write_relid = InvalidOid;
+		first_write_part = NULL;
+		two_phase_asked = false;
+	}
 }
 
 void
@@ -265,6 +398,8 @@ DistInit(void)
 {
 	prev_post_parse_analyze = post_parse_analyze_hook;
 	post_parse_analyze_hook = dist_post_parse_analyze;
+	prev_process_utility = ProcessUtility_hook;
+	ProcessUtility_hook = dist_process_utility;
 	RegisterXactCallback(dist_xact_end, NULL);
 }
 
@@ -292,8 +427,10 @@ index_upsert(IndexDef *idx, ItemKey *ikey, ItemKey *key, Jsonb *item)
 								  "INSERT INTO %s (ikey, key, " DIST_INDEX_COLUMN ", item) VALUES ($1, $2, $3, $4)"
 								  " ON CONFLICT (ikey, key, " DIST_INDEX_COLUMN ") DO UPDATE SET item = EXCLUDED.item",
 								  4);
-	int			rc = SPI_execute_plan(plan, args, NULL, false, 0);
+	int			rc;
 
+	note_write(idx->relid, (ItemKey *) DatumGetPointer(args[2]));
+	rc = SPI_execute_plan(plan, args, NULL, false, 0);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "index insert failed: %s", SPI_result_code_string(rc));
 }
@@ -307,8 +444,10 @@ index_delete(IndexDef *idx, ItemKey *ikey, ItemKey *key)
 								  "DELETE FROM %s WHERE " DIST_INDEX_COLUMN " OPERATOR(item_table.=) $3"
 								  " AND ikey OPERATOR(item_table.=) $1 AND key OPERATOR(item_table.=) $2",
 								  3);
-	int			rc = SPI_execute_plan(plan, args, NULL, false, 0);
+	int			rc;
 
+	note_write(idx->relid, (ItemKey *) DatumGetPointer(args[2]));
+	rc = SPI_execute_plan(plan, args, NULL, false, 0);
 	if (rc != SPI_OK_DELETE)
 		elog(ERROR, "index delete failed: %s", SPI_result_code_string(rc));
 }
@@ -376,9 +515,36 @@ sync_entries_as_api(ItemTableDef *def, ItemKey *key, AttrValue *olditem, AttrVal
 }
 
 /*
+ * check_index_privileges
+ *		The caller's rights on the index tables of def, which the index
+ *		upkeep of a distributed table writes as the caller (see the header
+ *		essay, "Index upkeep"): refused clearly up front.
+ */
+static void
+check_index_privileges(ItemTableDef *def)
+{
+	AclMode		need = ACL_SELECT | ACL_INSERT | ACL_UPDATE | ACL_DELETE;
+	int			i;
+
+	for (i = 0; i < def->nindexes; i++)
+	{
+		IndexDef   *idx = &def->indexes[i];
+
+		if (pg_class_aclmask(idx->relid, GetUserId(), need, ACLMASK_ALL) != need)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for the index table of index \"%s\" of the distributed table \"%s\"",
+							idx->name, def->name),
+					 errdetail("On a table distributed with Citus the API writes the index rows as the caller, in the caller's distributed transaction."),
+					 errhint("GRANT SELECT, INSERT, UPDATE, DELETE ON %s to every role that writes the table.",
+							 ItemQualifiedName(idx->relid))));
+	}
+}
+
+/*
  * sync_indexes
  *		Bring every index of def from the entries of olditem to those of
- *		newitem (either may be NULL), both of key; as the index owner.
+ *		newitem (either may be NULL), both of key; as the caller.
  */
 static void
 sync_indexes(ItemTableDef *def, ItemKey *key, Jsonb *oldj, Jsonb *newj)
@@ -387,7 +553,6 @@ sync_indexes(ItemTableDef *def, ItemKey *key, Jsonb *oldj, Jsonb *newj)
 	MemoryContext old;
 	AttrValue  *olditem;
 	AttrValue  *newitem;
-	ItemRoleSwitch sw;
 
 	if (def->nindexes == 0 || (oldj == NULL && newj == NULL))
 		return;
@@ -396,9 +561,8 @@ sync_indexes(ItemTableDef *def, ItemKey *key, Jsonb *oldj, Jsonb *newj)
 	old = MemoryContextSwitchTo(cxt);
 	olditem = oldj ? StoredParseItem(def->name, NULL, key, JsonbPGetDatum(oldj), false) : NULL;
 	newitem = newj ? StoredParseItem(def->name, NULL, key, JsonbPGetDatum(newj), false) : NULL;
-	GsiAsIndexOwner(def->indexes[0].relid, &sw);
+	check_index_privileges(def);
 	sync_entries_as_api(def, key, olditem, newitem);
-	ItemAsRoleEnd(&sw);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 }
@@ -446,11 +610,15 @@ write_plan(ItemTableDef *def, SPIPlanPtr *slot, const char *sql, int nargs, Oid 
 	return plan;
 }
 
+static void note_write(Oid relid, ItemKey *part);
+
 /* run a write statement of the API on def's table */
 static int
-run_write(SPIPlanPtr plan, Datum *args, bool returning)
+run_write(Oid relid, Datum part, SPIPlanPtr plan, Datum *args, bool returning)
 {
 	volatile int rc = 0;
+
+	note_write(relid, (ItemKey *) DatumGetPointer(part));
 
 	api_writing++;
 	PG_TRY();
@@ -554,7 +722,7 @@ DistInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	check_distributed(def);
 	forget_locked(def);
 	plan = write_plan(def, &def->plan_dist_insert, DSQL_INSERT, 3, argtypes);
-	rc = run_write(plan, args, false);
+	rc = run_write(def->relid, args[2], plan, args, false);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "item insert failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed != 1)
@@ -577,7 +745,7 @@ DistUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		old = old_item(def, key);
 	forget_locked(def);
 	plan = write_plan(def, &def->plan_dist_update, DSQL_UPDATE, 3, argtypes);
-	rc = run_write(plan, args, false);
+	rc = run_write(def->relid, args[2], plan, args, false);
 	if (rc != SPI_OK_UPDATE)
 		elog(ERROR, "item update failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed == 1)
@@ -597,13 +765,13 @@ DistDeleteItem(ItemTableDef *def, ItemKey *key)
 	if (def->nindexes == 0)
 	{
 		plan = write_plan(def, &def->plan_dist_delete, DSQL_DELETE, 2, argtypes);
-		rc = run_write(plan, args, false);
+		rc = run_write(def->relid, args[1], plan, args, false);
 		if (rc != SPI_OK_DELETE)
 			elog(ERROR, "item delete failed: %s", SPI_result_code_string(rc));
 		return;
 	}
 	plan = write_plan(def, &def->plan_dist_delete_returning, DSQL_DELETE_RETURNING, 2, argtypes);
-	rc = run_write(plan, args, true);
+	rc = run_write(def->relid, args[1], plan, args, true);
 	if (rc != SPI_OK_DELETE_RETURNING)
 		elog(ERROR, "item delete failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed == 1)
@@ -660,13 +828,117 @@ DistUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 
 		(void) set_config_option("citus.function_opens_transaction_block", "off",
 								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-		rc = run_write(plan, args, false);
+		rc = run_write(def->relid, args[2], plan, args, false);
 		AtEOXact_GUC(true, nestlevel);
 	}
 	else
-		rc = run_write(plan, args, false);
+		rc = run_write(def->relid, args[2], plan, args, false);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "item upsert failed: %s", SPI_result_code_string(rc));
+}
+
+/* ----------------------------------------------------------------
+ * Time to Live
+ *
+ * The expiry statement of an undistributed table (ttl.c) deletes a batch
+ * in one DELETE whose subquery locks the rows it picks; Citus routes
+ * neither that subquery nor FOR UPDATE over every shard, and a plain
+ * DELETE would not keep the index rows.  So the batch picks up to N
+ * expired keys (a read over every shard, no lock), then deletes each with
+ * a statement routed to its shard that checks the expiry again on the row
+ * it deletes (READ COMMITTED: on the newest version, after waiting for a
+ * writer that holds it), RETURNING the old item, whose index rows go as
+ * with DeleteItem.  An item updated meanwhile to a later expiry stays.
+ * Unlike the undistributed batch it waits for a row another transaction
+ * holds instead of skipping it.
+ * ----------------------------------------------------------------
+ */
+uint64
+DistExpireBatch(ItemTableDef *def, const char *pick, const char *recheck,
+				Datum arg1, Datum arg2, int max_items)
+{
+	Oid			pick_types[3] = {TEXTOID, TIMESTAMPTZOID, INT4OID};
+	Datum		pick_args[3] = {arg1, arg2, Int32GetDatum(max_items)};
+	Oid			del_types[4] = {TEXTOID, TIMESTAMPTZOID, ItemKeyTypeOid(), ItemKeyTypeOid()};
+	char	   *base = ItemQualifiedName(def->relid);
+	MemoryContext cxt;
+	MemoryContext old;
+	volatile SPIPlanPtr del = NULL;
+	ItemKey   **keys;
+	uint64		nkeys;
+	uint64		n = 0;
+	uint64		i;
+	int			rc;
+
+	check_distributed(def);
+	forget_locked(def);
+	rc = SPI_execute_with_args(psprintf("SELECT s.key FROM %s s WHERE %s LIMIT $3", base, pick),
+							   3, pick_types, pick_args, NULL, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "time to live read failed: %s", SPI_result_code_string(rc));
+	nkeys = SPI_processed;
+	if (nkeys == 0)
+		return 0;
+	keys = palloc(sizeof(ItemKey *) * nkeys);
+	for (i = 0; i < nkeys; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+
+		keys[i] = isnull ? NULL : (ItemKey *) PG_DETOAST_DATUM_COPY(d);
+	}
+	SPI_freetuptable(SPI_tuptable);
+
+	api_writing++;
+	PG_TRY();
+	{
+		del = SPI_prepare(psprintf("DELETE FROM %s b WHERE b." DIST_TABLE_COLUMN " OPERATOR(item_table.=) $4"
+								   " AND b.key OPERATOR(item_table.=) $3 AND %s RETURNING b.item",
+								   base, recheck),
+						  4, del_types);
+	}
+	PG_FINALLY();
+	{
+		api_writing--;
+	}
+	PG_END_TRY();
+	if (del == NULL)
+		elog(ERROR, "time to live statement failed: %s", SPI_result_code_string(SPI_result));
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "item_table distributed expiry",
+								ALLOCSET_DEFAULT_SIZES);
+	for (i = 0; i < nkeys; i++)
+	{
+		Datum		args[4];
+
+		CHECK_FOR_INTERRUPTS();
+		if (keys[i] == NULL)
+			continue;
+		old = MemoryContextSwitchTo(cxt);
+		args[0] = arg1;
+		args[1] = arg2;
+		args[2] = PointerGetDatum(keys[i]);
+		args[3] = PointerGetDatum(DistPartOf(keys[i]));
+		rc = run_write(def->relid, args[3], del, args, true);
+		if (rc != SPI_OK_DELETE_RETURNING)
+			elog(ERROR, "time to live deletion failed: %s", SPI_result_code_string(rc));
+		if (SPI_processed == 1)
+		{
+			bool		isnull;
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+			if (isnull)
+				StoredRaiseBadItem(def->name, NULL, keys[i], NULL);
+			sync_indexes(def, keys[i], DatumGetJsonbP(d), NULL);
+			n++;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(cxt);
+	}
+	MemoryContextDelete(cxt);
+	SPI_freeplan(del);
+	return n;
 }
 
 /* ----------------------------------------------------------------

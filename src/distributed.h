@@ -56,6 +56,16 @@ extern List *DistExplainPlan(SPIPlanPtr plan, Datum *args, int nargs, const char
  */
 extern void DistNextWriteAlone(ItemTableDef *def);
 
+/*
+ * One Time to Live batch on a Citus table (ttl.c): up to max_items items
+ * that satisfy pick (on alias s) are deleted one by one, each by a statement
+ * routed to its shard that checks recheck (on alias b) again on the row it
+ * deletes, with their index rows.  Both conditions take $1 (text) and $2
+ * (timestamptz).  The number deleted.  SPI connected, as the table owner.
+ */
+extern uint64 DistExpireBatch(ItemTableDef *def, const char *pick, const char *recheck,
+							  Datum arg1, Datum arg2, int max_items);
+
 /* UpdateTable: refuse a new index on a Citus table */
 extern void DistCheckIndexCreate(ItemTableDef *def);
 
