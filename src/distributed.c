@@ -133,6 +133,55 @@ is_citus_table(Oid relid)
 	return SPI_processed > 0;
 }
 
+/*
+ * DistDropTable
+ *		DeleteTable of a Citus table: dropped by DROP TABLE statements, not
+ *		by performDeletion(), because Citus drops the shards on the workers
+ *		from its sql_drop event trigger, which only a complete DDL statement
+ *		fires, and only for the tables the statement names (shards of a
+ *		table dropped as a dependent stay behind): so each index table
+ *		first, then the base table.  item_table's own sql_drop clean-up
+ *		removes their catalog rows.  False (nothing done) for a table that
+ *		is not a Citus table.  SPI connected; the caller has checked
+ *		ownership and locked the table.
+ */
+bool
+DistDropTable(Oid relid, const char *table_name)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		arg = CStringGetTextDatum(table_name);
+	List	   *drops = NIL;
+	ListCell   *lc;
+	uint64		i;
+	int			rc;
+
+	if (!is_citus_table(relid))
+		return false;
+	rc = SPI_execute_with_args("SELECT i.relid FROM item_table.indexes i"
+							   " WHERE i.table_name OPERATOR(pg_catalog.=) $1 ORDER BY i.index_name",
+							   1, argtypes, &arg, NULL, true, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading the index tables failed: %s", SPI_result_code_string(rc));
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull && get_rel_name(DatumGetObjectId(d)) != NULL)
+			drops = lappend(drops, ItemQualifiedName(DatumGetObjectId(d)));
+	}
+	drops = lappend(drops, ItemQualifiedName(relid));
+	foreach(lc, drops)
+	{
+		rc = SPI_execute(psprintf("DROP TABLE %s", (char *) lfirst(lc)), false, 0);
+		if (rc != SPI_OK_UTILITY)
+			elog(ERROR, "dropping a distributed item table failed: %s",
+				 SPI_result_code_string(rc));
+		CommandCounterIncrement();
+	}
+	return true;
+}
+
 void
 DistDetect(ItemTableDef *def)
 {

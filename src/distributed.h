@@ -25,6 +25,9 @@ extern void DistInit(void);
 /* table_def.c, while reading a definition (SPI connected): set def->citus etc. */
 extern void DistDetect(ItemTableDef *def);
 
+/* DeleteTable of a Citus table (false: not one) */
+extern bool DistDropTable(Oid relid, const char *table_name);
+
 /* item reads and writes of a Citus table (def->citus), SPI connected */
 extern Jsonb *DistFetchItem(ItemTableDef *def, ItemKey *key, bool lock);
 extern bool DistInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);

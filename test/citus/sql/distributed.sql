@@ -44,6 +44,17 @@ SELECT item_table.distribute_table('Streamed');
 SELECT item_table.update_table('{"TableName": "Streamed", "StreamSpecification": {"StreamEnabled": false}}')->'TableDescription'->'TableName';
 SELECT item_table.distribute_table('Streamed');
 SELECT item_table.delete_table('{"TableName": "Streamed"}')->'TableDescription'->'TableStatus';
+-- DeleteTable drops the shards on the workers too: the name can be made
+-- and distributed again
+SELECT item_table.create_table('{"TableName": "Streamed", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}], "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"}], "BillingMode": "PAY_PER_REQUEST", "GlobalSecondaryIndexes": [{"IndexName": "byG", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}}]}')->'TableDescription'->'TableStatus';
+SELECT item_table.distribute_table('Streamed');
+SELECT item_table.put_item('{"TableName": "Streamed", "Item": {"pk": {"S": "a"}, "g": {"S": "x"}}}');
+SELECT item_table.delete_table('{"TableName": "Streamed"}')->'TableDescription'->'TableStatus';
+SELECT count(*) AS shards_left FROM pg_dist_shard s WHERE s.logicalrelid::text LIKE '%Streamed%';
+SELECT result AS worker_tables_left FROM run_command_on_workers($$SELECT string_agg(c.relkind::text || ':' || c.relname, ' ' ORDER BY c.relname) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'item_data' AND c.relname LIKE 'Streamed%' $$) ORDER BY nodeport;
+SELECT item_table.create_table('{"TableName": "Streamed", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}], "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}], "BillingMode": "PAY_PER_REQUEST"}')->'TableDescription'->'TableStatus';
+SELECT item_table.distribute_table('Streamed');
+SELECT item_table.delete_table('{"TableName": "Streamed"}')->'TableDescription'->'TableStatus';
 
 -- what Citus distributes on: part / ipart, 8 shards each; the LSI is
 -- co-located with its table
