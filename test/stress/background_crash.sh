@@ -26,98 +26,12 @@ BG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 ITEMS=${BG_CRASH_ITEMS:-100000}
 WAIT_SECS=${BG_CRASH_WAIT:-180}
-BG_TMP=""
-BG_PGDATA=""
-BG_DONE=0
-
-die() { echo "FAILED: $*"; exit 1; }
-
-it_need_root || exit 1
-if [ -z "${PGBIN:-}" ]; then
-	it_pg_env || exit 1
-fi
-
-pg_user() { it_as_postgres "$@"; }
-psql() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d bg "$@"; }
-q() { "$PGBIN/psql" -X -q -At -d bg -c "$1" 2>/dev/null; }
-
-cluster_pids() {
-	# shellcheck disable=SC2016  # expanded by the inner shell
-	pg_user bash -c 'for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/cwd" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
-	done; true' _ "$BG_PGDATA"
-}
-
-kill_all() {
-	local p i
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		p=$(cluster_pids)
-		[ -z "$p" ] && break
-		# shellcheck disable=SC2086
-		pg_user kill -KILL $p 2>/dev/null || true
-		sleep 0.3
-	done
-	$SUDO rm -f "$BG_PGDATA/postmaster.pid" "$BG_TMP/pg/.s.PGSQL.$PGPORT.lock"
-}
-
-wait_ready() {
-	local i
-	for i in $(seq 1 $((${1:-60} * 5))); do
-		"$PGBIN/pg_isready" -q -t 2 >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
-pg_start() {
-	pg_user "$PGBIN/pg_ctl" -D "$BG_PGDATA" -l "$BG_TMP/pg/server.log" -w -t 60 start \
-		>>"$BG_TMP/pg_ctl.log" 2>&1
-}
-
-cleanup() {
-	local rc=$?
-	[ "$BG_DONE" = 1 ] && return
-	BG_DONE=1
-	[ -n "$BG_TMP" ] && : >"$BG_TMP/stop"
-	sleep 0.5
-	if [ -n "$BG_PGDATA" ] && $SUDO test -d "$BG_PGDATA"; then
-		pg_user "$PGBIN/pg_ctl" -D "$BG_PGDATA" -m immediate -w -t 30 stop >/dev/null 2>&1 || true
-		kill_all
-	fi
-	if [ "$rc" -ne 0 ] && [ -n "$BG_TMP" ]; then
-		echo "---- server log (last 40 lines) ----"
-		$SUDO tail -n 40 "$BG_TMP/pg/server.log" 2>/dev/null
-	fi
-	[ -n "$BG_TMP" ] && $SUDO rm -rf -- "$BG_TMP"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-BG_TMP=$(mktemp -d /tmp/item_table_bgcrash.XXXXXX) || die "mktemp"
-chmod 755 "$BG_TMP"
-{ mkdir "$BG_TMP/pg" && $SUDO chown postgres: "$BG_TMP/pg"; } || die "cannot prepare the cluster dir"
-BG_PGDATA=$(realpath "$BG_TMP/pg")/data
-pg_user "$PGBIN/initdb" -D "$BG_PGDATA" --auth=trust --encoding=UTF8 --locale=C.UTF-8 \
-	-U postgres >"$BG_TMP/initdb.log" 2>&1 || { cat "$BG_TMP/initdb.log"; die "initdb"; }
-PORT=$(IT_TMP=$BG_TMP/pg it_pick_port) || die "no free port"
-pg_user tee -a "$BG_PGDATA/postgresql.conf" >/dev/null <<EOF
-listen_addresses = ''
-unix_socket_directories = '$BG_TMP/pg'
-port = $PORT
-shared_buffers = 128MB
-max_connections = 20
-shared_preload_libraries = 'item_table'
-item_table.worker_naptime = 1
-item_table.backfill_batch_size = 200
-item_table.ttl_batch_size = 200
-restart_after_crash = on
-EOF
-unset PGHOSTADDR PGSERVICE PGOPTIONS PGDATABASE
-export PGHOST="$BG_TMP/pg" PGPORT="$PORT" PGUSER=postgres
-pg_start || { cat "$BG_TMP/pg_ctl.log"; die "could not start the cluster"; }
-"$PGBIN/createdb" bg || die "createdb"
+CC_DB=bg
+CC_TAG=bgcrash
+CC_CONF=$'item_table.backfill_batch_size = 200\nitem_table.ttl_batch_size = 200'
+# shellcheck source=test/stress/include/crash_cluster.sh
+. "$BG_ROOT/test/stress/include/crash_cluster.sh"
+cc_start
 
 now=$(date +%s)
 psql -v items="$ITEMS" -v now="$now" <<'SQL' || die "setup"
@@ -145,7 +59,7 @@ SQL
 # ---------------------------------------------------------------- backfill
 # two writers: new values of g (the new index key) and o, on any item, with
 # an exp in the future (they never make an item expire)
-cat >"$BG_TMP/writer.sql" <<EOF
+cat >"$CC_TMP/writer.sql" <<EOF
 \set k random(1, $ITEMS)
 \set v random(1, 50)
 SELECT item_table.update_item(jsonb_build_object('TableName', 'bgc',
@@ -155,8 +69,8 @@ SELECT item_table.update_item(jsonb_build_object('TableName', 'bgc',
 		':o', jsonb_build_object('S', 'o' || :v))));
 EOF
 (
-	while [ ! -e "$BG_TMP/stop" ]; do
-		"$PGBIN/pgbench" -n -d bg -c 2 -T 3 -f "$BG_TMP/writer.sql" >>"$BG_TMP/pgbench.log" 2>&1
+	while [ ! -e "$CC_TMP/stop" ]; do
+		"$PGBIN/pgbench" -n -d bg -c 2 -T 3 -f "$CC_TMP/writer.sql" >>"$CC_TMP/pgbench.log" 2>&1
 		sleep 0.2
 	done
 ) &
@@ -195,7 +109,7 @@ p2=$(progress)
 [ "$p2" = "-1" ] || [ "$p2" -ge "$p1" ] || die "the backfill went back from $p1 to $p2 items"
 p3=$(wait_progress "$p2") || die "the backfill did not resume after the crash"
 [ "$p3" = "-1" ] && die "the backfill finished before the postmaster could be killed (raise BG_CRASH_ITEMS)"
-pm=$($SUDO head -n 1 "$BG_PGDATA/postmaster.pid")
+pm=$($SUDO head -n 1 "$CC_PGDATA/postmaster.pid")
 pg_user kill -KILL "$pm"
 kill_all
 echo "backfill: resumed to $p3 items; killed the postmaster"
@@ -208,10 +122,10 @@ while [ "$(status)" != "ACTIVE" ]; do
 	sleep 0.5
 done
 echo "backfill: ACTIVE by itself after the restart ($(q "SELECT backfilled FROM item_table.indexes WHERE index_name = 'by_g'") items scanned)"
-: >"$BG_TMP/stop"
+: >"$CC_TMP/stop"
 wait "$WRITERS" 2>/dev/null
-rm -f "$BG_TMP/stop"
-writes=$(grep -h 'number of transactions actually processed' "$BG_TMP/pgbench.log" | awk '{ s += $NF } END { print s + 0 }')
+rm -f "$CC_TMP/stop"
+writes=$(grep -h 'number of transactions actually processed' "$CC_TMP/pgbench.log" | awk '{ s += $NF } END { print s + 0 }')
 writes=${writes%%/*}
 echo "backfill: $writes acknowledged writes ran beside it"
 bad=$(q "SELECT count(*) FROM item_table.verify('bgc')")

@@ -26,96 +26,12 @@ SC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$SC_ROOT/scripts/lib.sh"
 
 LOAD_SECS=${STREAM_CRASH_SECONDS:-4}
-SC_TMP=""
-SC_PGDATA=""
-SC_DONE=0
-
-die() { echo "FAILED: $*"; exit 1; }
-
-it_need_root || exit 1
-if [ -z "${PGBIN:-}" ]; then
-	it_pg_env || exit 1
-fi
-
-pg_user() { it_as_postgres "$@"; }
-psql() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d sc "$@"; }
-q() { "$PGBIN/psql" -X -q -At -d sc -c "$1" 2>/dev/null; }
-
-cluster_pids() {
-	# shellcheck disable=SC2016  # expanded by the inner shell
-	pg_user bash -c 'for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/cwd" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
-	done; true' _ "$SC_PGDATA"
-}
-
-kill_all() {
-	local p i
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		p=$(cluster_pids)
-		[ -z "$p" ] && break
-		# shellcheck disable=SC2086
-		pg_user kill -KILL $p 2>/dev/null || true
-		sleep 0.3
-	done
-	$SUDO rm -f "$SC_PGDATA/postmaster.pid" "$SC_TMP/pg/.s.PGSQL.$PGPORT.lock"
-}
-
-wait_ready() {
-	local i
-	for i in $(seq 1 $((${1:-60} * 5))); do
-		"$PGBIN/pg_isready" -q -t 2 >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
-pg_start() {
-	pg_user "$PGBIN/pg_ctl" -D "$SC_PGDATA" -l "$SC_TMP/pg/server.log" -w -t 60 start \
-		>>"$SC_TMP/pg_ctl.log" 2>&1
-}
-
-cleanup() {
-	local rc=$?
-	[ "$SC_DONE" = 1 ] && return
-	SC_DONE=1
-	[ -n "$SC_TMP" ] && : >"$SC_TMP/stop"
-	sleep 0.5
-	if [ -n "$SC_PGDATA" ] && $SUDO test -d "$SC_PGDATA"; then
-		pg_user "$PGBIN/pg_ctl" -D "$SC_PGDATA" -m immediate -w -t 30 stop >/dev/null 2>&1 || true
-		kill_all
-	fi
-	if [ "$rc" -ne 0 ] && [ -n "$SC_TMP" ]; then
-		echo "---- server log (last 40 lines) ----"
-		$SUDO tail -n 40 "$SC_TMP/pg/server.log" 2>/dev/null
-	fi
-	[ -n "$SC_TMP" ] && $SUDO rm -rf -- "$SC_TMP"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-SC_TMP=$(mktemp -d /tmp/item_table_streamcrash.XXXXXX) || die "mktemp"
-chmod 755 "$SC_TMP"
-{ mkdir "$SC_TMP/pg" && $SUDO chown postgres: "$SC_TMP/pg"; } || die "cannot prepare the cluster dir"
-SC_PGDATA=$(realpath "$SC_TMP/pg")/data
-pg_user "$PGBIN/initdb" -D "$SC_PGDATA" --auth=trust --encoding=UTF8 --locale=C.UTF-8 \
-	-U postgres >"$SC_TMP/initdb.log" 2>&1 || { cat "$SC_TMP/initdb.log"; die "initdb"; }
-PORT=$(IT_TMP=$SC_TMP/pg it_pick_port) || die "no free port"
-pg_user tee -a "$SC_PGDATA/postgresql.conf" >/dev/null <<EOF
-listen_addresses = ''
-unix_socket_directories = '$SC_TMP/pg'
-port = $PORT
-shared_buffers = 128MB
-max_connections = 20
-shared_preload_libraries = 'item_table'
-item_table.worker_naptime = 1
-restart_after_crash = on
-EOF
-unset PGHOSTADDR PGSERVICE PGOPTIONS PGDATABASE
-export PGHOST="$SC_TMP/pg" PGPORT="$PORT" PGUSER=postgres
-pg_start || { cat "$SC_TMP/pg_ctl.log"; die "could not start the cluster"; }
-"$PGBIN/createdb" sc || die "createdb"
+CC_DB=sc
+CC_TAG=streamcrash
+CC_CONF=""
+# shellcheck source=test/stress/include/crash_cluster.sh
+. "$SC_ROOT/test/stress/include/crash_cluster.sh"
+cc_start
 
 
 psql <<'SQL' || die "setup"
@@ -143,7 +59,7 @@ SQL
 # writer w: batches of 20 transactions, one PutItem each, v counting up
 writer() {
 	local w=$1 b=0 n i
-	while [ ! -e "$SC_TMP/stop" ]; do
+	while [ ! -e "$CC_TMP/stop" ]; do
 		b=$((b + 1))
 		{
 			for i in $(seq 1 20); do
@@ -153,7 +69,7 @@ writer() {
 				echo "COMMIT;"
 				echo "\\echo A w${w}k$((n % 16)) $n"
 			done
-		} | "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d sc >>"$SC_TMP/w$w.out" 2>>"$SC_TMP/w$w.err" || sleep 0.2
+		} | "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d sc >>"$CC_TMP/w$w.out" 2>>"$CC_TMP/w$w.err" || sleep 0.2
 	done
 }
 writer 1 & W1=$!
@@ -167,14 +83,14 @@ pg_user kill -KILL "$wpid"
 echo "killed the worker (pid $wpid) after $before records applied"
 wait_ready 60 || die "the server did not come back after the worker was killed"
 sleep "$LOAD_SECS"
-pm=$($SUDO head -n 1 "$SC_PGDATA/postmaster.pid")
+pm=$($SUDO head -n 1 "$CC_PGDATA/postmaster.pid")
 pg_user kill -KILL "$pm"
 kill_all
-echo "killed the postmaster after $(grep -h -c '^A ' "$SC_TMP"/w*.out | paste -sd+ | bc) acknowledged writes"
+echo "killed the postmaster after $(grep -h -c '^A ' "$CC_TMP"/w*.out | paste -sd+ | bc) acknowledged writes"
 pg_start || die "could not restart the cluster"
 wait_ready 60 || die "the server did not come back"
 sleep 2
-: >"$SC_TMP/stop"
+: >"$CC_TMP/stop"
 wait "$W1" "$W2"
 
 # the worker catches up by itself
@@ -189,9 +105,9 @@ for i in $(seq 1 600); do
 done
 [ "$caught" = 1 ] || die "the consumer did not catch up in 120 s: $(q "SELECT status, last_error FROM item_table.stream_consumers")"
 
-grep -h '^A ' "$SC_TMP"/w*.out | awk '{print $2 "\t" $3}' >"$SC_TMP/acked.tsv"
-psql -c "CREATE TABLE acked (pk text, v int)" -c "\\copy acked FROM '$SC_TMP/acked.tsv'" || die "acked"
-psql -At >"$SC_TMP/check.out" <<'SQL' || die "the checks failed to run"
+grep -h '^A ' "$CC_TMP"/w*.out | awk '{print $2 "\t" $3}' >"$CC_TMP/acked.tsv"
+psql -c "CREATE TABLE acked (pk text, v int)" -c "\\copy acked FROM '$CC_TMP/acked.tsv'" || die "acked"
+psql -At >"$CC_TMP/check.out" <<'SQL' || die "the checks failed to run"
 
 SELECT 'acknowledged writes: ' || count(*) FROM acked;
 SELECT 'stream records: ' || count(*) FROM item_table.stream_records;
@@ -210,10 +126,10 @@ WHERE NOT EXISTS (SELECT FROM item_table.stream_records r WHERE r.seq = a.seq);
 SELECT 'PROBLEM consumer failed: ' || coalesce(last_error, status) FROM item_table.stream_consumers
 WHERE failures > 0 OR status <> 'ACTIVE';
 SQL
-[ -s "$SC_TMP/check.out" ] || die "the checks failed to run"
-grep -v PROBLEM "$SC_TMP/check.out"
-if grep -q PROBLEM "$SC_TMP/check.out"; then
-	grep PROBLEM "$SC_TMP/check.out" | head -20
-	die "$(grep -c PROBLEM "$SC_TMP/check.out") problem(s)"
+[ -s "$CC_TMP/check.out" ] || die "the checks failed to run"
+grep -v PROBLEM "$CC_TMP/check.out"
+if grep -q PROBLEM "$CC_TMP/check.out"; then
+	grep PROBLEM "$CC_TMP/check.out" | head -20
+	die "$(grep -c PROBLEM "$CC_TMP/check.out") problem(s)"
 fi
 echo "ok: no committed change missing from the stream, no consumer batch applied twice"
