@@ -501,21 +501,6 @@ index_delete(IndexDef *idx, ItemKey *ikey, ItemKey *key)
 		elog(ERROR, "index delete failed: %s", SPI_result_code_string(rc));
 }
 
-static IndexEntry *
-find_entry(List *entries, ItemKey *ikey)
-{
-	ListCell   *lc;
-
-	foreach(lc, entries)
-	{
-		IndexEntry *e = (IndexEntry *) lfirst(lc);
-
-		if (ItemKeyCompare(e->ikey, ikey) == 0)
-			return e;
-	}
-	return NULL;
-}
-
 /* the index rows of key, from olditem's entries to newitem's */
 static void
 sync_entries(ItemTableDef *def, ItemKey *key, AttrValue *olditem, AttrValue *newitem)
@@ -533,13 +518,13 @@ sync_entries(ItemTableDef *def, ItemKey *key, AttrValue *olditem, AttrValue *new
 		{
 			IndexEntry *e = (IndexEntry *) lfirst(lc);
 
-			if (find_entry(newe, e->ikey) == NULL)
+			if (GsiFindEntry(newe, e->ikey) == NULL)
 				index_delete(idx, e->ikey, key);
 		}
 		foreach(lc, newe)
 		{
 			IndexEntry *e = (IndexEntry *) lfirst(lc);
-			IndexEntry *o = find_entry(olde, e->ikey);
+			IndexEntry *o = GsiFindEntry(olde, e->ikey);
 
 			if (o == NULL || !AttrValueEquals(o->projected, e->projected))
 				index_upsert(idx, e->ikey, key, AttrItemToJsonb(e->projected));

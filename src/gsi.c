@@ -357,8 +357,12 @@ index_delete(IndexDef *idx, ItemKey *ikey, Datum basekey)
 		elog(ERROR, "index delete failed: %s", SPI_result_code_string(rc));
 }
 
-static IndexEntry *
-find_entry(List *entries, ItemKey *ikey)
+/*
+ * GsiFindEntry
+ *		The entry of entries (IndexEntry) with index key ikey, or NULL.
+ */
+IndexEntry *
+GsiFindEntry(List *entries, ItemKey *ikey)
 {
 	ListCell   *lc;
 
@@ -388,13 +392,13 @@ sync_index(ItemTableDef *def, IndexDef *idx, Datum oldkey, const AttrValue *oldi
 	{
 		IndexEntry *e = (IndexEntry *) lfirst(lc);
 
-		if (!same_key || find_entry(newe, e->ikey) == NULL)
+		if (!same_key || GsiFindEntry(newe, e->ikey) == NULL)
 			index_delete(idx, e->ikey, oldkey);
 	}
 	foreach(lc, newe)
 	{
 		IndexEntry *e = (IndexEntry *) lfirst(lc);
-		IndexEntry *o = same_key ? find_entry(olde, e->ikey) : NULL;
+		IndexEntry *o = same_key ? GsiFindEntry(olde, e->ikey) : NULL;
 
 		if (o == NULL || !AttrValueEquals(o->projected, e->projected))
 			GsiIndexUpsert(idx, e->ikey, newkey, AttrItemToJsonb(e->projected));

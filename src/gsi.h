@@ -44,6 +44,8 @@ extern List *GsiEntries(ItemTableDef *def, IndexDef *idx, const AttrValue *item,
 						const AttrValue *old, bool strict);
 
 /* write one index row (upsert), with the rights GsiAsIndexOwner gave */
+/* the entry of a GsiEntries list with index key ikey, or NULL */
+extern IndexEntry *GsiFindEntry(List *entries, ItemKey *ikey);
 extern void GsiIndexUpsert(IndexDef *idx, ItemKey *ikey, Datum basekey, Jsonb *item);
 /* act as the owner of the index tables (the base table's owner) */
 extern void GsiAsIndexOwner(Oid index_relid, ItemRoleSwitch *sw);
