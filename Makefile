@@ -74,13 +74,23 @@ SQL_PARTS = \
 
 # Versions: src/sql/released/ keeps each released script as it was
 # released; the current version's script is built from src/sql/ (SQL_PARTS),
-# and each update script takes an installed version to the next.
+# and each update script takes an installed version to the next.  Until 1.2
+# is released, its update script is built too: the changes to 1.1's objects
+# (src/sql/updates/item_table--1.1--1.2.head.sql), then the fragments whose
+# objects are all new in 1.2, in load order.  At release it is frozen in
+# src/sql/updates/ like the one before it.
 EXTVERSION = 1.2
-DATA_built = item_table--$(EXTVERSION).sql
+UPDATE_1_2_NEW = \
+	src/sql/api_control.sql \
+	src/sql/gateway.sql \
+	src/sql/partiql.sql \
+	src/sql/distributed.sql \
+	src/sql/background.sql \
+	src/sql/stream.sql
+DATA_built = item_table--$(EXTVERSION).sql item_table--1.1--1.2.sql
 DATA = src/sql/released/item_table--1.0.sql \
 	src/sql/released/item_table--1.1.sql \
-	src/sql/updates/item_table--1.0--1.1.sql \
-	src/sql/updates/item_table--1.1--1.2.sql
+	src/sql/updates/item_table--1.0--1.1.sql
 
 REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_control api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index time_to_live example_trading_register example_users_orders_groups example_letters_toys example_movies_actors example_bike_races streams partiql_select partiql_write partiql_batch messages item_collection_metrics legacy_expected legacy_attribute_updates legacy_query_scan legacy_projection legacy_twin
 REGRESS_OPTS = --inputdir=.
@@ -99,7 +109,10 @@ include $(PGXS)
 item_table--$(EXTVERSION).sql: $(SQL_PARTS)
 	cat $(SQL_PARTS) > $@
 
-EXTRA_CLEAN = item_table--$(EXTVERSION).sql results regression.diffs regression.out \
+item_table--1.1--1.2.sql: src/sql/updates/item_table--1.1--1.2.head.sql $(UPDATE_1_2_NEW)
+	cat $^ > $@
+
+EXTRA_CLEAN = item_table--$(EXTVERSION).sql item_table--1.1--1.2.sql results regression.diffs regression.out \
 	test/isolation/results test/isolation/output_iso
 
 # every object depends on the project's headers (PGXS tracks none)
