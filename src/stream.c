@@ -34,8 +34,10 @@
  * invalidation, which enabling and disabling send; the record's sequence
  * number comes from nextval on item_table.stream_sequence and the row is
  * inserted directly into the heap and its primary key (as catalog rows
- * are, with the key's IndexInfo kept: the records table is the
- * extension's own, written by no one else), with the images as the item
+ * are, with the key's IndexInfo kept and the table's index list looked at
+ * again only after an invalidation of the table or its key: the records
+ * table is the extension's own, written by no one else; one with an index
+ * made by hand takes CatalogTupleInsert), with the images as the item
  * table stores them -- KEYS_ONLY keeps only the key, NEW_IMAGE/OLD_IMAGE
  * one image, NEW_AND_OLD_IMAGES both.
  *
@@ -88,6 +90,21 @@
  * the worker's latency to every read; decoding the write-ahead log needs
  * wal_level=logical and a slot.  The marks cost readers two cheap reads
  * and writers nothing.
+ *
+ * One number per record, from nextval, never from a block.  Numbers
+ * fetched once per transaction (a block, then a counter) or cached by a
+ * session (a sequence CACHE) would be cheaper, and would break per-item
+ * order: a writer T2 that took its block while changing item B, then
+ * waits for item A's row lock held by T1, which took its number for A
+ * after T2's block, would number its change of A, made after T1
+ * committed, below T1's -- a reader would return A's later change first
+ * (stream_order's last permutation).  A number taken by nextval after the
+ * row is written is taken after the lock is held, so after every earlier
+ * writer of the item committed, so after it took its number: larger.  A
+ * CACHE also breaks the marks: the sequence's last value counts numbers a
+ * session has cached but not handed out, which later transactions would
+ * write below a mark already passed.  What else a record costs, and the
+ * alternatives measured, are in bench/README.md ("The stream's cost").
  *
  * Trimming.  ItemStreamTrimBatch (the background worker each round, and
  * item_table.trim_streams(as_of)) deletes, per stream, the prefix of
@@ -550,24 +567,37 @@ ItemStreamServiceDeletionEnd(void)
 static void
 insert_record(Relation rel, HeapTuple tup, Datum *values)
 {
-	List	   *indexes = RelationGetIndexList(rel);	/* sets rd_pkindex */
 	Relation	idx;
 	IndexInfo  *ii;
 	bool		isnull[2] = {false, false};
+	Oid			pkey = records_pkey;
 
-	if (list_length(indexes) != 1 || linitial_oid(indexes) != rel->rd_pkindex)
+	/*
+	 * The index list is looked at once after each invalidation of the
+	 * records table or its key (which resets records_pkey), not for every
+	 * record: an index made by hand since sends one, which the lock taken
+	 * on the table before this processes.
+	 */
+	if (!OidIsValid(pkey))
 	{
+		List	   *indexes = RelationGetIndexList(rel);	/* sets rd_pkindex */
+		bool		only_pkey = list_length(indexes) == 1 &&
+			linitial_oid(indexes) == rel->rd_pkindex;
+
 		list_free(indexes);
-		CatalogTupleInsert(rel, tup);
-		return;
+		if (!only_pkey)
+		{
+			CatalogTupleInsert(rel, tup);
+			return;
+		}
+		pkey = rel->rd_pkindex;
 	}
-	list_free(indexes);
-	idx = index_open(rel->rd_pkindex, RowExclusiveLock);
+	idx = index_open(pkey, RowExclusiveLock);
 	/*
 	 * made again after an invalidation (which only resets records_pkey: one
 	 * processed during the insert below must not free what it uses)
 	 */
-	if (records_pkey_info == NULL || records_pkey != rel->rd_pkindex)
+	if (records_pkey_info == NULL || records_pkey != pkey)
 	{
 		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
 
@@ -580,7 +610,7 @@ insert_record(Relation rel, HeapTuple tup, Datum *values)
 		if (records_pkey_info != NULL)
 			pfree(records_pkey_info);
 		records_pkey_info = ii;
-		records_pkey = rel->rd_pkindex;
+		records_pkey = pkey;
 	}
 	ii = records_pkey_info;
 	simple_heap_insert(rel, tup);
