@@ -698,11 +698,16 @@ GsiFindEntry(List *entries, ItemKey *ikey)
 
 /*
  * sync_index
- *		Bring one index from the old item's entries to the new item's.
+ *		Bring one index from the old item's entries to the new item's;
+ *		newj is the stored new item when it is exactly what AttrItemToJsonb
+ *		would make of newitem (an ALL projection then writes it as it is),
+ *		else NULL.  The first index that has rows to write switches to the
+ *		index owner (*sw, *switched).
  */
 static void
 sync_index(ItemTableDef *def, IndexDef *idx, Datum oldkey, const AttrValue *olditem,
-		   Datum newkey, const AttrValue *newitem, bool same_key)
+		   Datum newkey, const AttrValue *newitem, Jsonb *newj, bool same_key,
+		   ItemRoleSwitch *sw, bool *switched)
 {
 	List	   *olde = olditem ? GsiEntries(def, idx, olditem, NULL, false) : NIL;
 	List	   *newe = newitem ? GsiEntries(def, idx, newitem, olditem, true) : NIL;
@@ -711,6 +716,11 @@ sync_index(ItemTableDef *def, IndexDef *idx, Datum oldkey, const AttrValue *oldi
 
 	if (olde == NIL && newe == NIL)
 		return;					/* sparse: the statements would not run */
+	if (!*switched)
+	{
+		GsiAsIndexOwner(def->indexes[0].relid, sw);
+		*switched = true;
+	}
 	target_open(&t, def, idx);
 	foreach(lc, olde)
 	{
@@ -725,9 +735,47 @@ sync_index(ItemTableDef *def, IndexDef *idx, Datum oldkey, const AttrValue *oldi
 		IndexEntry *o = same_key ? GsiFindEntry(olde, e->ikey) : NULL;
 
 		if (o == NULL || !AttrValueEquals(o->projected, e->projected))
-			target_upsert(&t, e->ikey, newkey, AttrItemToJsonb(e->projected));
+			target_upsert(&t, e->ikey, newkey,
+						  newj != NULL && idx->projection == PROJ_ALL ? newj :
+						  AttrItemToJsonb(e->projected));
 	}
 	target_close(&t);
+}
+
+/*
+ * parse_stored
+ *		StoredParseItem, also telling (*asis) whether the stored jsonb is
+ *		exactly AttrItemToJsonb of the result (else *asis is NULL).
+ */
+static AttrValue *
+parse_stored(ItemTableDef *def, Datum key, Datum d, bool isnull, Jsonb **asis)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Jsonb	   *j;
+	AttrValue  *volatile item = NULL;
+	volatile bool as_stored = false;
+
+	*asis = NULL;
+	if (isnull)
+		StoredRaiseBadItem(def->name, NULL, DatumGetItemKeyPP(key), NULL);
+	j = DatumGetJsonbP(d);
+	PG_TRY();
+	{
+		bool		st;
+
+		item = AttrItemFromJsonbStored(j, &st);
+		as_stored = st;
+	}
+	PG_CATCH();
+	{
+		(void) DynCaughtMessage(cxt);
+	}
+	PG_END_TRY();
+	if (item == NULL)
+		StoredRaiseBadItem(def->name, NULL, DatumGetItemKeyPP(key), j);
+	if (as_stored)
+		*asis = j;
+	return item;
 }
 
 /*
@@ -754,8 +802,10 @@ sync_row(ItemTableDef *def, Datum oldkey, Datum olditemd, bool oldnull,
 {
 	AttrValue  *olditem = NULL;
 	AttrValue  *newitem = NULL;
+	Jsonb	   *newj = NULL;
 	bool		same_key = true;
 	ItemRoleSwitch sw;
+	bool		switched = false;
 	MemoryContext rowcxt;
 	MemoryContext oldcxt;
 	int			i;
@@ -767,14 +817,15 @@ sync_row(ItemTableDef *def, Datum oldkey, Datum olditemd, bool oldnull,
 	if (oldkey != (Datum) 0)
 		olditem = StoredParseItem(def->name, NULL, DatumGetItemKeyPP(oldkey), olditemd, oldnull);
 	if (newkey != (Datum) 0)
-		newitem = StoredParseItem(def->name, NULL, DatumGetItemKeyPP(newkey), newitemd, newnull);
+		newitem = parse_stored(def, newkey, newitemd, newnull, &newj);
 	if (oldkey != (Datum) 0 && newkey != (Datum) 0)
 		same_key = ItemKeyCompare(DatumGetItemKeyPP(oldkey), DatumGetItemKeyPP(newkey)) == 0;
 
-	GsiAsIndexOwner(def->indexes[0].relid, &sw);
 	for (i = 0; i < def->nindexes; i++)
-		sync_index(def, &def->indexes[i], oldkey, olditem, newkey, newitem, same_key);
-	ItemAsRoleEnd(&sw);
+		sync_index(def, &def->indexes[i], oldkey, olditem, newkey, newitem, newj, same_key,
+				   &sw, &switched);
+	if (switched)
+		ItemAsRoleEnd(&sw);
 
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(rowcxt);
