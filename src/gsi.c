@@ -388,10 +388,36 @@ index_delete(IndexDef *idx, ItemKey *ikey, Datum basekey)
 		elog(ERROR, "index delete failed: %s", SPI_result_code_string(rc));
 }
 
+/* one base row's index changes: the index owner, switched to on demand */
+typedef struct SyncContext
+{
+	ItemTableDef *def;
+	Oid			owner;			/* InvalidOid: not looked up yet */
+	ItemRoleSwitch sw;
+	bool		switched;
+} SyncContext;
+
+/*
+ * as_owner
+ *		Act as the index owner from now on, for the rest of the row: the
+ *		statements run so (direct writes need no switch, their rights are
+ *		checked for the owner by index_table_direct_ok).
+ */
+static void
+as_owner(SyncContext *ctx)
+{
+	if (!ctx->switched)
+	{
+		GsiAsIndexOwner(ctx->def->indexes[0].relid, &ctx->sw);
+		ctx->switched = true;
+	}
+}
+
 /* an index table open for one row's changes */
 typedef struct IndexTarget
 {
 	IndexDef   *idx;
+	SyncContext *ctx;
 	Relation	rel;
 	Relation	pk;				/* NULL: every write by statement */
 	IndexInfo  *ii;
@@ -425,12 +451,14 @@ key_eq_info(Oid opfamily)
 
 /*
  * index_table_direct_ok
- *		May the index rows of rel be written without the statements, by
- *		the current user (the index owner)?  Only where the statements
- *		could not behave differently, the rules of the base table's direct
- *		paths (api_common.c): the user holds table-wide SELECT, INSERT,
- *		UPDATE and DELETE; no permission hook; no row-level security
- *		applies; not read-only or parallel; the table is the plain
+ *		May the index rows of rel be written without the statements that
+ *		would run as owner (the index owner, GsiAsIndexOwner)?  Only where
+ *		the statements could not behave differently, the rules of the base
+ *		table's direct paths (api_common.c): owner holds table-wide SELECT,
+ *		INSERT, UPDATE and DELETE; no permission hook; no row-level security
+ *		applies to owner (FORCE ROW LEVEL SECURITY counts as applying, which
+ *		the statements' security context would ignore: a fallback that
+ *		changes nothing); not read-only or parallel; the table is the plain
  *		(ikey item_key, key item_key, item jsonb) heap as api_index.c made
  *		it, with no trigger, rule, CHECK constraint, generated column or
  *		publication, and its only index is the valid, immediate, unique
@@ -438,7 +466,7 @@ key_eq_info(Oid opfamily)
  *		opened.
  */
 static bool
-index_table_direct_ok(Relation rel, Relation *pk)
+index_table_direct_ok(Relation rel, Oid owner, Relation *pk)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	Oid			relid = RelationGetRelid(rel);
@@ -453,8 +481,8 @@ index_table_direct_ok(Relation rel, Relation *pk)
 	*pk = NULL;
 	if (XactReadOnly || IsInParallelMode() || ExecutorCheckPerms_hook != NULL ||
 		!ActiveSnapshotSet() ||
-		pg_class_aclmask(relid, GetUserId(), need, ACLMASK_ALL) != need ||
-		check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+		pg_class_aclmask(relid, owner, need, ACLMASK_ALL) != need ||
+		check_enable_rls(relid, owner, true) == RLS_ENABLED)
 		return false;
 	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rules != NULL ||
 		rel->trigdesc != NULL || desc->natts != 3 ||
@@ -496,13 +524,18 @@ index_table_direct_ok(Relation rel, Relation *pk)
 }
 
 static void
-target_open(IndexTarget *t, ItemTableDef *def, IndexDef *idx)
+target_open(IndexTarget *t, SyncContext *ctx, IndexDef *idx)
 {
 	memset(t, 0, sizeof(IndexTarget));
 	t->idx = idx;
+	t->ctx = ctx;
 	t->rel = table_open(idx->relid, RowExclusiveLock);
 	/* a distributed index table is written through Citus, by statement */
-	if (def->citus || !index_table_direct_ok(t->rel, &t->pk))
+	if (ctx->def->citus)
+		return;
+	if (!OidIsValid(ctx->owner))
+		ctx->owner = ItemRelationOwner(ctx->def->indexes[0].relid);
+	if (!index_table_direct_ok(t->rel, ctx->owner, &t->pk))
 		return;
 	t->eq[0] = key_eq_info(t->pk->rd_opfamily[0]);
 	t->eq[1] = key_eq_info(t->pk->rd_opfamily[1]);
@@ -559,9 +592,12 @@ target_store(IndexTarget *t, ItemKey *ikey, Datum basekey, Jsonb *item)
  * upsert_direct
  *		INSERT ... ON CONFLICT (ikey, key) DO UPDATE SET item, without the
  *		statement; false (nothing written) where the statement must decide.
+ *		exists: the old item had this entry, so the row is probed for and
+ *		updated; otherwise it is inserted at once (the speculative insertion
+ *		finds any conflict, and leaves it to the statement).
  */
 static bool
-upsert_direct(IndexTarget *t, ItemKey *ikey, Datum basekey, Jsonb *item)
+upsert_direct(IndexTarget *t, ItemKey *ikey, Datum basekey, Jsonb *item, bool exists)
 {
 	SnapshotData dirty;
 	ScanKeyData skey[2];
@@ -571,6 +607,8 @@ upsert_direct(IndexTarget *t, ItemKey *ikey, Datum basekey, Jsonb *item)
 	bool		busy = false;
 	bool		isnull[2] = {false, false};
 
+	if (!exists)
+		goto insert;
 	InitDirtySnapshot(dirty);
 	scan = target_probe(t, &dirty, skey, ikey, basekey);
 	while (index_getnext_slot(scan, ForwardScanDirection, t->found))
@@ -596,6 +634,7 @@ upsert_direct(IndexTarget *t, ItemKey *ikey, Datum basekey, Jsonb *item)
 	if (busy)
 		return false;
 
+insert:
 	/* a new command, as the statement would be */
 	CommandCounterIncrement();
 	target_store(t, ikey, basekey, item);
@@ -664,17 +703,23 @@ delete_direct(IndexTarget *t, ItemKey *ikey, Datum basekey)
 }
 
 static void
-target_upsert(IndexTarget *t, ItemKey *ikey, Datum basekey, Jsonb *item)
+target_upsert(IndexTarget *t, ItemKey *ikey, Datum basekey, Jsonb *item, bool exists)
 {
-	if (t->pk == NULL || !upsert_direct(t, ikey, basekey, item))
+	if (t->pk == NULL || !upsert_direct(t, ikey, basekey, item, exists))
+	{
+		as_owner(t->ctx);
 		GsiIndexUpsert(t->idx, ikey, basekey, item);
+	}
 }
 
 static void
 target_delete(IndexTarget *t, ItemKey *ikey, Datum basekey)
 {
 	if (t->pk == NULL || !delete_direct(t, ikey, basekey))
+	{
+		as_owner(t->ctx);
 		index_delete(t->idx, ikey, basekey);
+	}
 }
 
 /*
@@ -701,14 +746,13 @@ GsiFindEntry(List *entries, ItemKey *ikey)
  *		Bring one index from the old item's entries to the new item's;
  *		newj is the stored new item when it is exactly what AttrItemToJsonb
  *		would make of newitem (an ALL projection then writes it as it is),
- *		else NULL.  The first index that has rows to write switches to the
- *		index owner (*sw, *switched).
+ *		else NULL.
  */
 static void
-sync_index(ItemTableDef *def, IndexDef *idx, Datum oldkey, const AttrValue *olditem,
-		   Datum newkey, const AttrValue *newitem, Jsonb *newj, bool same_key,
-		   ItemRoleSwitch *sw, bool *switched)
+sync_index(SyncContext *ctx, IndexDef *idx, Datum oldkey, const AttrValue *olditem,
+		   Datum newkey, const AttrValue *newitem, Jsonb *newj, bool same_key)
 {
+	ItemTableDef *def = ctx->def;
 	List	   *olde = olditem ? GsiEntries(def, idx, olditem, NULL, false) : NIL;
 	List	   *newe = newitem ? GsiEntries(def, idx, newitem, olditem, true) : NIL;
 	IndexTarget t;
@@ -716,12 +760,7 @@ sync_index(ItemTableDef *def, IndexDef *idx, Datum oldkey, const AttrValue *oldi
 
 	if (olde == NIL && newe == NIL)
 		return;					/* sparse: the statements would not run */
-	if (!*switched)
-	{
-		GsiAsIndexOwner(def->indexes[0].relid, sw);
-		*switched = true;
-	}
-	target_open(&t, def, idx);
+	target_open(&t, ctx, idx);
 	foreach(lc, olde)
 	{
 		IndexEntry *e = (IndexEntry *) lfirst(lc);
@@ -737,7 +776,8 @@ sync_index(ItemTableDef *def, IndexDef *idx, Datum oldkey, const AttrValue *oldi
 		if (o == NULL || !AttrValueEquals(o->projected, e->projected))
 			target_upsert(&t, e->ikey, newkey,
 						  newj != NULL && idx->projection == PROJ_ALL ? newj :
-						  AttrItemToJsonb(e->projected));
+						  AttrItemToJsonb(e->projected),
+						  o != NULL);
 	}
 	target_close(&t);
 }
@@ -804,8 +844,7 @@ sync_row(ItemTableDef *def, Datum oldkey, Datum olditemd, bool oldnull,
 	AttrValue  *newitem = NULL;
 	Jsonb	   *newj = NULL;
 	bool		same_key = true;
-	ItemRoleSwitch sw;
-	bool		switched = false;
+	SyncContext ctx;
 	MemoryContext rowcxt;
 	MemoryContext oldcxt;
 	int			i;
@@ -821,11 +860,13 @@ sync_row(ItemTableDef *def, Datum oldkey, Datum olditemd, bool oldnull,
 	if (oldkey != (Datum) 0 && newkey != (Datum) 0)
 		same_key = ItemKeyCompare(DatumGetItemKeyPP(oldkey), DatumGetItemKeyPP(newkey)) == 0;
 
+	ctx.def = def;
+	ctx.owner = InvalidOid;
+	ctx.switched = false;
 	for (i = 0; i < def->nindexes; i++)
-		sync_index(def, &def->indexes[i], oldkey, olditem, newkey, newitem, newj, same_key,
-				   &sw, &switched);
-	if (switched)
-		ItemAsRoleEnd(&sw);
+		sync_index(&ctx, &def->indexes[i], oldkey, olditem, newkey, newitem, newj, same_key);
+	if (ctx.switched)
+		ItemAsRoleEnd(&ctx.sw);
 
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(rowcxt);
