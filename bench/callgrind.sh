@@ -6,7 +6,8 @@
 #
 # Makes a throw-away cluster with the installed extension (PG_CONFIG or
 # pg_config on PATH), loads bench/workloads/get_item/setup.sql and
-# .../transact_2items/setup.sql and .../query10/setup.sql at CG_SCALE items (default 20000), then
+# .../transact_2items/setup.sql and .../query10/setup.sql (and the setups of
+# the gsi_put, lsi_put and ts_trade cases when they run) at CG_SCALE items (default 20000), then
 # runs each case's statement prepared, one transaction per call, in a single-user
 # backend under callgrind, CG_SMALL and CG_LARGE times (default 200 and 1200), and
 # prints (Ir(large) - Ir(small)) / (CG_LARGE - CG_SMALL): the instructions
@@ -124,7 +125,8 @@ it_start_cluster || it_die "could not start a cluster"
 setups=(get_item transact_2items query10 stream_put)
 for c in "${cases[@]}"; do [ -z "${CG_SETUP[$c]:-}" ] || setups+=("${CG_SETUP[$c]}"); done
 for s in "${setups[@]}"; do
-    "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -v scale="$CG_SCALE" -d cg -f "bench/workloads/$s/setup.sql" >/dev/null
+    PGOPTIONS='-c client_min_messages=warning' \
+        "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -v scale="$CG_SCALE" -d cg -f "bench/workloads/$s/setup.sql" >/dev/null
 done
 "$PGBIN/psql" -X -q -d cg -c 'VACUUM ANALYZE' -c 'CHECKPOINT' >/dev/null
 it_as_postgres "$PGBIN/pg_ctl" -D "$IT_PGDATA" -w stop >/dev/null
