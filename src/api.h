@@ -135,9 +135,12 @@ extern void ApiDeleteItem(ItemTableDef *def, ItemKey *key);
  * API_UPKEEP_INDEXES, the index trigger's work (GSI/LSI rows, as the index
  * owner); API_UPKEEP_STREAM, the stream trigger's records (UPDATE and
  * DELETE only: with a stream, an INSERT is refused).  has_old false for an
- * inserted row, has_new false for a deleted one.  The caller does the
- * other checks of a direct path itself (privileges, RLS, rules, other
- * indexes, constraints: see update_item_direct).  SPI connected.
+ * inserted row, has_new false for a deleted one.  The item guard is
+ * accepted as a trigger that changes nothing: the caller writes only an
+ * item the API has validated.  The caller does the other checks of a
+ * direct path itself (privileges, RLS, rules, other indexes, constraints:
+ * see update_item_direct), and calls ApiDirectUpkeep after its heap write
+ * and primary key entry, with the key and items as stored.  SPI connected.
  */
 #define API_UPKEEP_INDEXES	0x01
 #define API_UPKEEP_STREAM	0x02

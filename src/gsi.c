@@ -26,6 +26,15 @@
  * serialize on the base row and cannot interleave their index changes.
  * Writers of different base items may contend on index pages only.
  *
+ * Index rows are written without a statement (heap and primary key
+ * directly, a new row by speculative insertion) wherever the statement
+ * could not differ, and by INSERT ... ON CONFLICT DO UPDATE or DELETE
+ * otherwise; see "index table writes" below.  The direct write paths of
+ * the base table (api_common.c) do the trigger's work themselves through
+ * GsiSyncDirect, after their base write and before the stream record, as
+ * the trigger (item_table_indexes) fires before the stream trigger
+ * (item_table_stream).
+ *
  * The definitions of the indexes come from table_def.c, read with the
  * table's own definition and cached with it; the trigger finds them by the
  * base table's relid (TableDefByRelid), at no catalog query per row.
