@@ -6,7 +6,8 @@
 #
 # Makes a throw-away cluster with the installed extension (PG_CONFIG or
 # pg_config on PATH), loads bench/workloads/get_item/setup.sql and
-# .../transact_2items/setup.sql and .../query10/setup.sql at CG_SCALE items (default 20000), then
+# .../transact_2items/setup.sql and .../query10/setup.sql (and the setups of
+# the gsi_put, lsi_put and ts_trade cases when they run) at CG_SCALE items (default 20000), then
 # runs each case's statement prepared, one transaction per call, in a single-user
 # backend under callgrind, CG_SMALL and CG_LARGE times (default 200 and 1200), and
 # prints (Ir(large) - Ir(small)) / (CG_LARGE - CG_SMALL): the instructions
@@ -94,6 +95,26 @@ for t in stream nostream; do
 done
 ORDER+=(stream_put stream_put_new stream_update stream_delete)
 
+# PutItem of a new item on a table with two GSIs (gsi_put) and with an LSI
+# (lsi_put), and the trading register's TransactWriteItems trade on a
+# table with a GSI (ts_trade), against their one-statement baselines: the
+# statements are the workloads' ext.sql and base.sql, the pgbench
+# variables replaced by expressions of the loop counter
+wl_stmt() {                   # wl_stmt FILE SED-SCRIPT: one line, no \set, no comments
+    grep -v '^\\set' "$1" | grep -v '^--' | sed -E "$2" | tr '\n' ' ' | sed -E 's/; *$//'
+}
+declare -A CG_SETUP
+gsi_vars='s/:id\b/(2000000000 + $1)/g; s/:c\b/($1 % 1000)/g'
+lsi_vars="s/:p\\b/(\$1 % $((CG_SCALE / 10)))/g; s/:id\\b/(2000000000 + \$1)/g; s/:t\\b/(\$1 % 1000000)/g"
+ts_vars='s/:b\b/(1 + $1 % 1000)/g; s/:s\b/(1 + (1 + $1 % 1000) % 1000)/g; s/:asset\b/(1 + $1 % 50)/g; s/:q\b/(1 + $1 % 100)/g; s/:txn\b/($1)/g'
+for c in gsi_put lsi_put ts_trade; do
+    case $c in gsi_put) v=$gsi_vars; CG_SETUP[$c]=gsi_put ;; lsi_put) v=$lsi_vars; CG_SETUP[$c]=lsi_put ;;
+        ts_trade) v=$ts_vars; CG_SETUP[$c]=ts_summary ;; esac
+    EXT[$c]=$(wl_stmt "bench/workloads/$c/ext.sql" "$v")
+    BASE[$c]=$(wl_stmt "bench/workloads/$c/base.sql" "$v")
+done
+ORDER+=(gsi_put lsi_put ts_trade)
+
 cases=("$@")
 [ "${#cases[@]}" -gt 0 ] || cases=("${ORDER[@]}")
 for c in "${cases[@]}"; do [ -n "${EXT[$c]:-}" ] || it_die "unknown case '$c' (cases: ${ORDER[*]})"; done
@@ -101,8 +122,11 @@ for c in "${cases[@]}"; do [ -n "${EXT[$c]:-}" ] || it_die "unknown case '$c' (c
 it_start_cluster || it_die "could not start a cluster"
 "$PGBIN/createdb" cg
 "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d cg -c 'CREATE EXTENSION item_table' >/dev/null
-for s in get_item transact_2items query10 stream_put; do
-    "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -v scale="$CG_SCALE" -d cg -f "bench/workloads/$s/setup.sql" >/dev/null
+setups=(get_item transact_2items query10 stream_put)
+for c in "${cases[@]}"; do [ -z "${CG_SETUP[$c]:-}" ] || setups+=("${CG_SETUP[$c]}"); done
+for s in "${setups[@]}"; do
+    PGOPTIONS='-c client_min_messages=warning' \
+        "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -v scale="$CG_SCALE" -d cg -f "bench/workloads/$s/setup.sql" >/dev/null
 done
 "$PGBIN/psql" -X -q -d cg -c 'VACUUM ANALYZE' -c 'CHECKPOINT' >/dev/null
 it_as_postgres "$PGBIN/pg_ctl" -D "$IT_PGDATA" -w stop >/dev/null

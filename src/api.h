@@ -13,6 +13,8 @@
 
 #include "datatype/timestamp.h"
 #include "executor/spi.h"
+#include "nodes/nodes.h"
+#include "utils/relcache.h"
 #include "utils/jsonb.h"
 
 #include "attr_value.h"
@@ -123,6 +125,29 @@ extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 /* an unconditional put of an existing item, done directly; false: not done */
 extern bool ApiReplaceItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiDeleteItem(ItemTableDef *def, ItemKey *key);
+
+/*
+ * Direct writes (no executor) and the triggers the statement would fire.
+ * ApiDirectTriggers: may a direct write of cmd (CMD_INSERT, CMD_UPDATE,
+ * CMD_DELETE) to the item table rel stand in for every trigger that would
+ * fire?  false: run the statement.  true: *upkeep says what the write must
+ * do after the row is written, by ApiDirectUpkeep(rel, upkeep, key, ...):
+ * API_UPKEEP_INDEXES, the index trigger's work (GSI/LSI rows, as the index
+ * owner); API_UPKEEP_STREAM, the stream trigger's records (UPDATE and
+ * DELETE only: with a stream, an INSERT is refused).  has_old false for an
+ * inserted row, has_new false for a deleted one.  The item guard is
+ * accepted as a trigger that changes nothing: the caller writes only an
+ * item the API has validated.  The caller does the other checks of a
+ * direct path itself (privileges, RLS, rules, other indexes, constraints:
+ * see update_item_direct), and calls ApiDirectUpkeep after its heap write
+ * and primary key entry, with the key and items as stored.  SPI connected.
+ */
+#define API_UPKEEP_INDEXES	0x01
+#define API_UPKEEP_STREAM	0x02
+extern bool ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep);
+extern void ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
+							Datum olditem, bool oldnull, bool has_old,
+							Datum newitem, bool has_new);
 
 /* ---- responses ---- */
 typedef enum ReturnConsumedCapacity

@@ -36,9 +36,13 @@
  * existing item is the locked probe and the direct update
  * (ApiReplaceItemDirect).  Each falls back to the SQL statement wherever
  * the statement could behave differently; test/pgtap/update_direct.sql
- * shows each case.  On a table with a stream they write the stream record
- * themselves, as the stream trigger the statement fires would
- * (ItemStreamCaptureDirect, stream.c; test/pgtap/stream_direct.sql).
+ * shows each case.  Which triggers a direct write may skip, and what it
+ * does in their place, is decided in one spot (ApiDirectTriggers,
+ * ApiDirectUpkeep): on a table with secondary indexes it keeps them as
+ * the index trigger would (GsiSyncDirect, gsi.c; test/pgtap/index_direct.sql),
+ * and on a table with a stream it writes the stream record, as the stream
+ * trigger would (ItemStreamCaptureDirect, stream.c;
+ * test/pgtap/stream_direct.sql).
  *
  * Writes and reads and the item guard.  The write helpers register the row
  * they are about to write (ItemGuardExpectWrite), so that the item guard
@@ -62,6 +66,7 @@
 #include "access/xact.h"
 #include "catalog/index.h"
 #include "catalog/pg_trigger.h"
+#include "commands/trigger.h"
 #include "executor/executor.h"
 #include "parser/parse_func.h"
 #include "catalog/pg_am.h"
@@ -83,6 +88,7 @@
 
 #include "api.h"
 #include "distributed.h"
+#include "gsi.h"
 #include "compat.h"
 #include "item_guard.h"
 #include "stream.h"
@@ -1054,6 +1060,104 @@ is_guard_function(Oid fn)
 }
 
 /*
+ * ApiDirectTriggers
+ *		May a direct write of cmd (CMD_INSERT, CMD_UPDATE or CMD_DELETE) to
+ *		the item table rel stand in for the triggers the statement would
+ *		fire, and what must it do in their place?
+ *
+ * Every trigger of rel that the statement would fire (one for cmd's event,
+ * enabled for the current session_replication_role) must be one of:
+ *	  - the item guard (BEFORE INSERT OR UPDATE): it lets exactly the API's
+ *		validated row through unchanged, so skipping it changes nothing;
+ *	  - the index row trigger exactly as api_index.c makes it
+ *		(GsiDirectTrigger): *upkeep gets API_UPKEEP_INDEXES;
+ *	  - the stream trigger exactly as stream.c makes it
+ *		(ItemStreamDirectCaptureTrigger), for UPDATE and DELETE (stream.c
+ *		has no direct capture of an insert yet): *upkeep gets
+ *		API_UPKEEP_STREAM.
+ * Anything else -- a user trigger, a foreign key's, a statement-level one,
+ * a WHEN clause, the index trigger on a distributed table -- is false,
+ * and the caller runs the statement.  Triggers the statement would not
+ * fire (the TRUNCATE triggers, disabled ones) are no obstacle.
+ */
+bool
+ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep)
+{
+	TriggerDesc *td = rel->trigdesc;
+	int16		event;
+	int			i;
+
+	*upkeep = 0;
+	switch (cmd)
+	{
+		case CMD_INSERT:
+			event = TRIGGER_TYPE_INSERT;
+			break;
+		case CMD_UPDATE:
+			event = TRIGGER_TYPE_UPDATE;
+			break;
+		case CMD_DELETE:
+			event = TRIGGER_TYPE_DELETE;
+			break;
+		default:
+			return false;
+	}
+	for (i = 0; td != NULL && i < td->numtriggers; i++)
+	{
+		Trigger    *t = &td->triggers[i];
+		bool		fires;
+
+		if ((t->tgtype & event) == 0)
+			continue;			/* not for this event */
+		if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+			fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_REPLICA;
+		else
+			fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_ORIGIN;
+		if (!fires)
+			continue;
+		if (GsiDirectTrigger(t))
+			*upkeep |= API_UPKEEP_INDEXES;
+		else if (cmd != CMD_INSERT && ItemStreamDirectCaptureTrigger(t))
+			*upkeep |= API_UPKEEP_STREAM;
+		else if (cmd == CMD_DELETE || strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 ||
+				 !is_guard_function(t->tgfoid))
+			return false;
+	}
+	if ((*upkeep & API_UPKEEP_INDEXES) != 0)
+	{
+		ItemTableDef *def = TableDefByRelid(RelationGetRelid(rel));
+
+		/* a distributed table keeps its indexes through Citus */
+		if (def == NULL || def->citus)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * ApiDirectUpkeep
+ *		After a direct write of one row of rel, what the AFTER ROW triggers
+ *		that ApiDirectTriggers accepted would have done, in their firing
+ *		(name) order: the index changes (item_table_indexes, as the index
+ *		owner) before the stream records (item_table_stream).  has_old is
+ *		false for an inserted row, has_new false for a deleted one; an item
+ *		of a row past the guards may be NULL (raises XX001 as the trigger
+ *		does).  SPI connected.
+ */
+void
+ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
+				Datum olditem, bool oldnull, bool has_old,
+				Datum newitem, bool has_new)
+{
+	if (upkeep & API_UPKEEP_INDEXES)
+		GsiSyncDirect(rel, has_old ? key : (Datum) 0, olditem, oldnull,
+					  has_new ? key : (Datum) 0, newitem, !has_new);
+	if ((upkeep & API_UPKEEP_STREAM) && has_old)
+		ItemStreamCaptureDirect(rel, key, oldnull ? (Datum) 0 : olditem,
+								has_new ? newitem : (Datum) 0, !has_new);
+}
+
+/*
  * update_item_direct
  *		Replace the item of the row version ApiFetchItem(lock) has just
  *		locked, without a statement: a new row version made from the locked
@@ -1068,12 +1172,10 @@ is_guard_function(Oid fn)
  *	  - privileges: the caller lacks table-wide UPDATE and SELECT (column
  *		grants are the statement's business) or a permission hook is set;
  *	  - row-level security applies;
- *	  - a trigger other than the item guard and the stream trigger exists
- *		(user triggers, the GSI/LSI index triggers, foreign keys, deferred
- *		unique checks; the guard lets exactly the API's registered row
- *		through unchanged, so skipping it changes nothing; the stream
- *		trigger, as made and when it would fire, is replaced by
- *		ItemStreamCaptureDirect after the write, which writes its records);
+ *	  - a trigger would fire that ApiDirectTriggers does not accept
+ *		(user triggers, foreign keys, deferred unique checks; the item
+ *		guard, the index trigger and the stream trigger are accepted, the
+ *		last two replaced by ApiDirectUpkeep after the write);
  *	  - rules, CHECK constraints or stored generated columns exist;
  *	  - an index other than the immediate btree primary key on key
  *		exists (expression and partial indexes need the executor);
@@ -1097,8 +1199,7 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	List	   *indexes;
 	Oid			keytype = ItemKeyTypeOid();
 	bool		done = false;
-	bool		capture = false;
-	int			i;
+	int			upkeep = 0;
 
 	if (def->locked_key == NULL || ItemKeyCompare(def->locked_key, key) != 0 ||
 		def->locked_xid != GetTopTransactionIdIfAny() ||
@@ -1122,15 +1223,8 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		(desc->constr != NULL &&
 		 (desc->constr->num_check > 0 || desc->constr->has_generated_stored)))
 		goto out;
-	for (i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
-	{
-		Trigger    *t = &rel->trigdesc->triggers[i];
-
-		if (ItemStreamDirectCaptureTrigger(t))
-			capture = true;
-		else if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid))
-			goto out;
-	}
+	if (!ApiDirectTriggers(rel, CMD_UPDATE, &upkeep))
+		goto out;
 	indexes = RelationGetIndexList(rel);	/* also sets rd_pkindex */
 	if (list_length(indexes) != 1 || linitial_oid(indexes) != rel->rd_pkindex)
 	{
@@ -1152,7 +1246,7 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	oldslot = table_slot_create(rel, NULL);
 	if (!table_tuple_fetch_row_version(rel, &tid, SnapshotAny, oldslot))
 		goto out;
-	if (capture)
+	if (upkeep != 0)
 		ExecMaterializeSlot(oldslot);	/* the old image, kept past the update */
 	slot_getallattrs(oldslot);
 	newslot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
@@ -1181,11 +1275,10 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		index_insert(idx, &keyd, &keynull, &newslot->tts_tid, rel,
 					 UNIQUE_CHECK_YES, true, ii);
 	}
-	/* the stream trigger's records, which the statement would have fired */
-	if (capture)
-		ItemStreamCaptureDirect(rel, newslot->tts_values[0],
-								oldslot->tts_isnull[1] ? (Datum) 0 : oldslot->tts_values[1],
-								newslot->tts_values[1], false);
+	/* what the statement's AFTER triggers would have done */
+	ApiDirectUpkeep(rel, upkeep, newslot->tts_values[0],
+					oldslot->tts_values[1], oldslot->tts_isnull[1], true,
+					newslot->tts_values[1], true);
 
 out:
 	if (newslot != NULL)
@@ -1285,11 +1378,10 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
  *
  * The conditions are update_item_direct's, for DELETE: the same lock
  * identity, table-wide DELETE and SELECT, no permission hook, no
- * row-level security, not read-only, no rules, and no trigger but the
- * item guard (which fires on INSERT and UPDATE only) and the stream
- * trigger (its record written by ItemStreamCaptureDirect, from the old row
- * version read before the delete); otherwise false and the caller runs the
- * statement.
+ * row-level security, not read-only, no rules, and no trigger that
+ * ApiDirectTriggers does not accept for DELETE (the index and stream
+ * triggers' work done by ApiDirectUpkeep, from the old row version read
+ * before the delete); otherwise false and the caller runs the statement.
  */
 static bool
 delete_item_direct(ItemTableDef *def, ItemKey *key)
@@ -1299,8 +1391,7 @@ delete_item_direct(ItemTableDef *def, ItemKey *key)
 	TM_FailureData tmfd;
 	TupleTableSlot *oldslot = NULL;
 	bool		done = false;
-	bool		capture = false;
-	int			i;
+	int			upkeep = 0;
 
 	if (def->locked_key == NULL || ItemKeyCompare(def->locked_key, key) != 0 ||
 		!TransactionIdIsValid(def->locked_xid) ||
@@ -1317,18 +1408,10 @@ delete_item_direct(ItemTableDef *def, ItemKey *key)
 	rel = table_open(def->relid, RowExclusiveLock);
 	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rules != NULL)
 		goto out;
-	for (i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
-	{
-		Trigger    *t = &rel->trigdesc->triggers[i];
-
-		if (ItemStreamDirectCaptureTrigger(t))
-			capture = true;
-		else if (strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 || !is_guard_function(t->tgfoid) ||
-				 TRIGGER_FOR_DELETE(t->tgtype) || TRIGGER_FOR_TRUNCATE(t->tgtype))
-			goto out;
-	}
+	if (!ApiDirectTriggers(rel, CMD_DELETE, &upkeep))
+		goto out;
 	CheckCmdReplicaIdentity(rel, CMD_DELETE);
-	if (capture)
+	if (upkeep != 0)
 	{
 		/* the old image for the stream record, as the trigger would get it */
 		oldslot = table_slot_create(rel, NULL);
@@ -1348,11 +1431,11 @@ delete_item_direct(ItemTableDef *def, ItemKey *key)
 		goto out;				/* nothing deleted: the statement decides */
 	done = true;
 	forget_locked(def);
-	/* the stream trigger's record, which the statement would have fired */
-	if (capture)
-		ItemStreamCaptureDirect(rel, oldslot->tts_values[0],
-								oldslot->tts_isnull[1] ? (Datum) 0 : oldslot->tts_values[1],
-								(Datum) 0, true);
+	/* what the statement's AFTER triggers would have done */
+	if (upkeep != 0)
+		ApiDirectUpkeep(rel, upkeep, oldslot->tts_values[0],
+						oldslot->tts_values[1], oldslot->tts_isnull[1], true,
+						(Datum) 0, false);
 
 out:
 	if (oldslot != NULL)

@@ -26,6 +26,15 @@
  * serialize on the base row and cannot interleave their index changes.
  * Writers of different base items may contend on index pages only.
  *
+ * Index rows are written without a statement (heap and primary key
+ * directly, a new row by speculative insertion) wherever the statement
+ * could not differ, and by INSERT ... ON CONFLICT DO UPDATE or DELETE
+ * otherwise; see "index table writes" below.  The direct write paths of
+ * the base table (api_common.c) do the trigger's work themselves through
+ * GsiSyncDirect, after their base write and before the stream record, as
+ * the trigger (item_table_indexes) fires before the stream trigger
+ * (item_table_stream).
+ *
  * The definitions of the indexes come from table_def.c, read with the
  * table's own definition and cached with it; the trigger finds them by the
  * base table's relid (TableDefByRelid), at no catalog query per row.
@@ -57,14 +66,24 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_publication.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "parser/parse_func.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -73,9 +92,12 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/relcache.h"
 #include "utils/rls.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
+#include "compat.h"
 #include "errors.h"
 #include "stored_item.h"
 #include "gsi.h"
@@ -315,7 +337,25 @@ GsiEntries(ItemTableDef *def, IndexDef *idx, const AttrValue *item,
 }
 
 /* ----------------------------------------------------------------
- * index table writes (SPI connected; as the index owner)
+ * index table writes (as the index owner)
+ *
+ * An index row is written directly -- a heap insert, update or delete on
+ * the index table and, for a new row version, its primary key entry --
+ * where that cannot differ from the statement that would otherwise run
+ * (index_table_direct_ok), and by the statement everywhere else; a direct
+ * write that meets anything unusual (a row version another transaction is
+ * writing, a concurrent update, a possible unique conflict) undoes nothing
+ * because it has written nothing, and runs the statement for that entry.
+ *
+ * The upsert is what INSERT ... ON CONFLICT (ikey, key) DO UPDATE does:
+ * a probe of the primary key with a dirty snapshot; a live row is
+ * updated; none, and the row is inserted speculatively (the heap tuple
+ * under a speculative-insertion token, the index entry with a partial
+ * unique check, the tuple confirmed or killed after), so an insert that
+ * met a conflicting one in the meantime kills its own tuple and leaves the
+ * conflict to the statement, which waits and updates.  Writers of one base
+ * item never race here (the base row lock orders them, and backfill holds
+ * FOR SHARE on the rows it indexes), but the scheme does not rely on it.
  * ----------------------------------------------------------------
  */
 static SPIPlanPtr
@@ -357,6 +397,340 @@ index_delete(IndexDef *idx, ItemKey *ikey, Datum basekey)
 		elog(ERROR, "index delete failed: %s", SPI_result_code_string(rc));
 }
 
+/* one base row's index changes: the index owner, switched to on demand */
+typedef struct SyncContext
+{
+	ItemTableDef *def;
+	Oid			owner;			/* InvalidOid: not looked up yet */
+	ItemRoleSwitch sw;
+	bool		switched;
+} SyncContext;
+
+/*
+ * as_owner
+ *		Act as the index owner from now on, for the rest of the row: the
+ *		statements run so (direct writes need no switch, their rights are
+ *		checked for the owner by index_table_direct_ok).
+ */
+static void
+as_owner(SyncContext *ctx)
+{
+	if (!ctx->switched)
+	{
+		GsiAsIndexOwner(ctx->def->indexes[0].relid, &ctx->sw);
+		ctx->switched = true;
+	}
+}
+
+/* an index table open for one row's changes */
+typedef struct IndexTarget
+{
+	IndexDef   *idx;
+	SyncContext *ctx;
+	Relation	rel;
+	Relation	pk;				/* NULL: every write by statement */
+	IndexInfo  *ii;
+	FmgrInfo   *eq[2];			/* = of the primary key's two columns */
+	TupleTableSlot *found;		/* a probed row version */
+	TupleTableSlot *slot;		/* a new row version (virtual) */
+} IndexTarget;
+
+/* the btree = of opfamily for item_key, cached per opfamily */
+static FmgrInfo *
+key_eq_info(Oid opfamily)
+{
+	static Oid	cached_family[2] = {InvalidOid, InvalidOid};
+	static FmgrInfo cached_info[2];
+	Oid			keytype = ItemKeyTypeOid();
+	Oid			eqop;
+	int			i;
+
+	for (i = 0; i < 2; i++)
+		if (cached_family[i] == opfamily)
+			return &cached_info[i];
+	eqop = get_opfamily_member(opfamily, keytype, keytype, BTEqualStrategyNumber);
+	if (!OidIsValid(eqop))
+		return NULL;
+	i = OidIsValid(cached_family[0]) ? 1 : 0;
+	cached_family[i] = InvalidOid;
+	fmgr_info_cxt(get_opcode(eqop), &cached_info[i], TopMemoryContext);
+	cached_family[i] = opfamily;
+	return &cached_info[i];
+}
+
+/*
+ * index_table_direct_ok
+ *		May the index rows of rel be written without the statements that
+ *		would run as owner (the index owner, GsiAsIndexOwner)?  Only where
+ *		the statements could not behave differently, the rules of the base
+ *		table's direct paths (api_common.c): owner holds table-wide SELECT,
+ *		INSERT, UPDATE and DELETE; no permission hook; no row-level security
+ *		applies to owner (FORCE ROW LEVEL SECURITY counts as applying, which
+ *		the statements' security context would ignore: a fallback that
+ *		changes nothing); not read-only or parallel; the table is the plain
+ *		(ikey item_key, key item_key, item jsonb) heap as api_index.c made
+ *		it, with no trigger, rule, CHECK constraint, generated column or
+ *		publication, and its only index is the valid, immediate, unique
+ *		btree primary key on (ikey, key).  On success *pk is that index,
+ *		opened.
+ */
+static bool
+index_table_direct_ok(Relation rel, Oid owner, Relation *pk)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Oid			relid = RelationGetRelid(rel);
+	Oid			keytype = ItemKeyTypeOid();
+	AclMode		need = ACL_SELECT | ACL_INSERT | ACL_UPDATE | ACL_DELETE;
+	static const char *const names[3] = {"ikey", "key", "item"};
+	PublicationDesc pubdesc;
+	List	   *indexes;
+	Relation	ix;
+	int			i;
+
+	*pk = NULL;
+	if (XactReadOnly || IsInParallelMode() || ExecutorCheckPerms_hook != NULL ||
+		!ActiveSnapshotSet() ||
+		pg_class_aclmask(relid, owner, need, ACLMASK_ALL) != need ||
+		check_enable_rls(relid, owner, true) == RLS_ENABLED)
+		return false;
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rules != NULL ||
+		rel->trigdesc != NULL || desc->natts != 3 ||
+		(desc->constr != NULL &&
+		 (desc->constr->num_check > 0 || desc->constr->has_generated_stored)))
+		return false;
+	for (i = 0; i < 3; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped || att->atttypid != (i < 2 ? keytype : JSONBOID) ||
+			strcmp(NameStr(att->attname), names[i]) != 0)
+			return false;
+	}
+	RelationBuildPublicationDesc(rel, &pubdesc);
+	if (pubdesc.pubactions.pubinsert || pubdesc.pubactions.pubupdate ||
+		pubdesc.pubactions.pubdelete || pubdesc.pubactions.pubtruncate)
+		return false;
+	indexes = RelationGetIndexList(rel);	/* also sets rd_pkindex */
+	if (list_length(indexes) != 1 || linitial_oid(indexes) != rel->rd_pkindex)
+	{
+		list_free(indexes);
+		return false;
+	}
+	list_free(indexes);
+	ix = index_open(rel->rd_pkindex, RowExclusiveLock);
+	if (!ix->rd_index->indisvalid || !ix->rd_index->indisready ||
+		!ix->rd_index->indimmediate || !ix->rd_index->indisunique ||
+		ix->rd_index->indisexclusion ||
+		ix->rd_index->indnatts != 2 || ix->rd_index->indnkeyatts != 2 ||
+		ix->rd_index->indkey.values[0] != 1 || ix->rd_index->indkey.values[1] != 2 ||
+		ix->rd_rel->relam != BTREE_AM_OID || RelationGetIndexPredicate(ix) != NIL)
+	{
+		index_close(ix, NoLock);
+		return false;
+	}
+	*pk = ix;
+	return true;
+}
+
+static void
+target_open(IndexTarget *t, SyncContext *ctx, IndexDef *idx)
+{
+	memset(t, 0, sizeof(IndexTarget));
+	t->idx = idx;
+	t->ctx = ctx;
+	t->rel = table_open(idx->relid, RowExclusiveLock);
+	/* a distributed index table is written through Citus, by statement */
+	if (ctx->def->citus)
+		return;
+	if (!OidIsValid(ctx->owner))
+		ctx->owner = ItemRelationOwner(ctx->def->indexes[0].relid);
+	if (!index_table_direct_ok(t->rel, ctx->owner, &t->pk))
+		return;
+	t->eq[0] = key_eq_info(t->pk->rd_opfamily[0]);
+	t->eq[1] = key_eq_info(t->pk->rd_opfamily[1]);
+	if (t->eq[0] == NULL || t->eq[1] == NULL)
+	{
+		index_close(t->pk, NoLock);
+		t->pk = NULL;
+		return;
+	}
+	t->ii = BuildIndexInfo(t->pk);
+	t->found = table_slot_create(t->rel, NULL);
+	t->slot = MakeSingleTupleTableSlot(RelationGetDescr(t->rel), &TTSOpsVirtual);
+}
+
+static void
+target_close(IndexTarget *t)
+{
+	if (t->slot != NULL)
+		ExecDropSingleTupleTableSlot(t->slot);
+	if (t->found != NULL)
+		ExecDropSingleTupleTableSlot(t->found);
+	if (t->pk != NULL)
+		index_close(t->pk, NoLock);
+	table_close(t->rel, NoLock);
+}
+
+static IndexScanDesc
+target_probe(IndexTarget *t, Snapshot snapshot, ScanKeyData *skey, ItemKey *ikey, Datum basekey)
+{
+	IndexScanDesc scan;
+
+	ScanKeyEntryInitializeWithInfo(&skey[0], 0, 1, BTEqualStrategyNumber, InvalidOid,
+								   t->pk->rd_indcollation[0], t->eq[0], PointerGetDatum(ikey));
+	ScanKeyEntryInitializeWithInfo(&skey[1], 0, 2, BTEqualStrategyNumber, InvalidOid,
+								   t->pk->rd_indcollation[1], t->eq[1], basekey);
+	scan = ItemIndexBeginScan(t->rel, t->pk, snapshot, 2);
+	index_rescan(scan, skey, 2, NULL, 0);
+	return scan;
+}
+
+/* the new row version (ikey, basekey, item) in t->slot */
+static void
+target_store(IndexTarget *t, ItemKey *ikey, Datum basekey, Jsonb *item)
+{
+	ExecClearTuple(t->slot);
+	t->slot->tts_values[0] = PointerGetDatum(ikey);
+	t->slot->tts_values[1] = basekey;
+	t->slot->tts_values[2] = JsonbPGetDatum(item);
+	memset(t->slot->tts_isnull, 0, 3 * sizeof(bool));
+	ExecStoreVirtualTuple(t->slot);
+}
+
+/*
+ * upsert_direct
+ *		INSERT ... ON CONFLICT (ikey, key) DO UPDATE SET item, without the
+ *		statement; false (nothing written) where the statement must decide.
+ *		exists: the old item had this entry, so the row is probed for and
+ *		updated; otherwise it is inserted at once (the speculative insertion
+ *		finds any conflict, and leaves it to the statement).
+ */
+static bool
+upsert_direct(IndexTarget *t, ItemKey *ikey, Datum basekey, Jsonb *item, bool exists)
+{
+	SnapshotData dirty;
+	ScanKeyData skey[2];
+	IndexScanDesc scan;
+	ItemPointerData tid;
+	int			nfound = 0;
+	bool		busy = false;
+	bool		isnull[2] = {false, false};
+
+	if (!exists)
+		goto insert;
+	InitDirtySnapshot(dirty);
+	scan = target_probe(t, &dirty, skey, ikey, basekey);
+	while (index_getnext_slot(scan, ForwardScanDirection, t->found))
+	{
+		/* another transaction inserting or deleting it: the statement waits */
+		if (TransactionIdIsValid(dirty.xmin) || TransactionIdIsValid(dirty.xmax) ||
+			++nfound > 1)
+		{
+			busy = true;
+			break;
+		}
+		tid = t->found->tts_tid;
+		/* repeatable read: a row the snapshot cannot see is a serialization failure */
+		if (IsolationUsesXactSnapshot() &&
+			!table_tuple_satisfies_snapshot(t->rel, t->found, GetActiveSnapshot()))
+		{
+			busy = true;
+			break;
+		}
+	}
+	index_endscan(scan);
+	ExecClearTuple(t->found);
+	if (busy)
+		return false;
+
+insert:
+	/* a new command, as the statement would be */
+	CommandCounterIncrement();
+	target_store(t, ikey, basekey, item);
+	if (nfound == 1)
+	{
+		TM_FailureData tmfd;
+		LockTupleMode lockmode;
+		ItemUpdateIndexes update_indexes;
+
+		if (table_tuple_update(t->rel, &tid, t->slot, GetCurrentCommandId(true),
+							   InvalidSnapshot, InvalidSnapshot, true,
+							   &tmfd, &lockmode, &update_indexes) != TM_Ok)
+			return false;
+		if (ItemUpdateNeedsIndexInsert(update_indexes))
+			index_insert(t->pk, t->slot->tts_values, isnull, &t->slot->tts_tid, t->rel,
+						 UNIQUE_CHECK_YES, true, t->ii);
+		return true;
+	}
+	else
+	{
+		TransactionId xid = GetCurrentTransactionId();
+		uint32		token = SpeculativeInsertionLockAcquire(xid);
+		bool		unique;
+
+		table_tuple_insert_speculative(t->rel, t->slot, GetCurrentCommandId(true), 0, NULL,
+									   token);
+		unique = index_insert(t->pk, t->slot->tts_values, isnull, &t->slot->tts_tid, t->rel,
+							  UNIQUE_CHECK_PARTIAL, false, t->ii);
+		/* a conflict after all: the tuple is killed, the statement decides */
+		table_tuple_complete_speculative(t->rel, t->slot, token, unique);
+		SpeculativeInsertionLockRelease(xid);
+		return unique;
+	}
+}
+
+/*
+ * delete_direct
+ *		DELETE ... WHERE ikey = $1 AND key = $2, without the statement: the
+ *		row found with a new snapshot, as the statement takes one; false
+ *		(nothing deleted) where the statement must decide.
+ */
+static bool
+delete_direct(IndexTarget *t, ItemKey *ikey, Datum basekey)
+{
+	ScanKeyData skey[2];
+	IndexScanDesc scan;
+	bool		done = true;
+
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
+	scan = target_probe(t, GetActiveSnapshot(), skey, ikey, basekey);
+	if (index_getnext_slot(scan, ForwardScanDirection, t->found))
+	{
+		ItemPointerData tid = t->found->tts_tid;
+		TM_FailureData tmfd;
+
+		done = table_tuple_delete(t->rel, &tid, GetCurrentCommandId(true),
+								  InvalidSnapshot, InvalidSnapshot, true,
+								  &tmfd, false) == TM_Ok;
+	}
+	index_endscan(scan);
+	ExecClearTuple(t->found);
+	PopActiveSnapshot();
+	return done;
+}
+
+static void
+target_upsert(IndexTarget *t, ItemKey *ikey, Datum basekey, Jsonb *item, bool exists)
+{
+	if (t->pk == NULL || !upsert_direct(t, ikey, basekey, item, exists))
+	{
+		as_owner(t->ctx);
+		GsiIndexUpsert(t->idx, ikey, basekey, item);
+	}
+}
+
+static void
+target_delete(IndexTarget *t, ItemKey *ikey, Datum basekey)
+{
+	if (t->pk == NULL || !delete_direct(t, ikey, basekey))
+	{
+		as_owner(t->ctx);
+		index_delete(t->idx, ikey, basekey);
+	}
+}
+
 /*
  * GsiFindEntry
  *		The entry of entries (IndexEntry) with index key ikey, or NULL.
@@ -378,22 +752,30 @@ GsiFindEntry(List *entries, ItemKey *ikey)
 
 /*
  * sync_index
- *		Bring one index from the old item's entries to the new item's.
+ *		Bring one index from the old item's entries to the new item's;
+ *		newj is the stored new item when it is exactly what AttrItemToJsonb
+ *		would make of newitem (an ALL projection then writes it as it is),
+ *		else NULL.
  */
 static void
-sync_index(ItemTableDef *def, IndexDef *idx, Datum oldkey, const AttrValue *olditem,
-		   Datum newkey, const AttrValue *newitem, bool same_key)
+sync_index(SyncContext *ctx, IndexDef *idx, Datum oldkey, const AttrValue *olditem,
+		   Datum newkey, const AttrValue *newitem, Jsonb *newj, bool same_key)
 {
+	ItemTableDef *def = ctx->def;
 	List	   *olde = olditem ? GsiEntries(def, idx, olditem, NULL, false) : NIL;
 	List	   *newe = newitem ? GsiEntries(def, idx, newitem, olditem, true) : NIL;
+	IndexTarget t;
 	ListCell   *lc;
 
+	if (olde == NIL && newe == NIL)
+		return;					/* sparse: the statements would not run */
+	target_open(&t, ctx, idx);
 	foreach(lc, olde)
 	{
 		IndexEntry *e = (IndexEntry *) lfirst(lc);
 
 		if (!same_key || GsiFindEntry(newe, e->ikey) == NULL)
-			index_delete(idx, e->ikey, oldkey);
+			target_delete(&t, e->ikey, oldkey);
 	}
 	foreach(lc, newe)
 	{
@@ -401,8 +783,48 @@ sync_index(ItemTableDef *def, IndexDef *idx, Datum oldkey, const AttrValue *oldi
 		IndexEntry *o = same_key ? GsiFindEntry(olde, e->ikey) : NULL;
 
 		if (o == NULL || !AttrValueEquals(o->projected, e->projected))
-			GsiIndexUpsert(idx, e->ikey, newkey, AttrItemToJsonb(e->projected));
+			target_upsert(&t, e->ikey, newkey,
+						  newj != NULL && idx->projection == PROJ_ALL ? newj :
+						  AttrItemToJsonb(e->projected),
+						  o != NULL);
 	}
+	target_close(&t);
+}
+
+/*
+ * parse_stored
+ *		StoredParseItem, also telling (*asis) whether the stored jsonb is
+ *		exactly AttrItemToJsonb of the result (else *asis is NULL).
+ */
+static AttrValue *
+parse_stored(ItemTableDef *def, Datum key, Datum d, bool isnull, Jsonb **asis)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Jsonb	   *j;
+	AttrValue  *volatile item = NULL;
+	volatile bool as_stored = false;
+
+	*asis = NULL;
+	if (isnull)
+		StoredRaiseBadItem(def->name, NULL, DatumGetItemKeyPP(key), NULL);
+	j = DatumGetJsonbP(d);
+	PG_TRY();
+	{
+		bool		st;
+
+		item = AttrItemFromJsonbStored(j, &st);
+		as_stored = st;
+	}
+	PG_CATCH();
+	{
+		(void) DynCaughtMessage(cxt);
+	}
+	PG_END_TRY();
+	if (item == NULL)
+		StoredRaiseBadItem(def->name, NULL, DatumGetItemKeyPP(key), j);
+	if (as_stored)
+		*asis = j;
+	return item;
 }
 
 /*
@@ -418,6 +840,97 @@ GsiAsIndexOwner(Oid index_relid, ItemRoleSwitch *sw)
 }
 
 /*
+ * sync_row
+ *		The index changes of one base row change, as the index owner: oldkey
+ *		0 for an insert, newkey 0 for a delete; the items as stored (a NULL
+ *		item or a row past the item guard raises XX001).  SPI connected.
+ */
+static void
+sync_row(ItemTableDef *def, Datum oldkey, Datum olditemd, bool oldnull,
+		 Datum newkey, Datum newitemd, bool newnull)
+{
+	AttrValue  *olditem = NULL;
+	AttrValue  *newitem = NULL;
+	Jsonb	   *newj = NULL;
+	bool		same_key = true;
+	SyncContext ctx;
+	MemoryContext rowcxt;
+	MemoryContext oldcxt;
+	int			i;
+
+	/* per-row allocations go away with this context */
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table index row",
+								   ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(rowcxt);
+	if (oldkey != (Datum) 0)
+		olditem = StoredParseItem(def->name, NULL, DatumGetItemKeyPP(oldkey), olditemd, oldnull);
+	if (newkey != (Datum) 0)
+		newitem = parse_stored(def, newkey, newitemd, newnull, &newj);
+	if (oldkey != (Datum) 0 && newkey != (Datum) 0)
+		same_key = ItemKeyCompare(DatumGetItemKeyPP(oldkey), DatumGetItemKeyPP(newkey)) == 0;
+
+	ctx.def = def;
+	ctx.owner = InvalidOid;
+	ctx.switched = false;
+	for (i = 0; i < def->nindexes; i++)
+		sync_index(&ctx, &def->indexes[i], oldkey, olditem, newkey, newitem, newj, same_key);
+	if (ctx.switched)
+		ItemAsRoleEnd(&ctx.sw);
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(rowcxt);
+}
+
+/*
+ * GsiDirectTrigger
+ *		Is t the index row trigger exactly as api_index.c makes it, and
+ *		would the executor fire it now?  Then a write that bypasses the
+ *		executor may call GsiSyncDirect in its place.
+ */
+bool
+GsiDirectTrigger(const Trigger *t)
+{
+	static Oid	index_fn = InvalidOid;
+	bool		fires;
+
+	if (strcmp(t->tgname, GSI_ROW_TRIGGER_NAME) != 0 ||
+		t->tgtype != (TRIGGER_TYPE_ROW | TRIGGER_TYPE_AFTER | TRIGGER_TYPE_INSERT |
+					  TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE) ||
+		t->tgqual != NULL || t->tgnargs != 0 || t->tgnattr != 0 ||
+		t->tgoldtable != NULL || t->tgnewtable != NULL ||
+		t->tgdeferrable || t->tginitdeferred || OidIsValid(t->tgconstraint))
+		return false;
+	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+		fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_REPLICA;
+	else
+		fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_ORIGIN;
+	if (!fires)
+		return false;
+	if (t->tgfoid != index_fn)
+		index_fn = LookupFuncName(list_make2(makeString(ITEM_TABLE_SCHEMA),
+											 makeString("index_trigger")),
+								  0, NULL, true);
+	return t->tgfoid == index_fn;
+}
+
+/*
+ * GsiSyncDirect
+ *		What the index trigger does for a row of the base table rel that a
+ *		direct write has just inserted (oldkey 0), updated, or deleted
+ *		(newkey 0).  SPI connected.
+ */
+void
+GsiSyncDirect(Relation rel, Datum oldkey, Datum olditem, bool oldnull,
+			  Datum newkey, Datum newitem, bool newnull)
+{
+	ItemTableDef *def = TableDefByRelid(RelationGetRelid(rel));
+
+	if (def == NULL || def->nindexes == 0 || def->citus)
+		return;
+	sync_row(def, oldkey, olditem, oldnull, newkey, newitem, newnull);
+}
+
+/*
  * item_table_index_trigger
  *		AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW, and AFTER TRUNCATE
  *		FOR EACH STATEMENT, on item tables that have indexes.
@@ -430,17 +943,14 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 	ItemTableDef *def;
 	int			keycol;
 	int			itemcol;
-	ItemRoleSwitch sw;
 	int			i;
 	bool		isnull;
-	Datum		d;
 	Datum		oldkey = (Datum) 0;
 	Datum		newkey = (Datum) 0;
-	AttrValue  *olditem = NULL;
-	AttrValue  *newitem = NULL;
-	bool		same_key = true;
-	MemoryContext rowcxt;
-	MemoryContext oldcxt;
+	Datum		olditem = (Datum) 0;
+	Datum		newitem = (Datum) 0;
+	bool		oldnull = false;
+	bool		newnull = false;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		elog(ERROR, "index_trigger: not called by trigger manager");
@@ -454,10 +964,12 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 		SPI_finish();
 		return PointerGetDatum(NULL);
 	}
-	GsiAsIndexOwner(def->indexes[0].relid, &sw);
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
 	{
+		ItemRoleSwitch sw;
+
+		GsiAsIndexOwner(def->indexes[0].relid, &sw);
 		for (i = 0; i < def->nindexes; i++)
 		{
 			int			rc = SPI_execute(psprintf("TRUNCATE %s",
@@ -473,11 +985,6 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 	}
 	if (!TRIGGER_FIRED_FOR_ROW(td->tg_event))
 		elog(ERROR, "index_trigger: must be fired FOR EACH ROW");
-
-	/* per-row allocations go away with this context */
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table index row",
-								   ALLOCSET_DEFAULT_SIZES);
-	oldcxt = MemoryContextSwitchTo(rowcxt);
 
 	desc = RelationGetDescr(td->tg_relation);
 	keycol = SPI_fnumber(desc, "key");
@@ -496,8 +1003,7 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 		oldkey = SPI_getbinval(td->tg_trigtuple, desc, keycol, &isnull);
 		if (isnull)
 			StoredRaiseNullKey(def->name, NULL);
-		d = SPI_getbinval(td->tg_trigtuple, desc, itemcol, &isnull);
-		olditem = StoredParseItem(def->name, NULL, DatumGetItemKeyPP(oldkey), d, isnull);
+		olditem = SPI_getbinval(td->tg_trigtuple, desc, itemcol, &oldnull);
 	}
 	if (!TRIGGER_FIRED_BY_DELETE(td->tg_event))
 	{
@@ -506,18 +1012,9 @@ item_table_index_trigger(PG_FUNCTION_ARGS)
 		newkey = SPI_getbinval(tup, desc, keycol, &isnull);
 		if (isnull)
 			StoredRaiseNullKey(def->name, NULL);
-		d = SPI_getbinval(tup, desc, itemcol, &isnull);
-		newitem = StoredParseItem(def->name, NULL, DatumGetItemKeyPP(newkey), d, isnull);
+		newitem = SPI_getbinval(tup, desc, itemcol, &newnull);
 	}
-	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
-		same_key = ItemKeyCompare(DatumGetItemKeyPP(oldkey), DatumGetItemKeyPP(newkey)) == 0;
-
-	for (i = 0; i < def->nindexes; i++)
-		sync_index(def, &def->indexes[i], oldkey, olditem, newkey, newitem, same_key);
-
-	MemoryContextSwitchTo(oldcxt);
-	MemoryContextDelete(rowcxt);
-	ItemAsRoleEnd(&sw);
+	sync_row(def, oldkey, olditem, oldnull, newkey, newitem, newnull);
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }

@@ -13,6 +13,7 @@
 
 #include "executor/spi.h"
 #include "storage/lockdefs.h"
+#include "utils/reltrigger.h"
 
 #include "attr_value.h"
 #include "catalog.h"
@@ -43,9 +44,12 @@ extern IndexDef *GsiFindLocked(Oid base_relid, const char *index_name, LOCKMODE 
 extern List *GsiEntries(ItemTableDef *def, IndexDef *idx, const AttrValue *item,
 						const AttrValue *old, bool strict);
 
-/* write one index row (upsert), with the rights GsiAsIndexOwner gave */
 /* the entry of a GsiEntries list with index key ikey, or NULL */
 extern IndexEntry *GsiFindEntry(List *entries, ItemKey *ikey);
+/*
+ * write one index row by the statement (INSERT ... ON CONFLICT DO UPDATE),
+ * with the rights GsiAsIndexOwner gave; SPI connected
+ */
 extern void GsiIndexUpsert(IndexDef *idx, ItemKey *ikey, Datum basekey, Jsonb *item);
 /* act as the owner of the index tables (the base table's owner) */
 extern void GsiAsIndexOwner(Oid index_relid, ItemRoleSwitch *sw);
@@ -56,6 +60,19 @@ extern void GsiAsIndexOwner(Oid index_relid, ItemRoleSwitch *sw);
  * hold copies of items that policies cannot filter)
  */
 extern void GsiCheckIndexRead(Oid base_relid, const char *table_name);
+
+/*
+ * Direct writes of the base table (api_common.c) stand in for the index
+ * row trigger: GsiDirectTrigger says whether t is that trigger, as
+ * api_index.c made it and firing now; GsiSyncDirect then does what it
+ * would do for a row just inserted (oldkey 0), updated, or deleted (newkey
+ * 0), as the index owner, index rows written directly where the
+ * statements could not differ.  SPI connected.
+ */
+#define GSI_ROW_TRIGGER_NAME "item_table_indexes"
+extern bool GsiDirectTrigger(const Trigger *t);
+extern void GsiSyncDirect(Relation rel, Datum oldkey, Datum olditem, bool oldnull,
+						  Datum newkey, Datum newitem, bool newnull);
 
 /* SQL-callable, gsi.c */
 extern Datum item_table_index_trigger(PG_FUNCTION_ARGS);
