@@ -1072,9 +1072,7 @@ is_guard_function(Oid fn)
  *	  - the index row trigger exactly as api_index.c makes it
  *		(GsiDirectTrigger): *upkeep gets API_UPKEEP_INDEXES;
  *	  - the stream trigger exactly as stream.c makes it
- *		(ItemStreamDirectCaptureTrigger), for UPDATE and DELETE (stream.c
- *		has no direct capture of an insert yet): *upkeep gets
- *		API_UPKEEP_STREAM.
+ *		(ItemStreamDirectCaptureTrigger): *upkeep gets API_UPKEEP_STREAM.
  * Anything else -- a user trigger, a foreign key's, a statement-level one,
  * a WHEN clause, the index trigger on a distributed table -- is false,
  * and the caller runs the statement.  Triggers the statement would not
@@ -1117,7 +1115,7 @@ ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep)
 			continue;
 		if (GsiDirectTrigger(t))
 			*upkeep |= API_UPKEEP_INDEXES;
-		else if (cmd != CMD_INSERT && ItemStreamDirectCaptureTrigger(t))
+		else if (ItemStreamDirectCaptureTrigger(t))
 			*upkeep |= API_UPKEEP_STREAM;
 		else if (cmd == CMD_DELETE || strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 ||
 				 !is_guard_function(t->tgfoid))
@@ -1152,9 +1150,11 @@ ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
 	if (upkeep & API_UPKEEP_INDEXES)
 		GsiSyncDirect(rel, has_old ? key : (Datum) 0, olditem, oldnull,
 					  has_new ? key : (Datum) 0, newitem, !has_new);
-	if ((upkeep & API_UPKEEP_STREAM) && has_old)
-		ItemStreamCaptureDirect(rel, key, oldnull ? (Datum) 0 : olditem,
-								has_new ? newitem : (Datum) 0, !has_new);
+	if (upkeep & API_UPKEEP_STREAM)
+		ItemStreamCaptureDirect(rel, has_old ? key : (Datum) 0,
+								has_old && !oldnull ? olditem : (Datum) 0,
+								has_new ? key : (Datum) 0,
+								has_new ? newitem : (Datum) 0);
 }
 
 /*

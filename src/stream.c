@@ -813,16 +813,19 @@ ItemStreamDirectCaptureTrigger(const Trigger *t)
 /*
  * ItemStreamCaptureDirect
  *		What the stream trigger does for a row that a direct write has just
- *		updated (olditem and newitem given) or deleted (newitem 0) without
- *		the executor: called after the write, as the trigger runs after the
- *		row is written, so the sequence number is taken by a transaction
- *		that already has its id and holds the row's lock (the horizon and
- *		per-item order need nothing more).
+ *		inserted (oldkey 0), updated (both keys) or deleted (newkey 0)
+ *		without the executor: called after the write, as the trigger runs
+ *		after the row is written, so the sequence number is taken by a
+ *		transaction that already has its id and holds the row's lock (an
+ *		updated or deleted row's tuple lock; for an inserted row, the
+ *		confirmed speculative insertion that a second inserter of the key
+ *		waits on), and the horizon and per-item order need nothing more.
+ *		An item Datum of 0 is absent.
  */
 void
-ItemStreamCaptureDirect(Relation rel, Datum key, Datum olditem, Datum newitem, bool delete)
+ItemStreamCaptureDirect(Relation rel, Datum oldkey, Datum olditem, Datum newkey, Datum newitem)
 {
-	capture_change(rel, key, olditem, delete ? (Datum) 0 : key, newitem);
+	capture_change(rel, oldkey, olditem, newkey, newitem);
 }
 
 /* ----------------------------------------------------------------

@@ -86,9 +86,9 @@ extern void ItemStreamForgetTable(Oid relid);
  * and capture its change itself when this is true (see stream.c)
  */
 extern bool ItemStreamDirectCaptureTrigger(const Trigger *t);
-/* the trigger's records for key's row, just updated (or deleted) directly */
-extern void ItemStreamCaptureDirect(Relation rel, Datum key, Datum olditem, Datum newitem,
-									bool delete);
+/* the trigger's records for a row just inserted, updated or deleted directly */
+extern void ItemStreamCaptureDirect(Relation rel, Datum oldkey, Datum olditem,
+									Datum newkey, Datum newitem);
 
 /* Time to Live deletions are service deletions while this is set */
 extern void ItemStreamServiceDeletionBegin(Oid relid);
