@@ -16,6 +16,7 @@ OBJS = \
 	src/attr_value.o \
 	src/stored_item.o \
 	src/api_common.o \
+	src/direct_insert.o \
 	src/api_table.o \
 	src/api_control.o \
 	src/expr_lexer.o \

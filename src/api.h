@@ -124,6 +124,21 @@ extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern bool ApiReplaceItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiDeleteItem(ItemTableDef *def, ItemKey *key);
 
+/* ---- the direct insert of a new item (direct_insert.c) ---- */
+typedef enum DirectInsertResult
+{
+	DIRECT_INSERT_STATEMENT,	/* nothing written: run the statement */
+	DIRECT_INSERT_DONE,			/* the new row is written */
+	DIRECT_INSERT_EXISTS		/* key has a row: nothing written (DO NOTHING) */
+} DirectInsertResult;
+
+/*
+ * INSERT ... ON CONFLICT (key) DO NOTHING (upsert: DO UPDATE) of the row
+ * (key, item), done without the statement where it cannot differ
+ */
+extern DirectInsertResult ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item,
+											  bool upsert);
+
 /* ---- responses ---- */
 typedef enum ReturnConsumedCapacity
 {

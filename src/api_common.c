@@ -1028,6 +1028,15 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 
 	if (def->citus)
 		return DistInsertItem(def, key, item);
+	switch (ApiInsertItemDirect(def, key, item, false))
+	{
+		case DIRECT_INSERT_DONE:
+			return true;
+		case DIRECT_INSERT_EXISTS:
+			return false;
+		case DIRECT_INSERT_STATEMENT:
+			break;
+	}
 	plan = TableDefPlan(def, &def->plan_insert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
 						2, argtypes);
