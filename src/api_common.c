@@ -34,9 +34,11 @@
  * primary key entry), so the call starts no executor at all; DeleteItem
  * deletes it the same way (delete_item_direct), and PutItem replacing an
  * existing item is the locked probe and the direct update
- * (ApiReplaceItemDirect).  Each falls back to the SQL statement wherever
- * the statement could behave differently; test/pgtap/update_direct.sql
- * shows each case.  On a table with a stream they write the stream record
+ * (ApiReplaceItemDirect).  A new item is inserted without a statement
+ * too (ApiInsertItem and ApiUpsertItem call direct_insert.c's
+ * ApiInsertItemDirect first).  Each falls back to the SQL statement
+ * wherever the statement could behave differently;
+ * test/pgtap/update_direct.sql and insert_direct.sql show each case.  On a table with a stream they write the stream record
  * themselves, as the stream trigger the statement fires would
  * (ItemStreamCaptureDirect, stream.c; test/pgtap/stream_direct.sql).
  *
