@@ -218,6 +218,7 @@ ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item, bool upsert)
 	List	   *arbiters;
 	TupleTableSlot *slot = NULL;
 	CommandId	cid;
+	MemoryContext oldcxt;
 	int			i;
 
 	if (XactReadOnly || IsInParallelMode() || ExecutorCheckPerms_hook != NULL ||
@@ -258,8 +259,12 @@ ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item, bool upsert)
 	/* the checks of the statement's executor that can fail */
 	CheckCmdReplicaIdentity(rel, CMD_INSERT);
 
-	/* the executor's state that its index routines work in */
+	/*
+	 * the executor's state that its index routines work in; all that the
+	 * insert allocates goes with it
+	 */
 	estate = CreateExecutorState();
+	oldcxt = MemoryContextSwitchTo(estate->es_query_cxt);
 	rri = makeNode(ResultRelInfo);
 	rri->ri_RelationDesc = rel;
 	ii = BuildIndexInfo(idx);
@@ -314,6 +319,7 @@ ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item, bool upsert)
 		}
 		/* another entry for key came first: the pre-check will find it */
 	}
+	MemoryContextSwitchTo(oldcxt);
 
 out:
 	if (slot != NULL)
