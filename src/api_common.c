@@ -38,9 +38,10 @@
  * too (ApiInsertItem and ApiUpsertItem call direct_insert.c's
  * ApiInsertItemDirect first).  Each falls back to the SQL statement
  * wherever the statement could behave differently;
- * test/pgtap/update_direct.sql and insert_direct.sql show each case.  On a table with a stream they write the stream record
- * themselves, as the stream trigger the statement fires would
- * (ItemStreamCaptureDirect, stream.c; test/pgtap/stream_direct.sql).
+ * test/pgtap/update_direct.sql and insert_direct.sql show each case.  On
+ * a table with a stream they write the stream record themselves, as the
+ * stream trigger the statement fires would (ItemStreamCaptureDirect,
+ * stream.c; test/pgtap/stream_direct.sql).
  *
  * Writes and reads and the item guard.  The write helpers register the row
  * they are about to write (ItemGuardExpectWrite), so that the item guard
