@@ -114,6 +114,33 @@ for c in gsi_put lsi_put ts_trade; do
     BASE[$c]=$(wl_stmt "bench/workloads/$c/base.sql" "$v")
 done
 ORDER+=(gsi_put lsi_put ts_trade)
+# Writes of NEW items (the direct insert): PutItem of a new key against the
+# upsert statement; BatchWriteItem of 25 new items against one 25-row
+# upsert; TransactWriteItems of 10 conditional Puts of new items against
+# one 10-row INSERT (one round trip, as transact_2items)
+EXT[put_item_new]="SELECT item_table.put_item(('{\"TableName\": \"bench\", \"Item\": {\"pk\": {\"S\": \"NEW#' || \$1 || '\"}, \"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}}')::jsonb)"
+BASE[put_item_new]="INSERT INTO item_data.bench (key, item) VALUES (('S\"NEW#' || \$1 || '\"')::item_table.item_key, ('{\"pk\": {\"S\": \"NEW#' || \$1 || '\"}, \"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}')::jsonb) ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item"
+bwn_ext="SELECT item_table.batch_write_item(('{\"RequestItems\": {\"bench\": ["
+bwn_base="INSERT INTO item_data.bench (key, item) VALUES "
+for i in $(seq 1 25); do
+    k="BNEW#' || (\$1 * 25 + $i) || '"
+    it="{\"pk\": {\"S\": \"$k\"}, \"name\": {\"S\": \"user number $i\"}, \"n\": {\"N\": \"$i\"}}"
+    [ "$i" -gt 1 ] && { bwn_ext+=", "; bwn_base+=", "; }
+    bwn_ext+="{\"PutRequest\": {\"Item\": $it}}"
+    bwn_base+="(('S\"$k\"')::item_table.item_key, ('$it')::jsonb)"
+done
+EXT[batch_write25_new]="$bwn_ext]}}')::jsonb)"
+BASE[batch_write25_new]="$bwn_base ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item"
+tx_ext="SELECT item_table.transact_write_items(('{\"TransactItems\": ["
+tx_base="INSERT INTO register_plain VALUES "
+for i in $(seq 1 10); do
+    [ "$i" -gt 1 ] && { tx_ext+=", "; tx_base+=", "; }
+    tx_ext+="{\"Put\": {\"TableName\": \"register\", \"Item\": {\"PK\": {\"S\": \"T$i#' || \$1 || '\"}, \"SK\": {\"S\": \"P#1\"}, \"Q\": {\"N\": \"$i\"}}, \"ConditionExpression\": \"attribute_not_exists(PK)\"}}"
+    tx_base+="(('S\"T$i#' || \$1 || '\"|S\"P#1\"')::item_table.item_key, ('{\"PK\": {\"S\": \"T$i#' || \$1 || '\"}, \"SK\": {\"S\": \"P#1\"}, \"Q\": {\"N\": \"$i\"}}')::jsonb)"
+done
+EXT[transact_10items]="$tx_ext]}')::jsonb)"
+BASE[transact_10items]="$tx_base"
+ORDER+=(put_item_new batch_write25_new transact_10items)
 
 cases=("$@")
 [ "${#cases[@]}" -gt 0 ] || cases=("${ORDER[@]}")

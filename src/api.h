@@ -148,6 +148,20 @@ extern bool ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep);
 extern void ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
 							Datum olditem, bool oldnull, bool has_old,
 							Datum newitem, bool has_new);
+/* ---- the direct insert of a new item (direct_insert.c) ---- */
+typedef enum DirectInsertResult
+{
+	DIRECT_INSERT_STATEMENT,	/* nothing written: run the statement */
+	DIRECT_INSERT_DONE,			/* the new row is written */
+	DIRECT_INSERT_EXISTS		/* key has a row: nothing written (DO NOTHING) */
+} DirectInsertResult;
+
+/*
+ * INSERT ... ON CONFLICT (key) DO NOTHING (upsert: DO UPDATE) of the row
+ * (key, item), done without the statement where it cannot differ
+ */
+extern DirectInsertResult ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item,
+											  bool upsert);
 
 /* ---- responses ---- */
 typedef enum ReturnConsumedCapacity

@@ -34,9 +34,11 @@
  * primary key entry), so the call starts no executor at all; DeleteItem
  * deletes it the same way (delete_item_direct), and PutItem replacing an
  * existing item is the locked probe and the direct update
- * (ApiReplaceItemDirect).  Each falls back to the SQL statement wherever
+ * (ApiReplaceItemDirect).  A new item is inserted without a statement
+ * too (ApiInsertItem and ApiUpsertItem call direct_insert.c's
+ * ApiInsertItemDirect first).  Each falls back to the SQL statement wherever
  * the statement could behave differently; test/pgtap/update_direct.sql
- * shows each case.  Which triggers a direct write may skip, and what it
+ * and insert_direct.sql show each case.  Which triggers a direct write may skip, and what it
  * does in their place, is decided in one spot (ApiDirectTriggers,
  * ApiDirectUpkeep): on a table with secondary indexes it keeps them as
  * the index trigger would (GsiSyncDirect, gsi.c; test/pgtap/index_direct.sql),
@@ -1034,6 +1036,15 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 
 	if (def->citus)
 		return DistInsertItem(def, key, item);
+	switch (ApiInsertItemDirect(def, key, item, false))
+	{
+		case DIRECT_INSERT_DONE:
+			return true;
+		case DIRECT_INSERT_EXISTS:
+			return false;
+		case DIRECT_INSERT_STATEMENT:
+			break;
+	}
 	plan = TableDefPlan(def, &def->plan_insert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
 						2, argtypes);

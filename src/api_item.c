@@ -196,6 +196,9 @@ ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	/* an existing item: replaced directly where that cannot differ */
 	if (ApiReplaceItemDirect(def, key, item))
 		return;
+	/* a new item: inserted directly where that cannot differ */
+	if (ApiInsertItemDirect(def, key, item, true) == DIRECT_INSERT_DONE)
+		return;
 	plan = TableDefPlan(def, &def->plan_upsert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2)"
 						" ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item",

@@ -93,4 +93,17 @@ typedef bool ItemUpdateIndexes;
 #define ItemUpdateNeedsIndexInsert(u) (u)
 #endif
 
+/*
+ * ExecInsertIndexTuples() took onlySummarizing (only the summarizing
+ * indexes of a HOT update) from PostgreSQL 16; an insert passes false.
+ */
+#include "executor/executor.h"
+#if PG_VERSION_NUM >= 160000
+#define ItemExecInsertIndexTuples(rri, slot, estate, update, nodup, specconflict, arbiters) \
+	ExecInsertIndexTuples((rri), (slot), (estate), (update), (nodup), (specconflict), (arbiters), false)
+#else
+#define ItemExecInsertIndexTuples(rri, slot, estate, update, nodup, specconflict, arbiters) \
+	ExecInsertIndexTuples((rri), (slot), (estate), (update), (nodup), (specconflict), (arbiters))
+#endif
+
 #endif							/* ITEM_TABLE_COMPAT_H */
