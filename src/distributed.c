@@ -1139,7 +1139,22 @@ DistExplainPlan(SPIPlanPtr plan, Datum *args, int nargs, const char *indent)
 	if (!(source->cursor_options & CURSOR_OPT_GENERIC_PLAN))
 		(void) set_config_option("plan_cache_mode", "force_custom_plan", PGC_USERSET,
 								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	cplan = GetCachedPlan(source, params, CurrentResourceOwner, NULL);
+
+	/*
+	 * A write statement's plan invalidated since it was made (the table's
+	 * statistics, Citus's metadata) is analyzed again here: as the API's,
+	 * or the plain-write check would refuse it.
+	 */
+	api_writing++;
+	PG_TRY();
+	{
+		cplan = GetCachedPlan(source, params, CurrentResourceOwner, NULL);
+	}
+	PG_FINALLY();
+	{
+		api_writing--;
+	}
+	PG_END_TRY();
 	AtEOXact_GUC(true, nestlevel);
 	if (list_length(cplan->stmt_list) != 1)
 		elog(ERROR, "unexpected plan for an item_table statement");
