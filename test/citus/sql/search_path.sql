@@ -35,10 +35,13 @@ FROM pg_catalog.generate_series(1, 6) i;
 GRANT SELECT, INSERT, UPDATE, DELETE ON item_data.cit_victim, item_data."cit_victim#by_g" TO sec_sp_attacker;
 RESET ROLE;
 
--- the traps, planted by the attacker
-\ir ../../security/include/plant_traps.sql
+-- the traps, planted by the attacker (pg_regress gives psql the file on
+-- its standard input: \i is relative to the repository's root, where
+-- test/citus/run.sh runs)
+\i test/security/include/plant_traps.sql
 RESET ROLE;
-RESET citus.enable_ddl_propagation;
+SELECT count(*) >= 60 AS traps_planted FROM pg_catalog.pg_operator
+  WHERE oprnamespace = 'evil'::regnamespace;
 
 -- (no operator in the blocks below: they run under the hostile path)
 CREATE FUNCTION pg_temp.hostile(who name, action text, call text) RETURNS void LANGUAGE plpgsql AS $$
@@ -53,6 +56,7 @@ BEGIN
   END;
   UPDATE public.trap_log SET during = action WHERE during IS NULL;
 END $$;
+RESET citus.enable_ddl_propagation;
 -- each call in a transaction of its own, as distribute_table() must be
 BEGIN;
 SELECT pg_temp.hostile('postgres', 'distribute_table', $$SELECT item_table.distribute_table('cit_victim', 4)$$);
