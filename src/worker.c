@@ -35,7 +35,11 @@
  *   which ends its registration, when the database has no background
  *   work at all.  Before that last exit it releases its lock and looks
  *   once more: a request made meanwhile (below) found the lock taken and
- *   gave up, so the work it announced must be seen here.
+ *   gave up, so the work it announced must be seen here.  A registration
+ *   can outlive its database (DROP DATABASE while the worker waits for its
+ *   restart, or WITH (FORCE) while it runs): a worker whose database is
+ *   gone exits with 0 before connecting (database_gone()), which ends the
+ *   registration and frees its max_worker_processes slot.
  *
  * - "item_table launcher", only when the library is in
  *   shared_preload_libraries.  It connects to no database, reads
@@ -43,7 +47,9 @@
  *   allows connections and is not a template (templates must stay free of
  *   sessions, or CREATE DATABASE fails), at most item_table.max_workers at
  *   once; a database whose worker ended is looked at again after
- *   LAUNCHER_RECHECK_SECS.  It is restarted after a crash, and so after
+ *   LAUNCHER_RECHECK_SECS, and the registration of a database it no
+ *   longer lists (dropped, or closed to connections) is ended.  It is
+ *   restarted after a crash, and so after
  *   any restart of the server every database's work resumes by itself.
  *   A launcher rather than one worker per database listed in a setting:
  *   databases come and go (the tests make dozens), and a list to keep in
