@@ -82,6 +82,9 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/stratnum.h"
+#include "access/table.h"
 #include "access/xact.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -98,6 +101,7 @@
 #include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -115,22 +119,37 @@
  * ----------------------------------------------------------------
  */
 
-/* is relid listed in Citus's pg_dist_partition? (SPI connected) */
+/*
+ * is relid listed in Citus's pg_dist_partition?  Read with a catalog
+ * snapshot, as PostgreSQL reads its own catalogs: the definition cache asks
+ * when it has just processed the invalidation of a distribute_table() that
+ * another session committed, and the statement's snapshot (or, in
+ * REPEATABLE READ, the transaction's) may be older than that commit: read
+ * through it, the table was not distributed, and the definition cached
+ * that way stayed wrong until the table's next invalidation.
+ */
 static bool
 is_citus_table(Oid relid)
 {
-	Oid			argtypes[1] = {OIDOID};
-	Datum		arg = ObjectIdGetDatum(relid);
-	int			rc;
+	Oid			partrel = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+	AttrNumber	att;
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData skey;
+	bool		found;
 
-	if (!OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
+	if (!OidIsValid(partrel))
 		return false;
-	rc = SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_dist_partition"
-							   " WHERE logicalrelid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
-							   1, argtypes, &arg, NULL, true, 1);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "reading pg_dist_partition failed: %s", SPI_result_code_string(rc));
-	return SPI_processed > 0;
+	att = get_attnum(partrel, "logicalrelid");
+	if (att == InvalidAttrNumber)
+		elog(ERROR, "pg_dist_partition has no column logicalrelid");
+	rel = table_open(partrel, AccessShareLock);
+	ScanKeyInit(&skey, att, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &skey);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
 }
 
 /*
@@ -1120,7 +1139,22 @@ DistExplainPlan(SPIPlanPtr plan, Datum *args, int nargs, const char *indent)
 	if (!(source->cursor_options & CURSOR_OPT_GENERIC_PLAN))
 		(void) set_config_option("plan_cache_mode", "force_custom_plan", PGC_USERSET,
 								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
-	cplan = GetCachedPlan(source, params, CurrentResourceOwner, NULL);
+
+	/*
+	 * A write statement's plan invalidated since it was made (the table's
+	 * statistics, Citus's metadata) is analyzed again here: as the API's,
+	 * or the plain-write check would refuse it.
+	 */
+	api_writing++;
+	PG_TRY();
+	{
+		cplan = GetCachedPlan(source, params, CurrentResourceOwner, NULL);
+	}
+	PG_FINALLY();
+	{
+		api_writing--;
+	}
+	PG_END_TRY();
 	AtEOXact_GUC(true, nestlevel);
 	if (list_length(cplan->stmt_list) != 1)
 		elog(ERROR, "unexpected plan for an item_table statement");

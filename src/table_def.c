@@ -16,9 +16,15 @@
  * second hash maps the physical table's OID to the same entry.  One
  * relcache invalidation callback marks a definition stale when its
  * physical table or one of its index tables is invalidated: DROP TABLE,
- * ALTER TABLE (OWNER TO included), and the explicit invalidation that
- * CreateTable, UpdateTable and backfill send for the base table whenever
- * they change its index rows.  The callback only marks; the next lookup,
+ * ALTER TABLE (OWNER TO included; distribute_table() and
+ * undistribute_table() alter or replace the tables, so they invalidate
+ * too), and the explicit invalidation that CreateTable, UpdateTable and
+ * backfill send for the base table whenever they change its index rows.
+ * A backend processes invalidations only at transaction start and when
+ * it acquires a lock, so TableDefLookup locks the table (AccessShareLock,
+ * which every use of it takes anyway) before it trusts a definition: a
+ * change committed in between is seen, and none can commit while the lock
+ * is held.  The callback only marks; the next lookup,
  * which runs where SPI may be used, reads the catalog again.  The read
  * takes a fresh snapshot (SPI read-write mode), so a refresh triggered by
  * another session's committed change sees that change; an invalidation
@@ -62,6 +68,7 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -462,14 +469,41 @@ TableDefLookup(const char *name)
 	if (strlen(name) >= TABLE_NAME_MAX)
 		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
 	table_def_init();
-	e = hash_search(defs_by_name, name, HASH_FIND, NULL);
-	if (e != NULL && e->def.valid)
-		return &e->def;
-	def = load_def(CStringGetTextDatum(name), false);
-	/* a physical table dropped behind the API's back: no table */
-	if (def == NULL || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(def->relid)))
-		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
-	return def;
+	for (;;)
+	{
+		uint64		invals;
+
+		e = hash_search(defs_by_name, name, HASH_FIND, NULL);
+		if (e != NULL && e->def.valid)
+			def = &e->def;
+		else
+		{
+			def = load_def(CStringGetTextDatum(name), false);
+			/* a physical table dropped behind the API's back: no table */
+			if (def == NULL || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(def->relid)))
+				DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found");
+		}
+
+		/*
+		 * The definition holds once the table is locked.  A change that
+		 * another session committed after this transaction last processed
+		 * invalidations -- distribute_table() (its ALTER TABLE), DDL of
+		 * UpdateTable -- is seen only when a lock is acquired; until then a
+		 * cached definition looks valid.  Used unlocked, such a definition
+		 * sent writes down the wrong path (the direct heap writes of an
+		 * undistributed table, into a Citus shell table).  So the lock the
+		 * caller's statements take anyway is taken here, before the
+		 * definition is used: acquiring it processes the invalidations, and
+		 * once held no such change can commit until the transaction ends.
+		 * If it brought one for this table, the definition is read again
+		 * (now under the lock).  Held already: no cost beyond a local hash
+		 * lookup.
+		 */
+		invals = inval_count;
+		LockRelationOid(def->relid, AccessShareLock);
+		if (def->valid || inval_count == invals)
+			return def;
+	}
 }
 
 ItemTableDef *

@@ -35,7 +35,11 @@
  *   which ends its registration, when the database has no background
  *   work at all.  Before that last exit it releases its lock and looks
  *   once more: a request made meanwhile (below) found the lock taken and
- *   gave up, so the work it announced must be seen here.
+ *   gave up, so the work it announced must be seen here.  A registration
+ *   can outlive its database (DROP DATABASE while the worker waits for its
+ *   restart, or WITH (FORCE) while it runs): a worker whose database is
+ *   gone exits with 0 before connecting (database_gone()), which ends the
+ *   registration and frees its max_worker_processes slot.
  *
  * - "item_table launcher", only when the library is in
  *   shared_preload_libraries.  It connects to no database, reads
@@ -43,7 +47,9 @@
  *   allows connections and is not a template (templates must stay free of
  *   sessions, or CREATE DATABASE fails), at most item_table.max_workers at
  *   once; a database whose worker ended is looked at again after
- *   LAUNCHER_RECHECK_SECS.  It is restarted after a crash, and so after
+ *   LAUNCHER_RECHECK_SECS, and the registration of a database it no
+ *   longer lists (dropped, or closed to connections) is ended.  It is
+ *   restarted after a crash, and so after
  *   any restart of the server every database's work resumes by itself.
  *   A launcher rather than one worker per database listed in a setting:
  *   databases come and go (the tests make dozens), and a list to keep in
@@ -74,6 +80,8 @@
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_database.h"
+#include "catalog/pg_tablespace_d.h"
+#include "common/relpath.h"
 #include "commands/dbcommands.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
@@ -82,6 +90,7 @@
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
+#include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
@@ -94,6 +103,8 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
+
+#include <sys/stat.h>
 
 #include "api.h"
 #include "index_build.h"
@@ -406,6 +417,50 @@ check_signals(void)
 	}
 }
 
+/*
+ * database_gone
+ *		Has database dboid been dropped?  Asked before connecting: a worker
+ *		whose registration outlived its database (it was sleeping until its
+ *		restart, or DROP DATABASE ... WITH (FORCE) ended it) would otherwise
+ *		fail to connect (FATAL, exit status 1) and be started again every
+ *		worker_naptime for as long as the postmaster runs, holding its
+ *		max_worker_processes slot.  No catalog can be read before connecting,
+ *		so the answer comes from the data directory: DROP DATABASE removes
+ *		the database's directory in every tablespace before it commits (and
+ *		CREATE DATABASE makes them before), so a database with no directory
+ *		in base/ nor in any pg_tblspc/<oid>/<version>/ does not exist.  Only
+ *		a definite "no such file" counts: any other error of stat() leaves
+ *		the answer to the connection attempt.
+ */
+static bool
+database_gone(Oid dboid)
+{
+	char	   *path = GetDatabasePath(dboid, DEFAULTTABLESPACE_OID);
+	struct stat st;
+	DIR		   *dir;
+	struct dirent *de;
+	bool		gone = true;
+
+	if (stat(path, &st) == 0 || errno != ENOENT)
+		return false;
+	dir = AllocateDir("pg_tblspc");
+	while (gone && (de = ReadDir(dir, "pg_tblspc")) != NULL)
+	{
+		char		sub[MAXPGPATH];
+
+		/* tablespace links are named by their OID */
+		if (de->d_name[0] == '\0' ||
+			strspn(de->d_name, "0123456789") != strlen(de->d_name))
+			continue;
+		snprintf(sub, sizeof(sub), "pg_tblspc/%s/%s/%u",
+				 de->d_name, TABLESPACE_VERSION_DIRECTORY, dboid);
+		if (stat(sub, &st) == 0 || errno != ENOENT)
+			gone = false;
+	}
+	FreeDir(dir);
+	return gone;
+}
+
 void
 item_table_worker_main(Datum main_arg)
 {
@@ -417,6 +472,14 @@ item_table_worker_main(Datum main_arg)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
+	if (database_gone(dboid))
+	{
+		/* exit status 0 ends the registration: the slot is free again */
+		ereport(LOG,
+				(errmsg("item_table worker: database %u no longer exists, its worker stops for good",
+						dboid)));
+		proc_exit(0);
+	}
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("item_table worker");
 
@@ -608,15 +671,39 @@ item_table_launcher_main(Datum main_arg)
 		dbs = list_databases();
 		MemoryContextSwitchTo(TopMemoryContext);
 
-		/* forget stopped workers once their database is due again */
+		/*
+		 * forget stopped workers once their database is due again, and at
+		 * once the workers of databases that are gone (dropped, or no longer
+		 * allowing connections): their registration is ended, or a worker
+		 * waiting for its restart (TTL enabled: exit status 1) would fail to
+		 * connect and be started again every naptime, for good, in a slot
+		 * of max_worker_processes.  (A stopped worker's handle may name a
+		 * registration that has already ended: then this does nothing.)
+		 */
 		hash_seq_init(&st, launched);
 		while ((e = (LaunchedDb *) hash_seq_search(&st)) != NULL)
 		{
 			pid_t		pid;
 			BgwHandleStatus s = GetBackgroundWorkerPid(e->handle, &pid);
+			bool		listed = false;
 
 			if (s == BGWH_POSTMASTER_DIED)
 				proc_exit(1);
+			foreach(lc, dbs)
+			{
+				if (((DbToCheck *) lfirst(lc))->dboid == e->dboid)
+				{
+					listed = true;
+					break;
+				}
+			}
+			if (!listed)
+			{
+				TerminateBackgroundWorker(e->handle);
+				pfree(e->handle);
+				hash_search(launched, &e->dboid, HASH_REMOVE, NULL);
+				continue;
+			}
 			if (s != BGWH_STOPPED)
 				running++;
 			else if (TimestampDifferenceExceeds(e->launched, now, LAUNCHER_RECHECK_SECS * 1000))

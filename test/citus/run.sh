@@ -59,6 +59,8 @@ for f in test/citus/sql/*.sql; do
     tests+=("$(basename "$f" .sql)")
 done
 it_say "citus: pg_regress ${tests[*]}"
+# a second session for the tests that need one (\! "$IT_PSQL" ...)
+export IT_PSQL="$PGBIN/psql"
 "$PG_REGRESS" --bindir="$PGBIN" --inputdir=test/citus --outputdir="$LOG" \
     --use-existing --dbname="$CITUS_DB" --host="$PGHOST" --port="$PGPORT" --user=postgres \
     "${tests[@]}" </dev/null >"$LOG/regress.out" 2>&1

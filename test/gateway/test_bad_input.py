@@ -18,15 +18,22 @@ from test_auth import signed_headers
 
 
 def healthy(url):
+    """The health check answered.  False, not an exception, when the
+    connection was closed unanswered: a gateway at --max-connections
+    accepts and closes it, with a reset if the request had already
+    arrived (wait_until(healthy) polls through that)."""
     u = urllib.parse.urlparse(url)
-    with socket.create_connection((u.hostname, u.port), timeout=5) as s:
-        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        data = b""
-        while True:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            data += chunk
+    try:
+        with socket.create_connection((u.hostname, u.port), timeout=5) as s:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            data = b""
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+    except (ConnectionResetError, BrokenPipeError):
+        return False
     return data.startswith(b"HTTP/1.1 200") and b"healthy: " in data
 
 
@@ -182,31 +189,44 @@ def test_slow_client_times_out(start_gateway):
 
 
 def test_connections_beyond_the_limit(start_gateway):
-    g = start_gateway("--auth", "none", "--max-connections", "20", "--threads", "2", "--pool", "2")
+    """20 connections are served, those beyond are closed unanswered.
+
+    What is assumed is only what the gateway guarantees.  Its threads
+    accept in the order of the listen queue, but a thread may lose the CPU
+    between accepting a connection and counting it (a loaded machine):
+    then the other thread may fill the 20 places meanwhile, and the
+    connection it holds is refused when it resumes though it came early;
+    or both threads may find 19 open and each add one.  So: 20 or 21 are
+    served, at most one of the first 20 is refused, none past the 40th is
+    served; every wait is generous; and after the clients close, the
+    gateway answers again once it has seen them go (until then a health
+    check is refused, which wait_until polls through)."""
+    threads = 2
+    g = start_gateway("--auth", "none", "--max-connections", "20", "--threads", str(threads), "--pool", "2")
     u = urllib.parse.urlparse(g.url)
     socks = []
     try:
         for _ in range(200):
-            socks.append(socket.create_connection((u.hostname, u.port), timeout=5))
-        # the first ones are served (keep-alive, held open) ...
-        for s in socks[:10]:
-            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            assert s.recv(4096).startswith(b"HTTP/1.1 200")
-        # ... those past the limit are closed at once, cleanly
-        refused = 0
-        for s in socks[40:]:
+            socks.append(socket.create_connection((u.hostname, u.port), timeout=30))
+        served = []
+        for i, s in enumerate(socks):
             try:
                 s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-                if s.recv(4096) == b"":
-                    refused += 1
+                data = s.recv(4096)
             except (ConnectionResetError, BrokenPipeError):
-                refused += 1
-        assert refused == len(socks) - 40
+                data = b""              # closed before or after the request came
+            if data:
+                # answered: a keep-alive connection, held open
+                assert data.startswith(b"HTTP/1.1 200"), (i, data[:60])
+                served.append(i)
+        assert 20 <= len(served) <= 20 + threads - 1, served
+        assert len([i for i in served if i < 20]) >= 20 - (threads - 1), served
+        assert max(served) < 40, served
     finally:
         for s in socks:
             s.close()
     # and once they are gone, it answers again
-    assert wait_until(lambda: healthy(g.url), timeout=10)
+    assert wait_until(lambda: healthy(g.url), timeout=60)
     c = client(g.url, "any", "thing")
     assert "TableNames" in c.list_tables()
 

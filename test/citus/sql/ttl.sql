@@ -65,6 +65,10 @@ SELECT item_table.dynamodb('PutItem', pg_catalog.jsonb_build_object('TableName',
   pg_catalog.jsonb_build_object('id', pg_catalog.jsonb_build_object('S', 's' || i), 'user', '{"S": "u0"}'::jsonb,
     'exp', pg_catalog.jsonb_build_object('N', (extract(epoch FROM now())::bigint + d)::text))))
 FROM (VALUES (30, -60), (31, 86400)) v(i, d);
+-- a worker now: the one UpdateTimeToLive started may have done its round
+-- before s30 was written, and the launcher's next comes only within a
+-- minute
+SELECT item_table.start_worker() AS worker_started;
 DO $$
 BEGIN
   FOR i IN 1 .. 240 LOOP
