@@ -477,7 +477,7 @@ read_page(ReadRequest *rr, ReadPage *pg)
 	MemoryContext rowcxt;
 	Datum		args[6];
 	int			nargs;
-	SPIPlanPtr	plan = ReadRequestPlan(rr, args, &nargs);
+	SPIPlanPtr	plan = NULL;
 	bool		done = false;
 
 	memset(pg, 0, sizeof(*pg));
@@ -485,6 +485,8 @@ read_page(ReadRequest *rr, ReadPage *pg)
 	rowcxt = AllocSetContextCreate(pagecxt, "item_table page row", ALLOCSET_DEFAULT_SIZES);
 	if (read_page_direct(rr, pg, pagecxt, rowcxt))
 		done = true;
+	else
+		plan = ReadRequestPlan(rr, args, &nargs);
 	while (!done)
 	{
 		int			batch = next_batch(rr, pg);
