@@ -5,7 +5,8 @@
  *		of a container, and a response object built around item containers
  *		copied as they are.
  *
- * Why this exists: speed.  A Query or Scan page holds up to 1 MB of items,
+ * Why this exists: speed (GetItem's Item is the stored item's container too,
+ * JsonbWithMember).  A Query or Scan page holds up to 1 MB of items,
  * each already a jsonb container in the table.  Building the response
  * with pushJsonbValue() would unpack every item into a JsonbValue tree and
  * serialise it again, two extra passes over every byte of every item;

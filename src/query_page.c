@@ -32,6 +32,14 @@
  * taken.  LastEvaluatedKey is the key of the last item read, present iff
  * the page stopped on Limit or on the cap, even when nothing is left.
  *
+ * The direct read.  A page of the table itself is read by a direct scan
+ * of its primary key (read_page_direct) instead of the statement, where
+ * that cannot differ from it: the same index, direction, range and
+ * snapshot, and the rows go through the same per-row code.  A short page
+ * (a Limit 1 Query, a small collection) then costs no executor start, plan
+ * check and end.  Its conditions are GetItem's direct probe's; anything
+ * else reads with the statement.
+ *
  * Response.  The stored items (or their projections) are copied as
  * containers into the Items array of the response (jsonb_binary.c),
  * instead of being unpacked and serialised again.
