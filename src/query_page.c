@@ -64,7 +64,6 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
@@ -353,23 +352,14 @@ take_row(ReadRequest *rr, ReadPage *pg, Datum kd, bool knull, Datum jd,
 
 /* a scan key on item_key column 1 with the opfamily's operator of strategy */
 static bool
-range_scan_key(ScanKey skey, Relation idx, StrategyNumber strategy, Datum bound,
-			   Oid *procs, FmgrInfo *finfos, int i)
+range_scan_key(ScanKey skey, Relation idx, StrategyNumber strategy, Datum bound)
 {
-	Oid			keytype = ItemKeyTypeOid();
-	Oid			op = get_opfamily_member(idx->rd_opfamily[0], keytype, keytype, strategy);
-	Oid			proc;
+	FmgrInfo   *finfo = ApiKeyOperator(idx->rd_opfamily[0], strategy);
 
-	if (!OidIsValid(op))
+	if (finfo == NULL)
 		return false;
-	proc = get_opcode(op);
-	if (proc != procs[i])
-	{
-		fmgr_info_cxt(proc, &finfos[i], TopMemoryContext);
-		procs[i] = proc;
-	}
 	ScanKeyEntryInitializeWithInfo(skey, 0, 1, strategy, InvalidOid,
-								   idx->rd_indcollation[0], &finfos[i], bound);
+								   idx->rd_indcollation[0], finfo, bound);
 	return true;
 }
 
@@ -398,8 +388,6 @@ static bool
 read_page_direct(ReadRequest *rr, ReadPage *pg, MemoryContext pagecxt,
 				 MemoryContext rowcxt)
 {
-	static Oid	procs[2] = {InvalidOid, InvalidOid};
-	static FmgrInfo finfos[2];
 	ItemTableDef *def = rr->target.def;
 	Relation	rel;
 	Relation	idx = NULL;
@@ -438,8 +426,8 @@ read_page_direct(ReadRequest *rr, ReadPage *pg, MemoryContext pagecxt,
 		idx->rd_rel->relam != BTREE_AM_OID)
 		goto done;
 	ReadRangeBounds(&rr->range, &lo, &hi);
-	if (!range_scan_key(&skeys[0], idx, BTGreaterEqualStrategyNumber, lo, procs, finfos, 0) ||
-		!range_scan_key(&skeys[1], idx, BTLessStrategyNumber, hi, procs, finfos, 1))
+	if (!range_scan_key(&skeys[0], idx, BTGreaterEqualStrategyNumber, lo) ||
+		!range_scan_key(&skeys[1], idx, BTLessStrategyNumber, hi))
 		goto done;
 
 	ok = true;
