@@ -833,26 +833,6 @@ ApiPushCollectionMetricsByTable(JsonbParseState **state, List *defs, List *keys,
  */
 
 /*
- * fetch_item_direct
- *		Read one item by probing the primary key index directly; with lock,
- *		also lock its row as SELECT ... FOR UPDATE would.
- *
- * A read through SPI pays for plan revalidation and a whole executor start
- * and end around a single index probe; for GetItem, and for the locked
- * read that starts every conditional write, that is a large share of the
- * call.  This path does only the probe (and the lock).  It runs only where
- * it cannot differ from the SQL statement: the caller holds SELECT (and,
- * to lock, UPDATE) on the table, no row-level security applies, and the
- * table is still the plain (key, item) heap with its btree primary key.
- * Anything else, and every lock outcome but a plain success, returns false
- * and the caller takes the SPI path, which raises the same errors, waits
- * and rechecks as any SQL statement (a failed lock attempt holds nothing).
- *
- * Snapshots follow SPI: an unlocked read uses the active snapshot, as a
- * read-only statement does; a locked read advances the command counter
- * and takes a new snapshot, as a read-write statement does.
- */
-/*
  * ApiKeyOperator
  *		The function of the operator of strategy in btree opfamily (item_key
  *		on both sides), for the scan keys of the direct reads; NULL when the
@@ -904,6 +884,26 @@ ApiKeyOperator(Oid opfamily, StrategyNumber strategy)
 	return k->exists ? &k->finfo : NULL;
 }
 
+/*
+ * fetch_item_direct
+ *		Read one item by probing the primary key index directly; with lock,
+ *		also lock its row as SELECT ... FOR UPDATE would.
+ *
+ * A read through SPI pays for plan revalidation and a whole executor start
+ * and end around a single index probe; for GetItem, and for the locked
+ * read that starts every conditional write, that is a large share of the
+ * call.  This path does only the probe (and the lock).  It runs only where
+ * it cannot differ from the SQL statement: the caller holds SELECT (and,
+ * to lock, UPDATE) on the table, no row-level security applies, and the
+ * table is still the plain (key, item) heap with its btree primary key.
+ * Anything else, and every lock outcome but a plain success, returns false
+ * and the caller takes the SPI path, which raises the same errors, waits
+ * and rechecks as any SQL statement (a failed lock attempt holds nothing).
+ *
+ * Snapshots follow SPI: an unlocked read uses the active snapshot, as a
+ * read-only statement does; a locked read advances the command counter
+ * and takes a new snapshot, as a read-write statement does.
+ */
 static bool
 fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 {

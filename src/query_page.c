@@ -324,8 +324,9 @@ read_row(ReadRequest *rr, ReadPage *pg, Datum kd, Datum jd,
 
 /*
  * take_row
- *		One row of the target table read (either reader below) into the
- *		page; true when the page is done with it (Limit, the cap).
+ *		One row of the table read by the direct reader into the page, as
+ *		read_page takes a row of the statement's; true when the page is
+ *		done with it (Limit, the cap).
  */
 static bool
 take_row(ReadRequest *rr, ReadPage *pg, Datum kd, bool knull, Datum jd,
@@ -381,7 +382,7 @@ range_scan_key(ScanKey skey, Relation idx, StrategyNumber strategy, Datum bound)
  *		for the table itself (not an index table, an LSI's base fetch, a
  *		parallel Scan segment, or a Citus table).  Otherwise false, before
  *		reading anything, and the statement reads the page;
- *		test/pgtap/query_direct.sql shows each case and that both give the
+ *		test/pgtap/read_direct.sql shows each case and that both give the
  *		same response.
  */
 static bool
@@ -399,11 +400,14 @@ read_page_direct(ReadRequest *rr, ReadPage *pg, MemoryContext pagecxt,
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
 	bool		ok = false;
+	bool		missing = false;
 
+	/* a table dropped behind the API's back: the statement's error */
 	if (def->citus || rr->target.idx != NULL || rr->target.fetch_base ||
 		rr->total_segments > 1 || !ActiveSnapshotSet() ||
 		ExecutorCheckPerms_hook != NULL ||
-		pg_class_aclcheck(def->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck_ext(def->relid, GetUserId(), ACL_SELECT, &missing) != ACLCHECK_OK ||
+		missing ||
 		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
 		return false;
 

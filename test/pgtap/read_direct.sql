@@ -11,7 +11,7 @@
 -- response (built around the stored item's container) and DeleteItem's
 -- capacity (the old item measured in place) are checked at the end.
 BEGIN;
-SELECT plan(40);
+SELECT plan(43);
 SET search_path = item_table, public;
 
 SELECT ok(create_table('{"TableName": "rdt", "BillingMode": "PAY_PER_REQUEST",
@@ -149,6 +149,26 @@ SELECT is((WITH p AS (SELECT put_item('{"TableName": "rdt", "Item": {"pk": {"S":
 	SELECT query('{"TableName": "rdt", "KeyConditionExpression": "pk = :p", "Select": "COUNT",
 		"ExpressionAttributeValues": {":p": {"S": "d"}}}')->>'Count' FROM p), '0',
 	'direct: the calling statement''s snapshot, as the read-only statement uses');
+
+-- a table dropped behind the API's back (the event trigger disabled): the
+-- statement's ResourceNotFoundException, not the catalog's 42P01
+SELECT ok(create_table('{"TableName": "rdgone", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}') ? 'TableDescription', 'a table to drop unseen');
+SELECT query('{"TableName": "rdgone", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "a"}}}');
+ALTER EVENT TRIGGER item_table_sql_drop DISABLE;
+DROP TABLE item_data.rdgone;
+ALTER EVENT TRIGGER item_table_sql_drop ENABLE;
+CREATE FUNCTION pg_temp.st_raw(kind text, r jsonb) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	IF kind = 'q' THEN PERFORM item_table.query(r); ELSE PERFORM item_table.scan(r); END IF;
+	RETURN NULL;
+EXCEPTION WHEN others THEN
+	RETURN SQLSTATE;
+END $$;
+SELECT is(pg_temp.st_raw(k, r), 'XD004', 'dropped unseen: ' || k || ' raises ResourceNotFoundException')
+	FROM (VALUES ('q', '{"TableName": "rdgone", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "a"}}}'::jsonb),
+				 ('s', '{"TableName": "rdgone"}'::jsonb)) v(k, r);
 
 -- ---------------------------------------------------------------- GetItem and DeleteItem
 CREATE FUNCTION pg_temp.get(sk int, more jsonb DEFAULT '{}') RETURNS jsonb LANGUAGE sql AS $$
