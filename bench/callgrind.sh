@@ -141,6 +141,11 @@ done
 EXT[transact_10items]="$tx_ext]}')::jsonb)"
 BASE[transact_10items]="$tx_base"
 ORDER+=(put_item_new batch_write25_new transact_10items)
+# Query with begins_with on the sort key (10 of a 100-item collection)
+# against the same range as ^@ (bench/workloads/query_begins_with)
+EXT[query_begins_with]="SELECT item_table.query(('{\"TableName\": \"qbench\", \"KeyConditionExpression\": \"pk = :pk AND begins_with(sk, :pre)\", \"ExpressionAttributeValues\": {\":pk\": {\"S\": \"P100#' || (\$1 % $((CG_SCALE / 200))) || '\"}, \":pre\": {\"S\": \"ITEM#00' || (\$1 % 10) || '\"}}}')::jsonb)"
+BASE[query_begins_with]="SELECT key, item FROM item_data.qbench WHERE key OPERATOR(item_table.^@) ('S\"P100#' || (\$1 % $((CG_SCALE / 200))) || '\"|S\"ITEM#00' || (\$1 % 10) || '\"')::item_table.item_key ORDER BY key"
+ORDER+=(query_begins_with)
 
 cases=("$@")
 [ "${#cases[@]}" -gt 0 ] || cases=("${ORDER[@]}")

@@ -11,6 +11,7 @@
 #define ITEM_TABLE_API_H
 
 
+#include "access/stratnum.h"
 #include "datatype/timestamp.h"
 #include "executor/spi.h"
 #include "nodes/nodes.h"
@@ -120,6 +121,8 @@ extern void ApiPushCollectionMetricsByTable(JsonbParseState **state, List *defs,
 extern Datum item_table_test_collection_size(PG_FUNCTION_ARGS);
 
 extern Jsonb *ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock);
+/* the btree operator of strategy on item_key in opfamily, NULL: none (cached) */
+extern FmgrInfo *ApiKeyOperator(Oid opfamily, StrategyNumber strategy);
 extern bool ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 /* an unconditional put of an existing item, done directly; false: not done */

@@ -80,6 +80,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
@@ -840,6 +841,58 @@ ApiPushCollectionMetricsByTable(JsonbParseState **state, List *defs, List *keys,
  */
 
 /*
+ * ApiKeyOperator
+ *		The function of the operator of strategy in btree opfamily (item_key
+ *		on both sides), for the scan keys of the direct reads; NULL when the
+ *		opfamily has none.  Kept per strategy for the last opfamily asked
+ *		(an item table's primary key is always the same one) until pg_amop
+ *		changes, so a direct read makes no catalog lookups for it.
+ */
+typedef struct KeyOperator
+{
+	Oid			opfamily;		/* InvalidOid: not looked up */
+	bool		exists;
+	FmgrInfo	finfo;
+} KeyOperator;
+
+static KeyOperator key_operators[BTMaxStrategyNumber + 1];
+static bool key_operators_watched = false;
+
+static void
+key_operators_inval(Datum arg, int cacheid, uint32 hashvalue)
+{
+	int			i;
+
+	for (i = 0; i <= BTMaxStrategyNumber; i++)
+		key_operators[i].opfamily = InvalidOid;
+}
+
+FmgrInfo *
+ApiKeyOperator(Oid opfamily, StrategyNumber strategy)
+{
+	KeyOperator *k;
+
+	Assert(strategy >= 1 && strategy <= BTMaxStrategyNumber);
+	if (!key_operators_watched)
+	{
+		CacheRegisterSyscacheCallback(AMOPSTRATEGY, key_operators_inval, (Datum) 0);
+		key_operators_watched = true;
+	}
+	k = &key_operators[strategy];
+	if (k->opfamily != opfamily)
+	{
+		Oid			keytype = ItemKeyTypeOid();
+		Oid			op = get_opfamily_member(opfamily, keytype, keytype, strategy);
+
+		k->exists = OidIsValid(op);
+		if (k->exists)
+			fmgr_info_cxt(get_opcode(op), &k->finfo, TopMemoryContext);
+		k->opfamily = opfamily;
+	}
+	return k->exists ? &k->finfo : NULL;
+}
+
+/*
  * fetch_item_direct
  *		Read one item by probing the primary key index directly; with lock,
  *		also lock its row as SELECT ... FOR UPDATE would.
@@ -862,8 +915,7 @@ ApiPushCollectionMetricsByTable(JsonbParseState **state, List *defs, List *keys,
 static bool
 fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 {
-	static Oid	eq_proc = InvalidOid;
-	static FmgrInfo eq_finfo;
+	FmgrInfo   *eq_finfo;
 	Relation	rel;
 	Relation	idx = NULL;
 	Oid			pkindex;
@@ -872,8 +924,6 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
 	Snapshot	snapshot;
-	Oid			eqop;
-	Oid			eqproc;
 	Oid			keytype = ItemKeyTypeOid();
 	bool		found;
 	bool		ok = false;
@@ -901,19 +951,12 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 		idx->rd_index->indnatts != 1 || idx->rd_index->indkey.values[0] != 1 ||
 		idx->rd_rel->relam != BTREE_AM_OID)
 		goto done;
-	eqop = get_opfamily_member(idx->rd_opfamily[0], keytype, keytype,
-							   BTEqualStrategyNumber);
-	if (!OidIsValid(eqop))
+	eq_finfo = ApiKeyOperator(idx->rd_opfamily[0], BTEqualStrategyNumber);
+	if (eq_finfo == NULL)
 		goto done;
-	eqproc = get_opcode(eqop);
-	if (eqproc != eq_proc)
-	{
-		fmgr_info_cxt(eqproc, &eq_finfo, TopMemoryContext);
-		eq_proc = eqproc;
-	}
 	ScanKeyEntryInitializeWithInfo(&skey, 0, 1, BTEqualStrategyNumber,
 								   InvalidOid, idx->rd_indcollation[0],
-								   &eq_finfo, PointerGetDatum(key));
+								   eq_finfo, PointerGetDatum(key));
 
 	if (lock)
 	{

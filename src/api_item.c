@@ -41,6 +41,7 @@
 #include "distributed.h"
 #include "item_guard.h"
 #include "expr.h"
+#include "jsonb_binary.h"
 #include "legacy.h"
 
 PG_FUNCTION_INFO_V1(item_table_put_item);
@@ -384,20 +385,34 @@ item_table_get_item(PG_FUNCTION_ARGS)
 	itemj = ApiFetchItem(def, key, false);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	if (itemj != NULL && proj == NULL)
+	{
+		/*
+		 * The whole item: the response is built around the stored item's
+		 * container as it is (jsonb_binary.c), not unpacked into a
+		 * JsonbValue tree and serialized again; the rest of the response
+		 * (ConsumedCapacity, when asked) is built as usual first.
+		 */
+		Jsonb	   *rest;
+		MemoryContext old;
+
+		if (rcc != RCC_NONE)
+			size = AttrStoredItemSizeAnyEncoding(itemj);
+		ApiPushConsumedCapacity(&state, def->name, ApiReadUnits(size, consistent), rcc);
+		rest = ApiFinishResponse(&state, CurrentMemoryContext);
+		old = MemoryContextSwitchTo(callercxt);
+		result = JsonbWithMember(rest, "Item", itemj);
+		MemoryContextSwitchTo(old);
+		SPI_finish();
+		PG_RETURN_JSONB_P(result);
+	}
 	if (itemj != NULL)
 	{
-		AttrValue  *item = NULL;
+		AttrValue  *item = ApiStoredItem(itemj);
 
-		if (proj != NULL || rcc != RCC_NONE)
-		{
-			item = ApiStoredItem(itemj);
-			size = AttrItemSize(item);
-		}
+		size = AttrItemSize(item);
 		ApiPushKey(&state, "Item");
-		if (proj != NULL)
-			ApiPushItem(&state, ExprProject(proj, item));
-		else
-			ApiPushJsonb(&state, itemj);
+		ApiPushItem(&state, ExprProject(proj, item));
 	}
 	ApiPushConsumedCapacity(&state, def->name, ApiReadUnits(size, consistent), rcc);
 	result = ApiFinishResponse(&state, callercxt);
@@ -415,7 +430,9 @@ item_table_delete_item(PG_FUNCTION_ARGS)
 	MemoryContext callercxt = CurrentMemoryContext;
 	SingleWrite w;
 	AttrValue  *keyattrs;
-	AttrValue  *old;
+	Jsonb	   *oldj;
+	AttrValue  *old = NULL;
+	int64		size = 0;
 	ItemTableDef *def;
 	ItemKey    *key;
 	JsonbParseState *state = NULL;
@@ -427,17 +444,25 @@ item_table_delete_item(PG_FUNCTION_ARGS)
 	SPI_connect();
 	def = TableDefLookup(w.name);
 	key = TableDefKeyFromKeyParam(def, keyattrs);
-	old = ApiStoredItem(ApiFetchItem(def, key, true));
+	oldj = ApiFetchItem(def, key, true);
+
+	/*
+	 * The old item is unpacked only for what needs it (the condition, the
+	 * old item in a response); its size is read in place.
+	 */
+	if (oldj != NULL && (w.cond != NULL || w.rv == RV_ALL_OLD))
+		old = ApiStoredItem(oldj);
 	if (w.cond != NULL && !ExprEvalCondition(w.cond, old ? old : ApiEmptyItem()))
 		condition_failed(old, w.rvccf);
-	if (old != NULL)
+	if (oldj != NULL)
 		ApiDeleteItem(def, key);
+	if (oldj != NULL && w.rcc != RCC_NONE)
+		size = old ? AttrItemSize(old) : AttrStoredItemSizeAnyEncoding(oldj);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	if (w.rv == RV_ALL_OLD)
 		ApiPushAttributes(&state, old);
-	ApiPushConsumedCapacity(&state, def->name,
-							ApiWriteUnits(old ? AttrItemSize(old) : 0), w.rcc);
+	ApiPushConsumedCapacity(&state, def->name, ApiWriteUnits(size), w.rcc);
 	if (ApiWantsCollectionMetrics(def, w.ricm))
 	{
 		ApiPushKey(&state, "ItemCollectionMetrics");

@@ -148,6 +148,7 @@ extern bool ItemBase64Decode(const char *src, int len, uint8 **out, int *outlen)
 extern void ItemKeyPartFromAttributeValue(Jsonb *jb, bool is_sort,
 										  ItemKeyPart *part);
 extern Jsonb *ItemKeyPartToAttributeValue(const ItemKeyPart *part);
+extern JsonbValue *ItemKeyPartPush(JsonbParseState **state, const ItemKeyPart *part);
 extern void ItemKeyDecodeOrError(const ItemKey *key, ItemKeyParsed *parsed);
 extern char *ItemKeyToText(const ItemKey *key);
 

@@ -5,7 +5,8 @@
  *		of a container, and a response object built around item containers
  *		copied as they are.
  *
- * Why this exists: speed.  A Query or Scan page holds up to 1 MB of items,
+ * Why this exists: speed (GetItem's Item is the stored item's container too,
+ * JsonbWithMember).  A Query or Scan page holds up to 1 MB of items,
  * each already a jsonb container in the table.  Building the response
  * with pushJsonbValue() would unpack every item into a JsonbValue tree and
  * serialise it again, two extra passes over every byte of every item;
@@ -180,26 +181,35 @@ out_member_cmp(const void *a, const void *b)
 }
 
 /*
- * JsonbWithArrayMember
- *		The object's members are re-sorted with the new key and copied as
- *		they are; the new member's array is written after its JEntry.
+ * object_with_member
+ *		object's members re-sorted with the new member add and copied as
+ *		they are; the new member's value is either add->value (copied as
+ *		it is) or, with add->is_array, the array of elems written after its
+ *		JEntry.  add_size: the bytes the new value takes, padding included.
  */
-Jsonb *
-JsonbWithArrayMember(const Jsonb *object, const char *key, Jsonb *const *elems,
-					 int nelems)
+static Jsonb *
+object_with_member(const Jsonb *object, const OutMember *add, Size add_size,
+				   Jsonb *const *elems, int nelems)
 {
-	int			count = JB_ROOT_COUNT(object);
-	int			n = count + 1;
-	JsonbChild *ch = palloc(sizeof(JsonbChild) * (count * 2 + 1));
-	OutMember  *m = palloc(sizeof(OutMember) * n);
+	int			count;
+	int			n;
+	JsonbChild	chbuf[16];
+	OutMember	mbuf[9];
+	JsonbChild *ch;
+	OutMember  *m;
 	StringInfoData buf;
 	Size		size;
 	int			entries;
 	int			base;
 	int			i;
 
-	if (!JB_ROOT_IS_OBJECT(object))
+	if (!JB_ROOT_IS_OBJECT(object) || JB_ROOT_IS_SCALAR(object))
 		elog(ERROR, "jsonb is not an object");
+	count = JB_ROOT_COUNT(object);
+	n = count + 1;
+	/* a response has a handful of members: no allocation for those */
+	ch = count * 2 <= (int) lengthof(chbuf) ? chbuf : palloc(sizeof(JsonbChild) * count * 2);
+	m = n <= (int) lengthof(mbuf) ? mbuf : palloc(sizeof(OutMember) * n);
 	JsonbChildren(&object->root, ch, count * 2);
 	for (i = 0; i < count; i++)
 	{
@@ -208,25 +218,22 @@ JsonbWithArrayMember(const Jsonb *object, const char *key, Jsonb *const *elems,
 		m[i].value = ch[count + i];
 		m[i].is_array = false;
 	}
-	m[count].key = key;
-	m[count].keylen = strlen(key);
-	m[count].is_array = true;
-	qsort(m, n, sizeof(OutMember), out_member_cmp);
+	m[count] = *add;
+	if (n > 1)
+		qsort(m, n, sizeof(OutMember), out_member_cmp);
 	for (i = 1; i < n; i++)
 		if (out_member_cmp(&m[i - 1], &m[i]) == 0)
-			elog(ERROR, "jsonb object already has a member \"%s\"", key);
+			elog(ERROR, "jsonb object already has a member \"%s\"", add->key);
 
 	/*
 	 * One allocation for all: the object's data, the new key and its JEntry
-	 * pair, the array with its elements, and alignment padding (at most 3
-	 * bytes before each container).  The items of a page make up most of
-	 * the response, and growing the buffer by doubling would copy them
-	 * again and again.
+	 * pair, the new value, and alignment padding (at most 3 bytes before
+	 * each container).  The items of a page make up most of a Query
+	 * response, and growing the buffer by doubling would copy them again
+	 * and again.
 	 */
-	size = VARSIZE(object) + 3 * count + 2 * sizeof(JEntry) + strlen(key) +
-		sizeof(uint32) + 3;
-	for (i = 0; i < nelems; i++)
-		size += sizeof(JEntry) + VARSIZE(elems[i]) - VARHDRSZ + 3;
+	size = VARSIZE(object) + 3 * count + 2 * sizeof(JEntry) + add->keylen +
+		add_size + 3;
 	initStringInfo(&buf);
 	enlargeStringInfo(&buf, size);
 	appendBinaryStringInfo(&buf, "\0\0\0\0", VARHDRSZ);
@@ -258,8 +265,59 @@ JsonbWithArrayMember(const Jsonb *object, const char *key, Jsonb *const *elems,
 		}
 		set_jentry(&buf, entries, i, make_jentry(type, i, len, buf.len - base));
 	}
+	if (ch != chbuf)
+		pfree(ch);
+	if (m != mbuf)
+		pfree(m);
 	SET_VARSIZE(buf.data, buf.len);
 	return (Jsonb *) buf.data;
+}
+
+/* the JsonbChild of a value's root: its container, or a scalar's element */
+static void
+root_child(const Jsonb *value, JsonbChild *out)
+{
+	if (JB_ROOT_IS_SCALAR(value))
+		(void) JsonbChildren(&value->root, out, 1);
+	else
+	{
+		out->type = JENTRY_ISCONTAINER;
+		out->data = (const char *) &value->root;
+		out->len = VARSIZE(value) - VARHDRSZ;
+	}
+}
+
+Jsonb *
+JsonbWithArrayMember(const Jsonb *object, const char *key, Jsonb *const *elems,
+					 int nelems)
+{
+	OutMember	add;
+	Size		add_size = sizeof(uint32) + 3;
+	int			i;
+
+	add.key = key;
+	add.keylen = strlen(key);
+	add.is_array = true;
+	for (i = 0; i < nelems; i++)
+		add_size += sizeof(JEntry) + VARSIZE(elems[i]) - VARHDRSZ + 3;
+	return object_with_member(object, &add, add_size, elems, nelems);
+}
+
+/*
+ * JsonbWithMember
+ *		As JsonbWithArrayMember, the new member's value the root of value
+ *		copied as it is (GetItem's Item, the stored item's container).
+ */
+Jsonb *
+JsonbWithMember(const Jsonb *object, const char *key, const Jsonb *value)
+{
+	OutMember	add;
+
+	add.key = key;
+	add.keylen = strlen(key);
+	add.is_array = false;
+	root_child(value, &add.value);
+	return object_with_member(object, &add, add.value.len + 3, NULL, 0);
 }
 
 /*
@@ -284,14 +342,7 @@ JsonbObjectOf(const char *const *keys, Jsonb *const *values, int n)
 		m[i].key = keys[i];
 		m[i].keylen = strlen(keys[i]);
 		m[i].is_array = false;
-		if (JB_ROOT_IS_SCALAR(values[i]))
-			(void) JsonbChildren(&values[i]->root, &m[i].value, 1);
-		else
-		{
-			m[i].value.type = JENTRY_ISCONTAINER;
-			m[i].value.data = (const char *) &values[i]->root;
-			m[i].value.len = VARSIZE(values[i]) - VARHDRSZ;
-		}
+		root_child(values[i], &m[i].value);
 		size += 2 * sizeof(JEntry) + m[i].keylen + m[i].value.len + 3;
 	}
 	qsort(m, n, sizeof(OutMember), out_member_cmp);

@@ -40,6 +40,15 @@ extern Jsonb *JsonbWithArrayMember(const Jsonb *object, const char *key,
 								   Jsonb *const *elems, int nelems);
 
 /*
+ * JsonbWithMember
+ *		The same with a member key whose value is value's root container
+ *		(or scalar), copied as it is.  object must be an object without
+ *		member key.
+ */
+extern Jsonb *JsonbWithMember(const Jsonb *object, const char *key,
+							  const Jsonb *value);
+
+/*
  * JsonbObjectOf
  *		A new Jsonb object {keys[i]: values[i]}, each value's root
  *		container (or scalar) copied as it is; the result has the bytes

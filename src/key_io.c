@@ -862,16 +862,15 @@ ItemKeyPartFromAttributeValue(Jsonb *jb, bool is_sort, ItemKeyPart *part)
 }
 
 /*
- * ItemKeyPartToAttributeValue
- *		The jsonb attribute value of a part, e.g. {"N":"42"}.
+ * ItemKeyPartPush, ItemKeyPartToAttributeValue
+ *		The attribute value of a part, e.g. {"N":"42"}: pushed into a jsonb
+ *		being built (returns what the closing push returns), or as a jsonb.
  */
-Jsonb *
-ItemKeyPartToAttributeValue(const ItemKeyPart *part)
+JsonbValue *
+ItemKeyPartPush(JsonbParseState **state, const ItemKeyPart *part)
 {
-	JsonbParseState *state = NULL;
 	JsonbValue	k,
 				v;
-	JsonbValue *res;
 	char		num[DYNNUM_MAX_TEXT];
 
 	k.type = jbvString;
@@ -893,7 +892,8 @@ ItemKeyPartToAttributeValue(const ItemKeyPart *part)
 			}
 			else
 			{
-				v.val.string.val = (char *) part->bytes;
+				/* a copy: the state may outlive the part's bytes */
+				v.val.string.val = pnstrdup(part->bytes, part->len);
 				v.val.string.len = part->len;
 			}
 			break;
@@ -905,16 +905,23 @@ ItemKeyPartToAttributeValue(const ItemKeyPart *part)
 		case ITEMKEY_N:
 			k.val.string.val = "N";
 			v.val.string.len = DynNumberFormat(&part->num, num);
-			v.val.string.val = num;
+			v.val.string.val = pnstrdup(num, v.val.string.len);	/* num is ours */
 			break;
 		case ITEMKEY_NONE:
 			elog(ERROR, "no key part to convert");
 	}
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	pushJsonbValue(&state, WJB_KEY, &k);
-	pushJsonbValue(&state, WJB_VALUE, &v);
-	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	return JsonbValueToJsonb(res);
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	pushJsonbValue(state, WJB_KEY, &k);
+	pushJsonbValue(state, WJB_VALUE, &v);
+	return pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+Jsonb *
+ItemKeyPartToAttributeValue(const ItemKeyPart *part)
+{
+	JsonbParseState *state = NULL;
+
+	return JsonbValueToJsonb(ItemKeyPartPush(&state, part));
 }
 
 /*

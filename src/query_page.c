@@ -32,6 +32,14 @@
  * taken.  LastEvaluatedKey is the key of the last item read, present iff
  * the page stopped on Limit or on the cap, even when nothing is left.
  *
+ * The direct read.  A page of the table itself is read by a direct scan
+ * of its primary key (read_page_direct) instead of the statement, where
+ * that cannot differ from it: the same index, direction, range and
+ * snapshot, and the rows go through the same per-row code.  A short page
+ * (a Limit 1 Query, a small collection) then costs no executor start, plan
+ * check and end.  Its conditions are GetItem's direct probe's; anything
+ * else reads with the statement.
+ *
  * Response.  The stored items (or their projections) are copied as
  * containers into the Items array of the response (jsonb_binary.c),
  * instead of being unpacked and serialised again.
@@ -47,11 +55,22 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
 
+#include "compat.h"
 #include "distributed.h"
 #include "jsonb_binary.h"
 #include "query.h"
@@ -304,6 +323,146 @@ read_row(ReadRequest *rr, ReadPage *pg, Datum kd, Datum jd,
 }
 
 /*
+ * take_row
+ *		One row of the table read by the direct reader into the page, as
+ *		read_page takes a row of the statement's; true when the page is
+ *		done with it (Limit, the cap).
+ */
+static bool
+take_row(ReadRequest *rr, ReadPage *pg, Datum kd, bool knull, Datum jd,
+		 bool jnull, MemoryContext pagecxt, MemoryContext rowcxt)
+{
+	if (knull)
+		StoredRaiseNullKey(rr->target.def->name, rr->target.index_name);
+	if (jnull)
+		StoredRaiseBadItem(rr->target.def->name, rr->target.index_name,
+						   DatumGetItemKeyPP(kd), NULL);
+	if (!read_row(rr, pg, kd, jd, pagecxt, rowcxt))
+	{
+		pg->more = true;
+		return true;
+	}
+	if ((rr->limit > 0 && pg->scanned >= rr->limit) || pg->bytes >= PAGE_MAX_BYTES)
+	{
+		/* stopped on Limit or on the cap, even if nothing is left */
+		pg->more = true;
+		return true;
+	}
+	return false;
+}
+
+/* a scan key on item_key column 1 with the opfamily's operator of strategy */
+static bool
+range_scan_key(ScanKey skey, Relation idx, StrategyNumber strategy, Datum bound)
+{
+	FmgrInfo   *finfo = ApiKeyOperator(idx->rd_opfamily[0], strategy);
+
+	if (finfo == NULL)
+		return false;
+	ScanKeyEntryInitializeWithInfo(skey, 0, 1, strategy, InvalidOid,
+								   idx->rd_indcollation[0], finfo, bound);
+	return true;
+}
+
+/*
+ * read_page_direct
+ *		The page of a Query or Scan of the table itself read by a direct
+ *		scan of its primary key, instead of the statement: the statement
+ *		is a plain ordered range scan of that index, and its executor
+ *		start, its plan check and its end are most of the instructions of a
+ *		short page (a Limit 1 Query, a small item collection).  The rows,
+ *		their order and the snapshot are the statement's: the same btree
+ *		index, in the same direction, over the same [lo, hi) range, under
+ *		the active snapshot, as a read-only SPI statement uses.  It runs
+ *		only where that cannot differ, GetItem's direct probe's rules
+ *		(api_common.c, fetch_item_direct): the caller holds table-wide
+ *		SELECT (column grants are the statement's business), no permission
+ *		hook is set, no row-level security applies, the table is the plain
+ *		(key, item) heap with its valid btree primary key on key; and only
+ *		for the table itself (not an index table, an LSI's base fetch, a
+ *		parallel Scan segment, or a Citus table).  Otherwise false, before
+ *		reading anything, and the statement reads the page;
+ *		test/pgtap/read_direct.sql shows each case and that both give the
+ *		same response.
+ */
+static bool
+read_page_direct(ReadRequest *rr, ReadPage *pg, MemoryContext pagecxt,
+				 MemoryContext rowcxt)
+{
+	ItemTableDef *def = rr->target.def;
+	Relation	rel;
+	Relation	idx = NULL;
+	TupleDesc	desc;
+	Oid			pkindex;
+	ScanKeyData skeys[2];
+	Datum		lo;
+	Datum		hi;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	bool		ok = false;
+	bool		missing = false;
+
+	/* a table dropped behind the API's back: the statement's error */
+	if (def->citus || rr->target.idx != NULL || rr->target.fetch_base ||
+		rr->total_segments > 1 || !ActiveSnapshotSet() ||
+		ExecutorCheckPerms_hook != NULL ||
+		pg_class_aclcheck_ext(def->relid, GetUserId(), ACL_SELECT, &missing) != ACLCHECK_OK ||
+		missing ||
+		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
+		return false;
+
+	rel = table_open(def->relid, AccessShareLock);
+	desc = RelationGetDescr(rel);
+	list_free(RelationGetIndexList(rel));	/* sets rd_pkindex */
+	pkindex = rel->rd_pkindex;
+	if (rel->rd_rel->relkind != RELKIND_RELATION || !OidIsValid(pkindex) ||
+		desc->natts < 2 ||
+		TupleDescAttr(desc, 0)->attisdropped ||
+		TupleDescAttr(desc, 0)->atttypid != ItemKeyTypeOid() ||
+		strcmp(NameStr(TupleDescAttr(desc, 0)->attname), "key") != 0 ||
+		TupleDescAttr(desc, 1)->attisdropped ||
+		TupleDescAttr(desc, 1)->atttypid != JSONBOID ||
+		strcmp(NameStr(TupleDescAttr(desc, 1)->attname), "item") != 0)
+		goto done;
+	idx = index_open(pkindex, AccessShareLock);
+	if (!idx->rd_index->indisvalid ||
+		idx->rd_index->indnatts != 1 || idx->rd_index->indkey.values[0] != 1 ||
+		idx->rd_rel->relam != BTREE_AM_OID)
+		goto done;
+	ReadRangeBounds(&rr->range, &lo, &hi);
+	if (!range_scan_key(&skeys[0], idx, BTGreaterEqualStrategyNumber, lo) ||
+		!range_scan_key(&skeys[1], idx, BTLessStrategyNumber, hi))
+		goto done;
+
+	ok = true;
+	slot = table_slot_create(rel, NULL);
+	scan = ItemIndexBeginScan(rel, idx, GetActiveSnapshot(), 2);
+	index_rescan(scan, skeys, 2, NULL, 0);
+	while (index_getnext_slot(scan, rr->forward ? ForwardScanDirection : BackwardScanDirection,
+							  slot))
+	{
+		bool		knull;
+		bool		jnull;
+		Datum		kd;
+		Datum		jd;
+
+		CHECK_FOR_INTERRUPTS();
+		kd = slot_getattr(slot, 1, &knull);
+		jd = slot_getattr(slot, 2, &jnull);
+		if (take_row(rr, pg, kd, knull, jd, jnull, pagecxt, rowcxt))
+			break;
+	}
+	index_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+
+done:
+	if (idx != NULL)
+		index_close(idx, NoLock);
+	table_close(rel, NoLock);
+	return ok;
+}
+
+/*
  * read_page
  *		Read one page: fetch rows in key order until Limit items were read,
  *		the next item would pass the page cap, or the range is exhausted;
@@ -318,12 +477,16 @@ read_page(ReadRequest *rr, ReadPage *pg)
 	MemoryContext rowcxt;
 	Datum		args[6];
 	int			nargs;
-	SPIPlanPtr	plan = ReadRequestPlan(rr, args, &nargs);
+	SPIPlanPtr	plan = NULL;
 	bool		done = false;
 
 	memset(pg, 0, sizeof(*pg));
 	pg->cxt = pagecxt;
 	rowcxt = AllocSetContextCreate(pagecxt, "item_table page row", ALLOCSET_DEFAULT_SIZES);
+	if (read_page_direct(rr, pg, pagecxt, rowcxt))
+		done = true;
+	else
+		plan = ReadRequestPlan(rr, args, &nargs);
 	while (!done)
 	{
 		int			batch = next_batch(rr, pg);

@@ -245,11 +245,11 @@ push_key_attributes(JsonbParseState **state, const char *hash_key,
 
 	ItemKeyDecodeOrError(k, &parsed);
 	ApiPushKey(state, hash_key);
-	ApiPushJsonb(state, ItemKeyPartToAttributeValue(&parsed.partition));
+	ItemKeyPartPush(state, &parsed.partition);
 	if (range_key != NULL && parsed.sort.type != ITEMKEY_NONE)
 	{
 		ApiPushKey(state, range_key);
-		ApiPushJsonb(state, ItemKeyPartToAttributeValue(&parsed.sort));
+		ItemKeyPartPush(state, &parsed.sort);
 	}
 }
 

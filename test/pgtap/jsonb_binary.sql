@@ -7,7 +7,7 @@
 -- containers, long and non-ASCII strings, names needing sort; pages of
 -- many items cross the JB_OFFSET_STRIDE (32) boundaries of the Items array.
 BEGIN;
-SELECT plan(39);
+SELECT plan(43);
 SET search_path = item_table, public;
 
 CREATE FUNCTION pg_temp.bytes(jsonb) RETURNS bytea LANGUAGE c STRICT
@@ -141,6 +141,20 @@ BEGIN
 END $$;
 SELECT is(pg_temp.walk('many'), '700 items', 'Query: every page of a walk with random limits');
 SELECT is(pg_temp.walk('rich'), '150 items', 'Query: every page of a walk over random items');
+
+-- ---------------------------------------------------------------- GetItem
+-- the response is built around the stored item's container (JsonbWithMember)
+CREATE FUNCTION pg_temp.g(pk text, sk int, more jsonb DEFAULT '{}') RETURNS jsonb LANGUAGE sql AS $$
+	SELECT get_item(jsonb_build_object('TableName', 'jbin', 'Key', jsonb_build_object('pk', jsonb_build_object('S', pk),
+		'sk', jsonb_build_object('N', sk::text))) || more)
+$$;
+SELECT is(count(*) FILTER (WHERE pg_temp.bytes(r) <> pg_temp.bytes(r::text::jsonb)), 0::bigint, 'GetItem: 150 random items')
+FROM (SELECT pg_temp.g('rich', i) AS r FROM generate_series(0, 149) i) s;
+SELECT is(count(*) FILTER (WHERE pg_temp.bytes(r) <> pg_temp.bytes(r::text::jsonb)), 0::bigint,
+	'GetItem: random items with ConsumedCapacity (a member before and after Item)')
+FROM (SELECT pg_temp.g('rich', i, '{"ReturnConsumedCapacity": "INDEXES"}') AS r FROM generate_series(0, 149) i) s;
+SELECT pg_temp.same(pg_temp.g('huge', 1, '{"ReturnConsumedCapacity": "TOTAL"}'), 'GetItem: an item with long strings');
+SELECT pg_temp.same(pg_temp.g('many', 5, '{"ProjectionExpression": "sk"}'), 'GetItem: projected (the JsonbValue path)');
 
 -- ---------------------------------------------------------------- index reads and Scan
 SELECT pg_temp.same(query('{"TableName": "jbin", "IndexName": "byg", "KeyConditionExpression": "g = :g",
