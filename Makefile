@@ -15,6 +15,7 @@ OBJS = \
 	src/table_def.o \
 	src/attr_value.o \
 	src/stored_item.o \
+	src/direct_check.o \
 	src/api_common.o \
 	src/direct_insert.o \
 	src/api_table.o \
