@@ -1474,7 +1474,7 @@ out:
 	return done;
 }
 
-/* how many DeleteItems took the unlocked path, for the tests */
+/* how many DeleteItems the unlocked path decided (deleted or found nothing), for the tests */
 static int64 unlocked_deletes = 0;
 
 /*
@@ -1586,7 +1586,6 @@ ApiDeleteItemUnlocked(ItemTableDef *def, ItemKey *key, int64 *size)
 	{
 		case TM_Ok:
 			result = DIRECT_DELETE_DONE;
-			unlocked_deletes++;
 			break;
 		case TM_Updated:
 		case TM_Deleted:
@@ -1610,6 +1609,8 @@ ApiDeleteItemUnlocked(ItemTableDef *def, ItemKey *key, int64 *size)
 
 popped:
 	PopActiveSnapshot();
+	if (result != DIRECT_DELETE_LOCKED)
+		unlocked_deletes++;
 out:
 	if (slot != NULL)
 		ExecDropSingleTupleTableSlot(slot);
