@@ -34,10 +34,14 @@
  * primary key entry), so the call starts no executor at all; DeleteItem
  * deletes it the same way (delete_item_direct), and PutItem replacing an
  * existing item is the locked probe and the direct update
- * (ApiReplaceItemDirect).  A new item is inserted without a statement
+ * (ApiReplaceItemDirect).  A DeleteItem with neither a condition nor the
+ * old item in its response locks nothing: it deletes the version its
+ * probe finds, as the DELETE statement does (ApiDeleteItemUnlocked), and
+ * takes the locked path only after a concurrent update.  A new item is inserted without a statement
  * too (ApiInsertItem and ApiUpsertItem call direct_insert.c's
  * ApiInsertItemDirect first).  Each falls back to the SQL statement wherever
- * the statement could behave differently; test/pgtap/update_direct.sql
+ * the statement could behave differently (the rights and the table's
+ * shape decided for all of them by direct_check.c); test/pgtap/update_direct.sql
  * and insert_direct.sql show each case.  Which triggers a direct write may skip, and what it
  * does in their place, is decided in one spot (ApiDirectTriggers,
  * ApiDirectUpkeep): on a table with secondary indexes it keeps them as
@@ -902,9 +906,10 @@ ApiKeyOperator(Oid opfamily, StrategyNumber strategy)
  * and end around a single index probe; for GetItem, and for the locked
  * read that starts every conditional write, that is a large share of the
  * call.  This path does only the probe (and the lock).  It runs only where
- * it cannot differ from the SQL statement: the caller holds SELECT (and,
- * to lock, UPDATE) on the table, no row-level security applies, and the
- * table is still the plain (key, item) heap with its btree primary key.
+ * it cannot differ from the SQL statement, by direct_check.c's rule:
+ * ApiDirectRights for SELECT (and, to lock, UPDATE, which also refuses a
+ * read-only or parallel transaction, as SELECT ... FOR UPDATE is refused
+ * there) and ApiDirectShape for a read.
  * Anything else, and every lock outcome but a plain success, returns false
  * and the caller takes the SPI path, which raises the same errors, waits
  * and rechecks as any SQL statement (a failed lock attempt holds nothing).
@@ -1208,17 +1213,16 @@ ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
  * transaction, subtransaction and command id are all unchanged (a write
  * through SPI advances the command id; an aborted subtransaction gives up
  * its locks and leaves it).  The statement could do more, or fail, where:
- *	  - privileges: the caller lacks table-wide UPDATE and SELECT (column
- *		grants are the statement's business) or a permission hook is set;
- *	  - row-level security applies;
+ *	  - ApiDirectRights for SELECT and UPDATE says no (privileges,
+ *		permission hook, row-level security, read-only or parallel
+ *		transaction: direct_check.c);
+ *	  - ApiDirectShape for a write says no (rules, CHECK constraints,
+ *		stored generated columns, a partition, an index other than the
+ *		primary key);
  *	  - a trigger would fire that ApiDirectTriggers does not accept
  *		(user triggers, foreign keys, deferred unique checks; the item
  *		guard, the index trigger and the stream trigger are accepted, the
- *		last two replaced by ApiDirectUpkeep after the write);
- *	  - rules, CHECK constraints or stored generated columns exist;
- *	  - an index other than the immediate btree primary key on key
- *		exists (expression and partial indexes need the executor);
- *	  - the transaction is read-only or in parallel mode.
+ *		last two replaced by ApiDirectUpkeep after the write).
  * In all these cases this returns false before changing anything and the
  * caller runs the statement.  CheckCmdReplicaIdentity raises the error the
  * statement would raise on a table published without replica identity.

@@ -35,24 +35,23 @@
  *
  * Where it applies.  Only where the statement could not behave otherwise;
  * in every other case DIRECT_INSERT_STATEMENT before anything is written:
- *	  - privileges: the caller lacks table-wide INSERT and SELECT (and UPDATE
- *		for DO UPDATE; column grants are the statement's business), or a
- *		permission hook is set (ExecutorCheckPerms_hook);
- *	  - row-level security applies;
- *	  - the table is not the plain (key item_key, item jsonb) heap: another
- *		live column (its default, NOT NULL or identity is the statement's),
+ *	  - ApiDirectRights (direct_check.c) for INSERT and SELECT (and UPDATE
+ *		for DO UPDATE) says no: privileges (column grants are the
+ *		statement's business), a permission hook, row-level security, a
+ *		read-only or parallel transaction;
+ *	  - ApiDirectShape for a write with no other live column says no: the
+ *		table is not the plain (key item_key, item jsonb) heap (another
+ *		live column: its default, NOT NULL or identity is the statement's),
  *		CHECK constraints, stored generated columns, rules, a partition (its
- *		partition constraint), not an ordinary table;
+ *		partition constraint), not an ordinary table, an index other than
+ *		the valid, ready, immediate, unique btree primary key on key (other
+ *		unique indexes would be arbiters too, expression and partial
+ *		indexes need the executor);
  *	  - a trigger would fire that ApiDirectTriggers (api_common.c) does not
  *		accept: anything but the item guard (which lets exactly the API's
  *		registered row through unchanged, so not firing it changes
  *		nothing), the GSI/LSI index trigger and the stream trigger, whose
- *		work insert_after_write does in their place;
- *	  - an index other than the valid, ready, immediate, unique btree
- *		primary key on key exists (other unique indexes would be arbiters
- *		too, expression and partial indexes need the executor);
- *	  - the transaction is read-only or in parallel mode (the statement
- *		raises).
+ *		work insert_after_write does in their place.
  * CheckCmdReplicaIdentity for INSERT is called as the executor calls it
  * (an insert needs no replica identity: it raises nothing today).
  *

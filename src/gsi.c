@@ -464,15 +464,14 @@ key_eq_info(Oid opfamily)
  *		May the index rows of rel be written without the statements that
  *		would run as owner (the index owner, GsiAsIndexOwner)?  Only where
  *		the statements could not behave differently, the rules of the base
- *		table's direct paths (api_common.c): owner holds table-wide SELECT,
- *		INSERT, UPDATE and DELETE; no permission hook; no row-level security
- *		applies to owner (FORCE ROW LEVEL SECURITY counts as applying, which
- *		the statements' security context would ignore: a fallback that
- *		changes nothing); not read-only or parallel; the table is the plain
- *		(ikey item_key, key item_key, item jsonb) heap as api_index.c made
- *		it, with no trigger, rule, CHECK constraint, generated column or
- *		publication, and its only index is the valid, immediate, unique
- *		btree primary key on (ikey, key).  On success *pk is that index,
+ *		table's direct paths (direct_check.c): ApiDirectRights for owner and
+ *		SELECT, INSERT, UPDATE and DELETE (FORCE ROW LEVEL SECURITY counts as
+ *		applying, which the statements' security context would ignore: a
+ *		fallback that changes nothing), ApiDirectShape for a write to an
+ *		index table (ikey item_key, key item_key, item jsonb) with no other
+ *		live column, its only index the btree primary key on (ikey, key);
+ *		and what is an index table's own: exactly those three columns, no
+ *		trigger at all, no publication.  On success *pk is that index,
  *		opened.
  */
 static bool

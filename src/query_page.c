@@ -376,10 +376,9 @@ range_scan_key(ScanKey skey, Relation idx, StrategyNumber strategy, Datum bound)
  *		index, in the same direction, over the same [lo, hi) range, under
  *		the active snapshot, as a read-only SPI statement uses.  It runs
  *		only where that cannot differ, GetItem's direct probe's rules
- *		(api_common.c, fetch_item_direct): the caller holds table-wide
- *		SELECT (column grants are the statement's business), no permission
- *		hook is set, no row-level security applies, the table is the plain
- *		(key, item) heap with its valid btree primary key on key; and only
+ *		(direct_check.c: ApiDirectRights for SELECT -- table-wide, no
+ *		permission hook, no row-level security -- and ApiDirectShape for a
+ *		read: the plain (key, item) heap with its btree primary key); and only
  *		for the table itself (not an index table, an LSI's base fetch, a
  *		parallel Scan segment, or a Citus table).  Otherwise false, before
  *		reading anything, and the statement reads the page;
