@@ -67,6 +67,7 @@
 #include "utils/rls.h"
 
 #include "catalog.h"
+#include "compat.h"
 #include "direct_check.h"
 
 /*
@@ -85,7 +86,7 @@ ApiDirectRights(Oid relid, Oid role, AclMode need)
 		return false;
 	if (ExecutorCheckPerms_hook != NULL)
 		return false;
-	if (pg_class_aclmask_ext(relid, role, need, ACLMASK_ALL, &missing) != need || missing)
+	if (ItemClassAclMask(relid, role, need, ACLMASK_ALL, &missing) != need || missing)
 		return false;
 	return check_enable_rls(relid, role, true) != RLS_ENABLED;
 }
