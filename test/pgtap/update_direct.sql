@@ -10,7 +10,7 @@
 -- or, without a condition or ReturnValues ALL_OLD, deletes the row it
 -- finds without locking it first (ApiDeleteItemUnlocked).
 BEGIN;
-SELECT plan(56);
+SELECT plan(57);
 SET search_path = item_table, public;
 
 -- the SQLSTATE an UpdateItem request raises, NULL when it succeeds
@@ -282,7 +282,9 @@ SELECT is(pg_temp.del_via('{"TableName": "upd", "Key": {"pk": {"S": "k41"}}, "Re
 	'ReturnValues ALL_OLD: the locked path');
 SELECT is(pg_temp.del_via('{"TableName": "upd", "Key": {"pk": {"S": "k42"}}, "ConditionExpression": "attribute_exists(pk)"}'), 'locked',
 	'a ConditionExpression: the locked path');
-SELECT is(pg_temp.n_of('upd', 'k41') || pg_temp.n_of('upd', 'k42'), NULL, 'both deleted by it');
+SELECT is(pg_temp.del_via('{"TableName": "upd", "Key": {"pk": {"S": "k47"}}, "Expected": {"n": {"ComparisonOperator": "NOT_NULL"}}}'), 'locked',
+	'a legacy Expected condition: the locked path');
+SELECT is(pg_temp.n_of('upd', 'k41') || pg_temp.n_of('upd', 'k42') || pg_temp.n_of('upd', 'k47'), NULL, 'all three deleted by it');
 -- ConsumedCapacity from the version deleted, as the locked path measures it
 SELECT put_item(jsonb_build_object('TableName', 'upd', 'Item', jsonb_build_object('pk', jsonb_build_object('S', 'big' || i),
 	'pad', jsonb_build_object('S', repeat('y', 2500))))) FROM generate_series(1, 2) i;
