@@ -129,6 +129,17 @@ extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern bool ApiReplaceItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiDeleteItem(ItemTableDef *def, ItemKey *key);
 
+/* DeleteItem without a condition or the old item: see ApiDeleteItemUnlocked */
+typedef enum DirectDeleteResult
+{
+	DIRECT_DELETE_LOCKED,		/* nothing done: take the locked path */
+	DIRECT_DELETE_DONE,			/* the item is deleted */
+	DIRECT_DELETE_NONE			/* no item of key: nothing to delete */
+} DirectDeleteResult;
+extern DirectDeleteResult ApiDeleteItemUnlocked(ItemTableDef *def, ItemKey *key,
+												int64 *size);
+extern Datum item_table_test_unlocked_deletes(PG_FUNCTION_ARGS);
+
 /*
  * Direct writes (no executor) and the triggers the statement would fire.
  * ApiDirectTriggers: may a direct write of cmd (CMD_INSERT, CMD_UPDATE,

@@ -34,10 +34,14 @@
  * primary key entry), so the call starts no executor at all; DeleteItem
  * deletes it the same way (delete_item_direct), and PutItem replacing an
  * existing item is the locked probe and the direct update
- * (ApiReplaceItemDirect).  A new item is inserted without a statement
+ * (ApiReplaceItemDirect).  A DeleteItem with neither a condition nor the
+ * old item in its response locks nothing: it deletes the version its
+ * probe finds, as the DELETE statement does (ApiDeleteItemUnlocked), and
+ * takes the locked path only after a concurrent update.  A new item is inserted without a statement
  * too (ApiInsertItem and ApiUpsertItem call direct_insert.c's
  * ApiInsertItemDirect first).  Each falls back to the SQL statement wherever
- * the statement could behave differently; test/pgtap/update_direct.sql
+ * the statement could behave differently (the rights and the table's
+ * shape decided for all of them by direct_check.c); test/pgtap/update_direct.sql
  * and insert_direct.sql show each case.  Which triggers a direct write may skip, and what it
  * does in their place, is decided in one spot (ApiDirectTriggers,
  * ApiDirectUpkeep): on a table with secondary indexes it keeps them as
@@ -90,6 +94,7 @@
 #include "utils/syscache.h"
 
 #include "api.h"
+#include "direct_check.h"
 #include "distributed.h"
 #include "gsi.h"
 #include "compat.h"
@@ -901,9 +906,10 @@ ApiKeyOperator(Oid opfamily, StrategyNumber strategy)
  * and end around a single index probe; for GetItem, and for the locked
  * read that starts every conditional write, that is a large share of the
  * call.  This path does only the probe (and the lock).  It runs only where
- * it cannot differ from the SQL statement: the caller holds SELECT (and,
- * to lock, UPDATE) on the table, no row-level security applies, and the
- * table is still the plain (key, item) heap with its btree primary key.
+ * it cannot differ from the SQL statement, by direct_check.c's rule:
+ * ApiDirectRights for SELECT (and, to lock, UPDATE, which also refuses a
+ * read-only or parallel transaction, as SELECT ... FOR UPDATE is refused
+ * there) and ApiDirectShape for a read.
  * Anything else, and every lock outcome but a plain success, returns false
  * and the caller takes the SPI path, which raises the same errors, waits
  * and rechecks as any SQL statement (a failed lock attempt holds nothing).
@@ -918,38 +924,22 @@ fetch_item_direct(ItemTableDef *def, ItemKey *key, bool lock, Jsonb **item)
 	FmgrInfo   *eq_finfo;
 	Relation	rel;
 	Relation	idx = NULL;
-	Oid			pkindex;
-	TupleDesc	desc;
 	ScanKeyData skey;
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
 	Snapshot	snapshot;
-	Oid			keytype = ItemKeyTypeOid();
 	bool		found;
 	bool		ok = false;
 	bool		null_item = false;
 	/* every one of these rights, as the statement would need them */
 	AclMode		need = lock ? ACL_SELECT | ACL_UPDATE : ACL_SELECT;
 
-	if ((!lock && !ActiveSnapshotSet()) ||
-		pg_class_aclmask(def->relid, GetUserId(), need, ACLMASK_ALL) != need ||
-		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
+	if ((!lock && !ActiveSnapshotSet()) || !ApiDirectRights(def->relid, InvalidOid, need))
 		return false;
 
 	rel = table_open(def->relid, lock ? RowShareLock : AccessShareLock);
-	desc = RelationGetDescr(rel);
-	list_free(RelationGetIndexList(rel));	/* sets rd_pkindex */
-	pkindex = rel->rd_pkindex;
-	if (rel->rd_rel->relkind != RELKIND_RELATION || !OidIsValid(pkindex) ||
-		desc->natts < 2 ||
-		TupleDescAttr(desc, 0)->attisdropped || TupleDescAttr(desc, 0)->atttypid != keytype ||
-		TupleDescAttr(desc, 1)->attisdropped || TupleDescAttr(desc, 1)->atttypid != JSONBOID ||
-		strcmp(NameStr(TupleDescAttr(desc, 1)->attname), "item") != 0)
-		goto done;
-	idx = index_open(pkindex, AccessShareLock);
-	if (!idx->rd_index->indisvalid ||
-		idx->rd_index->indnatts != 1 || idx->rd_index->indkey.values[0] != 1 ||
-		idx->rd_rel->relam != BTREE_AM_OID)
+	idx = ApiDirectShape(rel, 0, AccessShareLock);
+	if (idx == NULL)
 		goto done;
 	eq_finfo = ApiKeyOperator(idx->rd_opfamily[0], BTEqualStrategyNumber);
 	if (eq_finfo == NULL)
@@ -1223,17 +1213,16 @@ ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
  * transaction, subtransaction and command id are all unchanged (a write
  * through SPI advances the command id; an aborted subtransaction gives up
  * its locks and leaves it).  The statement could do more, or fail, where:
- *	  - privileges: the caller lacks table-wide UPDATE and SELECT (column
- *		grants are the statement's business) or a permission hook is set;
- *	  - row-level security applies;
+ *	  - ApiDirectRights for SELECT and UPDATE says no (privileges,
+ *		permission hook, row-level security, read-only or parallel
+ *		transaction: direct_check.c);
+ *	  - ApiDirectShape for a write says no (rules, CHECK constraints,
+ *		stored generated columns, a partition, an index other than the
+ *		primary key);
  *	  - a trigger would fire that ApiDirectTriggers does not accept
  *		(user triggers, foreign keys, deferred unique checks; the item
  *		guard, the index trigger and the stream trigger are accepted, the
- *		last two replaced by ApiDirectUpkeep after the write);
- *	  - rules, CHECK constraints or stored generated columns exist;
- *	  - an index other than the immediate btree primary key on key
- *		exists (expression and partial indexes need the executor);
- *	  - the transaction is read-only or in parallel mode.
+ *		last two replaced by ApiDirectUpkeep after the write).
  * In all these cases this returns false before changing anything and the
  * caller runs the statement.  CheckCmdReplicaIdentity raises the error the
  * statement would raise on a table published without replica identity.
@@ -1250,8 +1239,6 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	TM_FailureData tmfd;
 	LockTupleMode lockmode;
 	ItemUpdateIndexes update_indexes;
-	List	   *indexes;
-	Oid			keytype = ItemKeyTypeOid();
 	bool		done = false;
 	int			upkeep = 0;
 
@@ -1261,36 +1248,13 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		def->locked_subid != GetCurrentSubTransactionId() ||
 		def->locked_cid != GetCurrentCommandId(false))
 		return false;
-	if (XactReadOnly || IsInParallelMode() || ExecutorCheckPerms_hook != NULL ||
-		pg_class_aclmask(def->relid, GetUserId(), ACL_SELECT | ACL_UPDATE,
-						 ACLMASK_ALL) != (ACL_SELECT | ACL_UPDATE) ||
-		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
+	if (!ApiDirectRights(def->relid, InvalidOid, ACL_SELECT | ACL_UPDATE))
 		return false;
 
 	rel = table_open(def->relid, RowExclusiveLock);
 	desc = RelationGetDescr(rel);
-	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rules != NULL ||
-		desc->natts < 2 ||
-		TupleDescAttr(desc, 0)->attisdropped || TupleDescAttr(desc, 0)->atttypid != keytype ||
-		TupleDescAttr(desc, 1)->attisdropped || TupleDescAttr(desc, 1)->atttypid != JSONBOID ||
-		strcmp(NameStr(TupleDescAttr(desc, 1)->attname), "item") != 0 ||
-		(desc->constr != NULL &&
-		 (desc->constr->num_check > 0 || desc->constr->has_generated_stored)))
-		goto out;
-	if (!ApiDirectTriggers(rel, CMD_UPDATE, &upkeep))
-		goto out;
-	indexes = RelationGetIndexList(rel);	/* also sets rd_pkindex */
-	if (list_length(indexes) != 1 || linitial_oid(indexes) != rel->rd_pkindex)
-	{
-		list_free(indexes);
-		goto out;
-	}
-	list_free(indexes);
-	idx = index_open(rel->rd_pkindex, RowExclusiveLock);
-	if (!idx->rd_index->indisvalid || !idx->rd_index->indisready ||
-		!idx->rd_index->indimmediate || !idx->rd_index->indisunique ||
-		idx->rd_index->indnatts != 1 || idx->rd_index->indkey.values[0] != 1 ||
-		idx->rd_rel->relam != BTREE_AM_OID || RelationGetIndexPredicate(idx) != NIL)
+	idx = ApiDirectShape(rel, API_SHAPE_WRITE, RowExclusiveLock);
+	if (idx == NULL || !ApiDirectTriggers(rel, CMD_UPDATE, &upkeep))
 		goto out;
 
 	/* the checks of the statement's executor that can fail */
@@ -1425,22 +1389,55 @@ ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 }
 
 /*
+ * delete_version
+ *		The delete itself, shared by both direct deletes: the row version
+ *		tid of rel (opened RowExclusiveLock, past ApiDirectRights and
+ *		ApiDirectShape), deleted in a new command as the statement's, then
+ *		what the AFTER triggers ApiDirectTriggers accepted would have done,
+ *		from the old image in oldslot (the version deleted; needed only when
+ *		upkeep).  The result of table_tuple_delete: nothing is written
+ *		unless TM_Ok.
+ */
+static TM_Result
+delete_version(Relation rel, ItemPointer tid, int upkeep, TupleTableSlot *oldslot,
+			   TM_FailureData *tmfd)
+{
+	TM_Result	res;
+
+	if (upkeep != 0)
+	{
+		/* the old image, as the triggers would get it, kept past the delete */
+		ExecMaterializeSlot(oldslot);
+		slot_getallattrs(oldslot);
+	}
+	CommandCounterIncrement();
+	res = table_tuple_delete(rel, tid, GetCurrentCommandId(true),
+							 InvalidSnapshot, InvalidSnapshot, true, tmfd, false);
+	if (res == TM_Ok && upkeep != 0)
+		ApiDirectUpkeep(rel, upkeep, oldslot->tts_values[0],
+						oldslot->tts_values[1], oldslot->tts_isnull[1], true,
+						(Datum) 0, false);
+	return res;
+}
+
+/*
  * delete_item_direct
  *		Delete the row version ApiFetchItem(lock) has just locked, without a
  *		statement: what "DELETE FROM t WHERE key = $1" does to a plain item
  *		table (a delete touches no index).
  *
  * The conditions are update_item_direct's, for DELETE: the same lock
- * identity, table-wide DELETE and SELECT, no permission hook, no
- * row-level security, not read-only, no rules, and no trigger that
- * ApiDirectTriggers does not accept for DELETE (the index and stream
- * triggers' work done by ApiDirectUpkeep, from the old row version read
- * before the delete); otherwise false and the caller runs the statement.
+ * identity, ApiDirectRights for SELECT and DELETE, ApiDirectShape for a
+ * write, and no trigger that ApiDirectTriggers does not accept for DELETE
+ * (the index and stream triggers' work done by ApiDirectUpkeep, from the
+ * old row version read before the delete); otherwise false and the caller
+ * runs the statement.
  */
 static bool
 delete_item_direct(ItemTableDef *def, ItemKey *key)
 {
 	Relation	rel;
+	Relation	idx;
 	ItemPointerData tid = def->locked_tid;
 	TM_FailureData tmfd;
 	TupleTableSlot *oldslot = NULL;
@@ -1453,49 +1450,187 @@ delete_item_direct(ItemTableDef *def, ItemKey *key)
 		def->locked_subid != GetCurrentSubTransactionId() ||
 		def->locked_cid != GetCurrentCommandId(false))
 		return false;
-	if (XactReadOnly || IsInParallelMode() || ExecutorCheckPerms_hook != NULL ||
-		pg_class_aclmask(def->relid, GetUserId(), ACL_SELECT | ACL_DELETE,
-						 ACLMASK_ALL) != (ACL_SELECT | ACL_DELETE) ||
-		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
+	if (!ApiDirectRights(def->relid, InvalidOid, ACL_SELECT | ACL_DELETE))
 		return false;
 
 	rel = table_open(def->relid, RowExclusiveLock);
-	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rules != NULL)
-		goto out;
-	if (!ApiDirectTriggers(rel, CMD_DELETE, &upkeep))
+	idx = ApiDirectShape(rel, API_SHAPE_WRITE, RowExclusiveLock);
+	if (idx == NULL || !ApiDirectTriggers(rel, CMD_DELETE, &upkeep))
 		goto out;
 	CheckCmdReplicaIdentity(rel, CMD_DELETE);
 	if (upkeep != 0)
 	{
-		/* the old image for the stream record, as the trigger would get it */
 		oldslot = table_slot_create(rel, NULL);
 		if (!table_tuple_fetch_row_version(rel, &tid, SnapshotAny, oldslot))
 			goto out;
-		ExecMaterializeSlot(oldslot);
-		slot_getallattrs(oldslot);
-		if (RelationGetDescr(rel)->natts < 2 || oldslot->tts_isnull[0])
-			goto out;
 	}
-
-	/* a new command, as the statement would be */
-	CommandCounterIncrement();
-	if (table_tuple_delete(rel, &tid, GetCurrentCommandId(true),
-						   InvalidSnapshot, InvalidSnapshot, true,
-						   &tmfd, false) != TM_Ok)
+	if (delete_version(rel, &tid, upkeep, oldslot, &tmfd) != TM_Ok)
 		goto out;				/* nothing deleted: the statement decides */
 	done = true;
 	forget_locked(def);
-	/* what the statement's AFTER triggers would have done */
-	if (upkeep != 0)
-		ApiDirectUpkeep(rel, upkeep, oldslot->tts_values[0],
-						oldslot->tts_values[1], oldslot->tts_isnull[1], true,
-						(Datum) 0, false);
 
 out:
 	if (oldslot != NULL)
 		ExecDropSingleTupleTableSlot(oldslot);
+	if (idx != NULL)
+		index_close(idx, NoLock);
 	table_close(rel, NoLock);
 	return done;
+}
+
+/* how many DeleteItems the unlocked path decided (deleted or found nothing), for the tests */
+static int64 unlocked_deletes = 0;
+
+/*
+ * ApiDeleteItemUnlocked
+ *		A DeleteItem without a condition and without the old item in its
+ *		response, done as "DELETE FROM t WHERE key = $1" does it: the probe
+ *		of the primary key under a new snapshot, then table_tuple_delete of
+ *		the version found -- no row lock first, one opening of the table.
+ *
+ * The locked path (ApiFetchItem(lock), then delete_item_direct) locks the
+ * row because a condition or the old item must be judged on the version
+ * that is deleted.  With neither, the lock only serves to wait for a
+ * concurrent writer, and table_tuple_delete does that itself: it waits for
+ * an updater or deleter still in progress and reports what it did.  The
+ * outcomes, against the statement's (ExecDelete):
+ *	  - TM_Ok: deleted, the version found is the old image (ConsumedCapacity,
+ *		the index rows and the stream record are made from it);
+ *	  - no visible version: nothing to delete, as the statement finds;
+ *	  - TM_Updated under READ COMMITTED: the statement follows the update
+ *		chain (EvalPlanQual) and deletes the newest version; here nothing
+ *		is written and DIRECT_DELETE_LOCKED sends the caller to the locked
+ *		path, whose new snapshot finds that version and locks it;
+ *	  - TM_Deleted under READ COMMITTED: the statement deletes nothing
+ *		(the row it found is gone; a row of key inserted since is after its
+ *		snapshot), and so does this: DIRECT_DELETE_NONE;
+ *	  - TM_Updated or TM_Deleted under a transaction snapshot (REPEATABLE
+ *		READ, SERIALIZABLE): the statement's serialization failure, raised
+ *		here with its message;
+ *	  - anything else (TM_SelfModified, which a new command cannot meet):
+ *		DIRECT_DELETE_LOCKED, nothing written.
+ * The probe and the delete go through the table access method and the
+ * btree, which take the same predicate locks (SERIALIZABLE) as the
+ * statement's scan.  The stored item is checked (XX001) before anything is
+ * written, as the locked probe checks it.
+ *
+ * Where it runs: the delete_item_direct conditions (ApiDirectRights,
+ * ApiDirectShape, ApiDirectTriggers for DELETE), with UPDATE among the
+ * rights as well, because DeleteItem has always needed it (the locked
+ * probe is SELECT ... FOR UPDATE) and a call must not be allowed or
+ * refused by the path it happens to take; not for Citus tables.  Otherwise
+ * DIRECT_DELETE_LOCKED before anything is read.  *size (when size is not
+ * NULL) gets the deleted item's DynamoDB size.
+ */
+DirectDeleteResult
+ApiDeleteItemUnlocked(ItemTableDef *def, ItemKey *key, int64 *size)
+{
+	DirectDeleteResult result = DIRECT_DELETE_LOCKED;
+	Relation	rel;
+	Relation	idx;
+	FmgrInfo   *eq_finfo;
+	ScanKeyData skey;
+	IndexScanDesc scan;
+	TupleTableSlot *slot = NULL;
+	Snapshot	snapshot;
+	TM_FailureData tmfd;
+	TM_Result	res;
+	int			upkeep = 0;
+	bool		found;
+	bool		null_item = false;
+	Datum		d;
+
+	forget_locked(def);
+	if (def->citus ||
+		!ApiDirectRights(def->relid, InvalidOid, ACL_SELECT | ACL_UPDATE | ACL_DELETE))
+		return DIRECT_DELETE_LOCKED;
+
+	rel = table_open(def->relid, RowExclusiveLock);
+	idx = ApiDirectShape(rel, API_SHAPE_WRITE, RowExclusiveLock);
+	if (idx == NULL || !ApiDirectTriggers(rel, CMD_DELETE, &upkeep))
+		goto out;
+	eq_finfo = ApiKeyOperator(idx->rd_opfamily[0], BTEqualStrategyNumber);
+	if (eq_finfo == NULL)
+		goto out;
+	CheckCmdReplicaIdentity(rel, CMD_DELETE);
+	ScanKeyEntryInitializeWithInfo(&skey, 0, 1, BTEqualStrategyNumber,
+								   InvalidOid, idx->rd_indcollation[0],
+								   eq_finfo, PointerGetDatum(key));
+
+	/* the statement's snapshot: a new command, which sees this transaction */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
+	snapshot = GetActiveSnapshot();
+	slot = table_slot_create(rel, NULL);
+	scan = ItemIndexBeginScan(rel, idx, snapshot, 1);
+	index_rescan(scan, &skey, 1, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, slot);
+	index_endscan(scan);
+	if (!found)
+	{
+		result = DIRECT_DELETE_NONE;
+		goto popped;
+	}
+	d = slot_getattr(slot, 2, &null_item);
+	if (null_item)
+		goto popped;			/* the locked path raises XX001 */
+	else
+	{
+		Jsonb	   *j = DatumGetJsonbP(d);
+
+		StoredCheckItem(def->name, NULL, key, j);
+		if (size != NULL)
+			*size = AttrStoredItemSizeAnyEncoding(j);
+		if ((Pointer) j != DatumGetPointer(d))
+			pfree(j);
+	}
+	res = delete_version(rel, &slot->tts_tid, upkeep, slot, &tmfd);
+	switch (res)
+	{
+		case TM_Ok:
+			result = DIRECT_DELETE_DONE;
+			break;
+		case TM_Updated:
+		case TM_Deleted:
+			if (IsolationUsesXactSnapshot())
+			{
+				/* ExecDelete's errors */
+				if (res == TM_Updated)
+					ereport(ERROR,
+							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+							 errmsg("could not serialize access due to concurrent update")));
+				ereport(ERROR,
+						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+						 errmsg("could not serialize access due to concurrent delete")));
+			}
+			if (res == TM_Deleted)
+				result = DIRECT_DELETE_NONE;
+			break;
+		default:
+			break;
+	}
+
+popped:
+	PopActiveSnapshot();
+	if (result != DIRECT_DELETE_LOCKED)
+		unlocked_deletes++;
+out:
+	if (slot != NULL)
+		ExecDropSingleTupleTableSlot(slot);
+	if (idx != NULL)
+		index_close(idx, NoLock);
+	table_close(rel, NoLock);
+	return result;
+}
+
+PG_FUNCTION_INFO_V1(item_table_test_unlocked_deletes);
+
+/* item_table_test_unlocked_deletes(): the count above, for the pgTAP tests */
+Datum
+item_table_test_unlocked_deletes(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(unlocked_deletes);
 }
 
 void

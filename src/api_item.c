@@ -444,20 +444,32 @@ item_table_delete_item(PG_FUNCTION_ARGS)
 	SPI_connect();
 	def = TableDefLookup(w.name);
 	key = TableDefKeyFromKeyParam(def, keyattrs);
-	oldj = ApiFetchItem(def, key, true);
 
 	/*
-	 * The old item is unpacked only for what needs it (the condition, the
-	 * old item in a response); its size is read in place.
+	 * Without a condition or the old item in the response, the row need not
+	 * be locked first: deleted as the DELETE statement would delete it
+	 * (ApiDeleteItemUnlocked), the locked path below where that declines.
 	 */
-	if (oldj != NULL && (w.cond != NULL || w.rv == RV_ALL_OLD))
-		old = ApiStoredItem(oldj);
-	if (w.cond != NULL && !ExprEvalCondition(w.cond, old ? old : ApiEmptyItem()))
-		condition_failed(old, w.rvccf);
-	if (oldj != NULL)
-		ApiDeleteItem(def, key);
-	if (oldj != NULL && w.rcc != RCC_NONE)
-		size = old ? AttrItemSize(old) : AttrStoredItemSizeAnyEncoding(oldj);
+	if (w.cond == NULL && w.rv != RV_ALL_OLD &&
+		ApiDeleteItemUnlocked(def, key, w.rcc != RCC_NONE ? &size : NULL) != DIRECT_DELETE_LOCKED)
+		oldj = NULL;
+	else
+	{
+		oldj = ApiFetchItem(def, key, true);
+
+		/*
+		 * The old item is unpacked only for what needs it (the condition,
+		 * the old item in a response); its size is read in place.
+		 */
+		if (oldj != NULL && (w.cond != NULL || w.rv == RV_ALL_OLD))
+			old = ApiStoredItem(oldj);
+		if (w.cond != NULL && !ExprEvalCondition(w.cond, old ? old : ApiEmptyItem()))
+			condition_failed(old, w.rvccf);
+		if (oldj != NULL)
+			ApiDeleteItem(def, key);
+		if (oldj != NULL && w.rcc != RCC_NONE)
+			size = old ? AttrItemSize(old) : AttrStoredItemSizeAnyEncoding(oldj);
+	}
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	if (w.rv == RV_ALL_OLD)

@@ -51,6 +51,30 @@
 #endif
 
 /*
+ * A table's privileges without an error for a relation that is gone
+ * (direct_check.c): pg_class_aclmask_ext() is exported up to PostgreSQL 15
+ * only; from 16 on the relation's existence is looked up first.
+ */
+#if PG_VERSION_NUM < 160000
+#include "utils/acl.h"
+#define ItemClassAclMask(relid, roleid, mask, how, is_missing) \
+	pg_class_aclmask_ext((relid), (roleid), (mask), (how), (is_missing))
+#else
+#include "utils/acl.h"
+#include "utils/syscache.h"
+static inline AclMode
+ItemClassAclMask(Oid relid, Oid roleid, AclMode mask, AclMaskHow how, bool *is_missing)
+{
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+	{
+		*is_missing = true;
+		return 0;
+	}
+	return pg_class_aclmask(relid, roleid, mask, how);
+}
+#endif
+
+/*
  * ExplainState and NewExplainState() moved to their own header in
  * PostgreSQL 18 (api_query.c explains its plans).
  */

@@ -35,24 +35,23 @@
  *
  * Where it applies.  Only where the statement could not behave otherwise;
  * in every other case DIRECT_INSERT_STATEMENT before anything is written:
- *	  - privileges: the caller lacks table-wide INSERT and SELECT (and UPDATE
- *		for DO UPDATE; column grants are the statement's business), or a
- *		permission hook is set (ExecutorCheckPerms_hook);
- *	  - row-level security applies;
- *	  - the table is not the plain (key item_key, item jsonb) heap: another
- *		live column (its default, NOT NULL or identity is the statement's),
+ *	  - ApiDirectRights (direct_check.c) for INSERT and SELECT (and UPDATE
+ *		for DO UPDATE) says no: privileges (column grants are the
+ *		statement's business), a permission hook, row-level security, a
+ *		read-only or parallel transaction;
+ *	  - ApiDirectShape for a write with no other live column says no: the
+ *		table is not the plain (key item_key, item jsonb) heap (another
+ *		live column: its default, NOT NULL or identity is the statement's),
  *		CHECK constraints, stored generated columns, rules, a partition (its
- *		partition constraint), not an ordinary table;
+ *		partition constraint), not an ordinary table, an index other than
+ *		the valid, ready, immediate, unique btree primary key on key (other
+ *		unique indexes would be arbiters too, expression and partial
+ *		indexes need the executor);
  *	  - a trigger would fire that ApiDirectTriggers (api_common.c) does not
  *		accept: anything but the item guard (which lets exactly the API's
  *		registered row through unchanged, so not firing it changes
  *		nothing), the GSI/LSI index trigger and the stream trigger, whose
- *		work insert_after_write does in their place;
- *	  - an index other than the valid, ready, immediate, unique btree
- *		primary key on key exists (other unique indexes would be arbiters
- *		too, expression and partial indexes need the executor);
- *	  - the transaction is read-only or in parallel mode (the statement
- *		raises).
+ *		work insert_after_write does in their place.
  * CheckCmdReplicaIdentity for INSERT is called as the executor calls it
  * (an insert needs no replica identity: it raises nothing today).
  *
@@ -87,6 +86,7 @@
 
 #include "api.h"
 #include "compat.h"
+#include "direct_check.h"
 
 /*
  * insert_after_write
@@ -122,11 +122,9 @@ ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item, bool upsert)
 {
 	AclMode		need = ACL_SELECT | ACL_INSERT | (upsert ? ACL_UPDATE : 0);
 	DirectInsertResult result = DIRECT_INSERT_STATEMENT;
-	Oid			keytype = ItemKeyTypeOid();
 	Relation	rel;
 	Relation	idx = NULL;
 	TupleDesc	desc;
-	List	   *indexes;
 	int			upkeep = 0;
 	EState	   *estate = NULL;
 	ResultRelInfo *rri;
@@ -135,41 +133,14 @@ ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item, bool upsert)
 	TupleTableSlot *slot = NULL;
 	CommandId	cid;
 	MemoryContext oldcxt;
-	int			i;
 
-	if (XactReadOnly || IsInParallelMode() || ExecutorCheckPerms_hook != NULL ||
-		pg_class_aclmask(def->relid, GetUserId(), need, ACLMASK_ALL) != need ||
-		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
+	if (!ApiDirectRights(def->relid, InvalidOid, need))
 		return DIRECT_INSERT_STATEMENT;
 
 	rel = table_open(def->relid, RowExclusiveLock);
 	desc = RelationGetDescr(rel);
-	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rel->relispartition ||
-		rel->rd_rules != NULL || desc->natts < 2 ||
-		TupleDescAttr(desc, 0)->attisdropped || TupleDescAttr(desc, 0)->atttypid != keytype ||
-		TupleDescAttr(desc, 1)->attisdropped || TupleDescAttr(desc, 1)->atttypid != JSONBOID ||
-		strcmp(NameStr(TupleDescAttr(desc, 1)->attname), "item") != 0 ||
-		(desc->constr != NULL &&
-		 (desc->constr->num_check > 0 || desc->constr->has_generated_stored)))
-		goto out;
-	for (i = 2; i < desc->natts; i++)
-		if (!TupleDescAttr(desc, i)->attisdropped)
-			goto out;			/* its default and constraints: the statement's */
-	if (!ApiDirectTriggers(rel, CMD_INSERT, &upkeep))
-		goto out;
-	indexes = RelationGetIndexList(rel);	/* also sets rd_pkindex */
-	if (list_length(indexes) != 1 || linitial_oid(indexes) != rel->rd_pkindex)
-	{
-		list_free(indexes);
-		goto out;
-	}
-	list_free(indexes);
-	idx = index_open(rel->rd_pkindex, RowExclusiveLock);
-	if (!idx->rd_index->indisvalid || !idx->rd_index->indisready ||
-		!idx->rd_index->indimmediate || !idx->rd_index->indisunique ||
-		idx->rd_index->indnatts != 1 || idx->rd_index->indkey.values[0] != 1 ||
-		idx->rd_rel->relam != BTREE_AM_OID ||
-		RelationGetIndexPredicate(idx) != NIL)
+	idx = ApiDirectShape(rel, API_SHAPE_WRITE | API_SHAPE_ONLY_COLUMNS, RowExclusiveLock);
+	if (idx == NULL || !ApiDirectTriggers(rel, CMD_INSERT, &upkeep))
 		goto out;
 
 	/* the checks of the statement's executor that can fail */

@@ -98,6 +98,7 @@
 #include "utils/syscache.h"
 
 #include "compat.h"
+#include "direct_check.h"
 #include "errors.h"
 #include "stored_item.h"
 #include "gsi.h"
@@ -463,73 +464,36 @@ key_eq_info(Oid opfamily)
  *		May the index rows of rel be written without the statements that
  *		would run as owner (the index owner, GsiAsIndexOwner)?  Only where
  *		the statements could not behave differently, the rules of the base
- *		table's direct paths (api_common.c): owner holds table-wide SELECT,
- *		INSERT, UPDATE and DELETE; no permission hook; no row-level security
- *		applies to owner (FORCE ROW LEVEL SECURITY counts as applying, which
- *		the statements' security context would ignore: a fallback that
- *		changes nothing); not read-only or parallel; the table is the plain
- *		(ikey item_key, key item_key, item jsonb) heap as api_index.c made
- *		it, with no trigger, rule, CHECK constraint, generated column or
- *		publication, and its only index is the valid, immediate, unique
- *		btree primary key on (ikey, key).  On success *pk is that index,
+ *		table's direct paths (direct_check.c): ApiDirectRights for owner and
+ *		SELECT, INSERT, UPDATE and DELETE (FORCE ROW LEVEL SECURITY counts as
+ *		applying, which the statements' security context would ignore: a
+ *		fallback that changes nothing), ApiDirectShape for a write to an
+ *		index table (ikey item_key, key item_key, item jsonb) with no other
+ *		live column, its only index the btree primary key on (ikey, key);
+ *		and what is an index table's own: exactly those three columns, no
+ *		trigger at all, no publication.  On success *pk is that index,
  *		opened.
  */
 static bool
 index_table_direct_ok(Relation rel, Oid owner, Relation *pk)
 {
-	TupleDesc	desc = RelationGetDescr(rel);
-	Oid			relid = RelationGetRelid(rel);
-	Oid			keytype = ItemKeyTypeOid();
-	AclMode		need = ACL_SELECT | ACL_INSERT | ACL_UPDATE | ACL_DELETE;
-	static const char *const names[3] = {"ikey", "key", "item"};
 	PublicationDesc pubdesc;
-	List	   *indexes;
-	Relation	ix;
-	int			i;
 
 	*pk = NULL;
-	if (XactReadOnly || IsInParallelMode() || ExecutorCheckPerms_hook != NULL ||
-		!ActiveSnapshotSet() ||
-		pg_class_aclmask(relid, owner, need, ACLMASK_ALL) != need ||
-		check_enable_rls(relid, owner, true) == RLS_ENABLED)
+	if (!ActiveSnapshotSet() ||
+		!ApiDirectRights(RelationGetRelid(rel), owner,
+						 ACL_SELECT | ACL_INSERT | ACL_UPDATE | ACL_DELETE))
 		return false;
-	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rules != NULL ||
-		rel->trigdesc != NULL || desc->natts != 3 ||
-		(desc->constr != NULL &&
-		 (desc->constr->num_check > 0 || desc->constr->has_generated_stored)))
+	/* what is an index table's own: exactly three columns, no trigger or publication */
+	if (rel->trigdesc != NULL || RelationGetDescr(rel)->natts != 3)
 		return false;
-	for (i = 0; i < 3; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attisdropped || att->atttypid != (i < 2 ? keytype : JSONBOID) ||
-			strcmp(NameStr(att->attname), names[i]) != 0)
-			return false;
-	}
 	RelationBuildPublicationDesc(rel, &pubdesc);
 	if (pubdesc.pubactions.pubinsert || pubdesc.pubactions.pubupdate ||
 		pubdesc.pubactions.pubdelete || pubdesc.pubactions.pubtruncate)
 		return false;
-	indexes = RelationGetIndexList(rel);	/* also sets rd_pkindex */
-	if (list_length(indexes) != 1 || linitial_oid(indexes) != rel->rd_pkindex)
-	{
-		list_free(indexes);
-		return false;
-	}
-	list_free(indexes);
-	ix = index_open(rel->rd_pkindex, RowExclusiveLock);
-	if (!ix->rd_index->indisvalid || !ix->rd_index->indisready ||
-		!ix->rd_index->indimmediate || !ix->rd_index->indisunique ||
-		ix->rd_index->indisexclusion ||
-		ix->rd_index->indnatts != 2 || ix->rd_index->indnkeyatts != 2 ||
-		ix->rd_index->indkey.values[0] != 1 || ix->rd_index->indkey.values[1] != 2 ||
-		ix->rd_rel->relam != BTREE_AM_OID || RelationGetIndexPredicate(ix) != NIL)
-	{
-		index_close(ix, NoLock);
-		return false;
-	}
-	*pk = ix;
-	return true;
+	*pk = ApiDirectShape(rel, API_SHAPE_INDEX_TABLE | API_SHAPE_WRITE | API_SHAPE_ONLY_COLUMNS,
+						 RowExclusiveLock);
+	return *pk != NULL;
 }
 
 static void

@@ -71,6 +71,7 @@
 #include "utils/snapmgr.h"
 
 #include "compat.h"
+#include "direct_check.h"
 #include "distributed.h"
 #include "jsonb_binary.h"
 #include "query.h"
@@ -375,10 +376,9 @@ range_scan_key(ScanKey skey, Relation idx, StrategyNumber strategy, Datum bound)
  *		index, in the same direction, over the same [lo, hi) range, under
  *		the active snapshot, as a read-only SPI statement uses.  It runs
  *		only where that cannot differ, GetItem's direct probe's rules
- *		(api_common.c, fetch_item_direct): the caller holds table-wide
- *		SELECT (column grants are the statement's business), no permission
- *		hook is set, no row-level security applies, the table is the plain
- *		(key, item) heap with its valid btree primary key on key; and only
+ *		(direct_check.c: ApiDirectRights for SELECT -- table-wide, no
+ *		permission hook, no row-level security -- and ApiDirectShape for a
+ *		read: the plain (key, item) heap with its btree primary key); and only
  *		for the table itself (not an index table, an LSI's base fetch, a
  *		parallel Scan segment, or a Citus table).  Otherwise false, before
  *		reading anything, and the statement reads the page;
@@ -392,42 +392,21 @@ read_page_direct(ReadRequest *rr, ReadPage *pg, MemoryContext pagecxt,
 	ItemTableDef *def = rr->target.def;
 	Relation	rel;
 	Relation	idx = NULL;
-	TupleDesc	desc;
-	Oid			pkindex;
 	ScanKeyData skeys[2];
 	Datum		lo;
 	Datum		hi;
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
 	bool		ok = false;
-	bool		missing = false;
 
-	/* a table dropped behind the API's back: the statement's error */
 	if (def->citus || rr->target.idx != NULL || rr->target.fetch_base ||
 		rr->total_segments > 1 || !ActiveSnapshotSet() ||
-		ExecutorCheckPerms_hook != NULL ||
-		pg_class_aclcheck_ext(def->relid, GetUserId(), ACL_SELECT, &missing) != ACLCHECK_OK ||
-		missing ||
-		check_enable_rls(def->relid, InvalidOid, true) == RLS_ENABLED)
+		!ApiDirectRights(def->relid, InvalidOid, ACL_SELECT))
 		return false;
 
 	rel = table_open(def->relid, AccessShareLock);
-	desc = RelationGetDescr(rel);
-	list_free(RelationGetIndexList(rel));	/* sets rd_pkindex */
-	pkindex = rel->rd_pkindex;
-	if (rel->rd_rel->relkind != RELKIND_RELATION || !OidIsValid(pkindex) ||
-		desc->natts < 2 ||
-		TupleDescAttr(desc, 0)->attisdropped ||
-		TupleDescAttr(desc, 0)->atttypid != ItemKeyTypeOid() ||
-		strcmp(NameStr(TupleDescAttr(desc, 0)->attname), "key") != 0 ||
-		TupleDescAttr(desc, 1)->attisdropped ||
-		TupleDescAttr(desc, 1)->atttypid != JSONBOID ||
-		strcmp(NameStr(TupleDescAttr(desc, 1)->attname), "item") != 0)
-		goto done;
-	idx = index_open(pkindex, AccessShareLock);
-	if (!idx->rd_index->indisvalid ||
-		idx->rd_index->indnatts != 1 || idx->rd_index->indkey.values[0] != 1 ||
-		idx->rd_rel->relam != BTREE_AM_OID)
+	idx = ApiDirectShape(rel, 0, AccessShareLock);
+	if (idx == NULL)
 		goto done;
 	ReadRangeBounds(&rr->range, &lo, &hi);
 	if (!range_scan_key(&skeys[0], idx, BTGreaterEqualStrategyNumber, lo) ||

@@ -15,7 +15,7 @@
 -- trigger would not fire (disabled, replica role) show that the direct
 -- base write does not keep the index either.
 BEGIN;
-SELECT plan(42);
+SELECT plan(43);
 SET search_path = item_table, public;
 
 CREATE FUNCTION pg_temp.mk(t text) RETURNS boolean LANGUAGE sql AS $$
@@ -100,7 +100,12 @@ CREATE TRIGGER noop AFTER INSERT OR UPDATE OR DELETE ON item_data."ids#by_g" FOR
 CREATE TRIGGER noop AFTER INSERT OR UPDATE OR DELETE ON item_data."ids#by_h" FOR EACH ROW EXECUTE FUNCTION pg_temp.noop();
 
 -- 1. the same writes, directly and by statement
+CREATE FUNCTION pg_temp.unlocked() RETURNS bigint LANGUAGE c
+	AS '$libdir/item_table', 'item_table_test_unlocked_deletes';
+CREATE TEMP TABLE umark AS SELECT pg_temp.unlocked() AS n;
 SELECT lives_ok($$SELECT pg_temp.workload('idd')$$, 'the workload, index rows written directly');
+SELECT is(pg_temp.unlocked() - (SELECT n FROM umark), 2::bigint,
+	'its two DeleteItems took the unlocked path, index rows kept from the version deleted');
 SELECT lives_ok($$SELECT pg_temp.workload('ids')$$, 'the workload, index rows written by statement');
 SELECT results_eq($$SELECT * FROM pg_temp.index_rows('idd')$$, $$SELECT * FROM pg_temp.index_rows('ids')$$,
 	'the index rows are the same');

@@ -7,7 +7,7 @@
 -- replica session) or another trigger needs the statement, the statement
 -- runs, and writes what it always wrote.
 BEGIN;
-SELECT plan(24);
+SELECT plan(25);
 SET search_path = item_table, public;
 SET LOCAL track_functions = 'all';
 
@@ -47,7 +47,10 @@ SELECT count(*) FROM (SELECT pg_temp.put(t, 'big', 0, (SELECT string_agg(md5(g::
 SELECT is((SELECT count(*) FROM pg_temp.records('sdir', 0) WHERE event = 'I'), 11::bigint, 'inserts captured');
 
 -- the changes through the API on sdir: the direct paths, no trigger call
-CREATE TEMP TABLE mark AS SELECT pg_temp.last_seq() AS seq, pg_temp.trigger_calls() AS calls;
+CREATE FUNCTION pg_temp.unlocked() RETURNS bigint LANGUAGE c
+	AS '$libdir/item_table', 'item_table_test_unlocked_deletes';
+CREATE TEMP TABLE mark AS SELECT pg_temp.last_seq() AS seq, pg_temp.trigger_calls() AS calls,
+	pg_temp.unlocked() AS unlocked;
 SELECT pg_temp.put('sdir', 'k1', 1);
 SELECT update_item('{"TableName": "sdir", "Key": {"pk": {"S": "k2"}}, "UpdateExpression": "SET n = :v, extra = :e",
 	"ExpressionAttributeValues": {":v": {"N": "2"}, ":e": {"L": [{"S": "a"}, {"N": "1"}]}}}');
@@ -64,6 +67,8 @@ SELECT delete_item('{"TableName": "sdir", "Key": {"pk": {"S": "missing"}}}');
 -- DELETE statement here, and its trigger call the one counted)
 SELECT is(pg_temp.trigger_calls() - (SELECT calls FROM mark), 1::bigint,
 	'the direct paths fire no stream trigger');
+SELECT is(pg_temp.unlocked() - (SELECT unlocked FROM mark), 2::bigint,
+	'both DeleteItems took the unlocked path (its old image is the version it deleted)');
 SELECT is((SELECT count(*) FROM pg_temp.records('sdir', (SELECT seq FROM mark))), 7::bigint,
 	'they write one record per change, none for a write that changes nothing or deletes nothing');
 

@@ -6,9 +6,11 @@
 -- transactions -- and shows that UpdateItem behaves as the statement does.
 -- PutItem and BatchWriteItem replace an existing item the same way
 -- (ApiReplaceItemDirect, in place of INSERT ... ON CONFLICT DO UPDATE),
--- and DeleteItem deletes the locked row directly (delete_item_direct).
+-- and DeleteItem deletes the locked row directly (delete_item_direct) --
+-- or, without a condition or ReturnValues ALL_OLD, deletes the row it
+-- finds without locking it first (ApiDeleteItemUnlocked).
 BEGIN;
-SELECT plan(38);
+SELECT plan(57);
 SET search_path = item_table, public;
 
 -- the SQLSTATE an UpdateItem request raises, NULL when it succeeds
@@ -245,6 +247,95 @@ SELECT is(pg_temp.del_st('{"TableName": "upd", "Key": {"pk": {"S": "k35"}}}'), '
 	'a published table without replica identity refuses DeleteItem, as DELETE does');
 ALTER TABLE item_data.upd REPLICA IDENTITY DEFAULT;
 DROP PUBLICATION upd_pub2;
+
+-- DeleteItem without a condition or ReturnValues ALL_OLD: the unlocked
+-- path (ApiDeleteItemUnlocked), as DELETE ... WHERE key = $1 does it.  The
+-- test counter of that path tells which path ran.
+CREATE FUNCTION pg_temp.unlocked() RETURNS bigint LANGUAGE c
+	AS '$libdir/item_table', 'item_table_test_unlocked_deletes';
+CREATE FUNCTION pg_temp.del_via(request jsonb) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	before bigint := pg_temp.unlocked();
+	st text;
+BEGIN
+	BEGIN
+		PERFORM item_table.delete_item(request);
+	EXCEPTION WHEN others THEN
+		st := SQLSTATE;
+	END;
+	RETURN CASE WHEN pg_temp.unlocked() > before THEN 'unlocked' ELSE 'locked' END || coalesce(' ' || st, '');
+END $$;
+SELECT is(pg_temp.del_via('{"TableName": "upd", "Key": {"pk": {"S": "k40"}}}'), 'unlocked',
+	'an unconditional DeleteItem takes the unlocked path');
+SELECT is(pg_temp.n_of('upd', 'k40'), NULL, 'and the item is gone');
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT is((SELECT count(*) FROM item_data.upd WHERE key OPERATOR(item_table.=) 'S"k40"'::item_key), 0::bigint,
+	'the primary key finds no version of it either');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT is(pg_temp.del_via('{"TableName": "upd", "Key": {"pk": {"S": "k40"}}}'), 'unlocked',
+	'DeleteItem of a missing item: the unlocked path finds nothing');
+SELECT is(delete_item('{"TableName": "upd", "Key": {"pk": {"S": "k40"}}}'), '{}'::jsonb,
+	'and answers {}');
+SELECT is(pg_temp.del_via('{"TableName": "upd", "Key": {"pk": {"S": "k41"}}, "ReturnValues": "ALL_OLD"}'), 'locked',
+	'ReturnValues ALL_OLD: the locked path');
+SELECT is(pg_temp.del_via('{"TableName": "upd", "Key": {"pk": {"S": "k42"}}, "ConditionExpression": "attribute_exists(pk)"}'), 'locked',
+	'a ConditionExpression: the locked path');
+SELECT is(pg_temp.del_via('{"TableName": "upd", "Key": {"pk": {"S": "k47"}}, "Expected": {"n": {"ComparisonOperator": "NOT_NULL"}}}'), 'locked',
+	'a legacy Expected condition: the locked path');
+SELECT is(pg_temp.n_of('upd', 'k41') || pg_temp.n_of('upd', 'k42') || pg_temp.n_of('upd', 'k47'), NULL, 'all three deleted by it');
+-- ConsumedCapacity from the version deleted, as the locked path measures it
+SELECT put_item(jsonb_build_object('TableName', 'upd', 'Item', jsonb_build_object('pk', jsonb_build_object('S', 'big' || i),
+	'pad', jsonb_build_object('S', repeat('y', 2500))))) FROM generate_series(1, 2) i;
+SELECT is(delete_item('{"TableName": "upd", "Key": {"pk": {"S": "big1"}}, "ReturnConsumedCapacity": "TOTAL"}'),
+	delete_item('{"TableName": "upd", "Key": {"pk": {"S": "big2"}}, "ReturnConsumedCapacity": "TOTAL", "ReturnValues": "ALL_OLD"}') - 'Attributes',
+	'ConsumedCapacity of the unlocked path is the locked path''s');
+SELECT is((delete_item('{"TableName": "upd", "Key": {"pk": {"S": "big1"}}, "ReturnConsumedCapacity": "TOTAL"}')
+	->'ConsumedCapacity'->>'CapacityUnits'), '1.0', 'nothing deleted: one unit, as before');
+-- the rights: DeleteItem has always needed UPDATE too (its locked probe);
+-- the unlocked path keeps that, whichever path a call takes
+REVOKE UPDATE ON item_data.upd FROM item_table_tap_upd;
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.del_via('{"TableName": "upd", "Key": {"pk": {"S": "k43"}}}'), 'locked 42501',
+	'without UPDATE: the locked path, refused as before');
+RESET ROLE;
+SELECT is(pg_temp.n_of('upd', 'k43'), '0', 'the refused delete changed nothing');
+GRANT UPDATE ON item_data.upd TO item_table_tap_upd;
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.del_via('{"TableName": "upd", "Key": {"pk": {"S": "k43"}}}'), 'unlocked',
+	'with SELECT, UPDATE and DELETE: the unlocked path');
+RESET ROLE;
+-- a user DELETE trigger: the statement
+CREATE TRIGGER upd_del AFTER DELETE ON item_data.upd FOR EACH ROW EXECUTE FUNCTION pg_temp.del_logger();
+SELECT is(pg_temp.del_via('{"TableName": "upd", "Key": {"pk": {"S": "k44"}}}'), 'locked',
+	'a user DELETE trigger: not the unlocked path');
+SELECT results_eq('SELECT k FROM pg_temp.del_log', $$VALUES ('k31'), ('k44')$$, 'and the trigger fired');
+DROP TRIGGER upd_del ON item_data.upd;
+-- another index on the table: not the unlocked path (the write rule)
+CREATE INDEX upd_n ON item_data.upd ((item->'n'->>'N'));
+SELECT is(pg_temp.del_via('{"TableName": "upd", "Key": {"pk": {"S": "k45"}}}'), 'locked',
+	'another index on the table: not the unlocked path');
+DROP INDEX item_data.upd_n;
+-- a read-only transaction: the error of the statement
+CREATE FUNCTION pg_temp.ro_del(request jsonb) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	SET LOCAL transaction_read_only = on;
+	RETURN pg_temp.del_via(request);
+END $$;
+CREATE FUNCTION pg_temp.ro_del_sub(request jsonb) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text;
+BEGIN
+	BEGIN
+		r := pg_temp.ro_del(request);
+		RAISE EXCEPTION 'undo' USING ERRCODE = 'P0001';
+	EXCEPTION WHEN SQLSTATE 'P0001' THEN
+		RETURN r;
+	END;
+END $$;
+SELECT is(pg_temp.ro_del_sub('{"TableName": "upd", "Key": {"pk": {"S": "k46"}}}'), 'locked 25006',
+	'in a read-only transaction: refused as DELETE is');
+SELECT is(pg_temp.n_of('upd', 'k46'), '0', 'the refused delete changed nothing');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -1,0 +1,33 @@
+/*-------------------------------------------------------------------------
+ *
+ * direct_check.h
+ *		Where a direct path (one that skips the executor) may run: the
+ *		caller's rights and the table's shape, for every such path
+ *		(direct_check.c's essay states the rule).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ITEM_TABLE_DIRECT_CHECK_H
+#define ITEM_TABLE_DIRECT_CHECK_H
+
+#include "nodes/parsenodes.h"
+#include "storage/lockdefs.h"
+#include "utils/relcache.h"
+
+/*
+ * ApiDirectRights: may role (InvalidOid: the current user) do directly what
+ * a statement needing every right of need on relid would do?
+ * ApiDirectShape: is rel the plain item table (or, with
+ * API_SHAPE_INDEX_TABLE, index table) the direct paths know?  Its primary
+ * key, opened with lockmode, or NULL.
+ */
+#define API_SHAPE_WRITE			0x01	/* rows are written: no rules, CHECK,
+										 * generated column, partition; the
+										 * primary key is the only index */
+#define API_SHAPE_ONLY_COLUMNS	0x02	/* no other live column */
+#define API_SHAPE_INDEX_TABLE	0x04	/* (ikey, key, item), key (ikey, key) */
+
+extern bool ApiDirectRights(Oid relid, Oid role, AclMode need);
+extern Relation ApiDirectShape(Relation rel, int flags, LOCKMODE lockmode);
+
+#endif							/* ITEM_TABLE_DIRECT_CHECK_H */
