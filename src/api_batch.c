@@ -762,6 +762,8 @@ typedef struct TxAction
 	int			rvccf;
 	AttrValue  *old;
 	AttrValue  *new;			/* NULL: delete (or nothing to write) */
+	Jsonb	   *stored;			/* Put: the request's Item when it is the
+								 * stored jsonb of new, else NULL */
 	/* cancellation reason */
 	const char *code;			/* NULL: None */
 	char	   *message;
@@ -840,7 +842,15 @@ parse_tx_action(JsonbValue *v, int index)
 	if (cond_text != NULL)
 		a->cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
 	ExprCheckAllUsed(ph);
-	a->keyattrs = AttrItemFromJsonb(target);
+	if (a->kind == TX_PUT)
+	{
+		bool		as_stored;
+
+		a->keyattrs = AttrItemFromJsonbStored(target, &as_stored);
+		a->stored = as_stored ? target : NULL;
+	}
+	else
+		a->keyattrs = AttrItemFromJsonb(target);
 	return a;
 }
 
@@ -1174,23 +1184,40 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 				if (!check_action(current))
 					cancel = true;
 			}
-			/* 3. writes, in (table, key) order */
+			/*
+			 * 3. writes, in (table, key) order.  The new items of one table
+			 * are inserted with the table opened once (inserts), closed
+			 * before any other write and before the subtransaction ends.
+			 */
 			if (!cancel)
 			{
+				ApiInsertCache *inserts = ApiInsertCacheCreate();
+
 				foreach(lc, lock_order)
 				{
+					Jsonb	   *newj;
+
 					current = (TxAction *) lfirst(lc);
 					if (current->kind == TX_CONDITION_CHECK)
 						continue;
 					if (current->new == NULL)
 					{
 						if (current->old != NULL)
+						{
+							ApiInsertCacheClose(inserts);
 							ApiDeleteItem(current->def, current->key);
+						}
 						continue;
 					}
+					/* a Put's item as the request gave it, when already canonical */
+					newj = current->stored != NULL ? current->stored :
+						AttrItemToJsonb(current->new);
 					if (current->old != NULL)
-						ApiUpdateItem(current->def, current->key, AttrItemToJsonb(current->new));
-					else if (!ApiInsertItem(current->def, current->key, AttrItemToJsonb(current->new)))
+					{
+						ApiInsertCacheClose(inserts);
+						ApiUpdateItem(current->def, current->key, newj);
+					}
+					else if (!ApiInsertItem(current->def, current->key, newj, inserts))
 					{
 						/* a concurrent insert took the key we found absent */
 						current->code = "TransactionConflict";
@@ -1199,6 +1226,7 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 						break;
 					}
 				}
+				ApiInsertCacheClose(inserts);
 			}
 			ReleaseCurrentSubTransaction();
 			MemoryContextSwitchTo(oldcxt);

@@ -1070,7 +1070,7 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 }
 
 bool
-ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
+ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item, ApiInsertCache *cache)
 {
 	Oid			argtypes[2] = {ItemKeyTypeOid(), JSONBOID};
 	Datum		args[2] = {PointerGetDatum(key), JsonbPGetDatum(item)};
@@ -1079,7 +1079,8 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 
 	if (def->citus)
 		return DistInsertItem(def, key, item);
-	switch (ApiInsertItemDirect(def, key, item, false))
+	/* every caller has just probed key and found nothing: absent */
+	switch (ApiInsertItemDirect(def, key, item, false, true, cache))
 	{
 		case DIRECT_INSERT_DONE:
 			return true;
@@ -1088,6 +1089,8 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		case DIRECT_INSERT_STATEMENT:
 			break;
 	}
+	/* no table held open while a statement runs (its triggers are SQL) */
+	ApiInsertCacheClose(cache);
 	plan = TableDefPlan(def, &def->plan_insert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
 						2, argtypes);

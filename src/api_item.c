@@ -178,7 +178,7 @@ write_item(ItemTableDef *def, ItemKey *key, const AttrValue *old, Jsonb *newj)
 		ApiUpdateItem(def, key, newj);
 		return true;
 	}
-	return ApiInsertItem(def, key, newj);
+	return ApiInsertItem(def, key, newj, NULL);
 }
 
 void
@@ -197,8 +197,13 @@ ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	/* an existing item: replaced directly where that cannot differ */
 	if (ApiReplaceItemDirect(def, key, item))
 		return;
-	/* a new item: inserted directly where that cannot differ */
-	if (ApiInsertItemDirect(def, key, item, true) == DIRECT_INSERT_DONE)
+	/*
+	 * a new item: inserted directly where that cannot differ.  The probe of
+	 * ApiReplaceItemDirect has nearly always just found no row of key (when
+	 * it declined for another reason, inserting first costs at most a dead
+	 * row, never a different result): absent
+	 */
+	if (ApiInsertItemDirect(def, key, item, true, true, NULL) == DIRECT_INSERT_DONE)
 		return;
 	plan = TableDefPlan(def, &def->plan_upsert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2)"
