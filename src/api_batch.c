@@ -23,7 +23,10 @@
  *		item computed; every failed condition becomes a
  *		ConditionalCheckFailed reason, a data error a ValidationError
  *		reason (after which later actions are not examined, as DynamoDB);
- *	 3. write, again in (table, key) order.
+ *	 3. write, again in (table, key) order; the new items of a table are
+ *		inserted with the table opened once (direct_insert.c's
+ *		ApiInsertCache), and a Put's item is stored as the request gave it
+ *		when that is already its canonical form (as PutItem does).
  * Any reason cancels the transaction with TransactionCanceledException and
  * nothing is written.  A deadlock, serialization failure or lock timeout
  * inside the subtransaction, or a row inserted concurrently under a key we
@@ -782,12 +785,24 @@ tx_action_lock_cmp(const ListCell *a, const ListCell *b)
 }
 
 /*
+ * A ConditionExpression without placeholders means the same in every
+ * action that repeats it (attribute_not_exists(pk) on each Put, the usual
+ * case): it is parsed once per call and the tree shared (evaluation does
+ * not change it).
+ */
+typedef struct TxCondMemo
+{
+	char	   *text;			/* NULL: none yet */
+	CondNode   *cond;
+} TxCondMemo;
+
+/*
  * parse_tx_action
  *		One element of TransactItems: exactly one of ConditionCheck, Put,
  *		Delete, Update.  Request-level problems raise at once.
  */
 static TxAction *
-parse_tx_action(JsonbValue *v, int index)
+parse_tx_action(JsonbValue *v, int index, TxCondMemo *memo)
 {
 	static const char *const legacy[] = {"Expected", "ConditionalOperator"};
 	ApiRequest	outer;
@@ -839,7 +854,17 @@ parse_tx_action(JsonbValue *v, int index)
 							 "ConditionExpression is null");
 	if (upd_text != NULL)
 		a->upd = ExprParseUpdate(upd_text, strlen(upd_text), ph);
-	if (cond_text != NULL)
+	if (cond_text != NULL && ph->nnames == 0 && ph->nvalues == 0)
+	{
+		/* no placeholders: the text alone decides the tree */
+		if (memo->text == NULL || strcmp(memo->text, cond_text) != 0)
+		{
+			memo->cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
+			memo->text = cond_text;
+		}
+		a->cond = memo->cond;
+	}
+	else if (cond_text != NULL)
 		a->cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
 	ExprCheckAllUsed(ph);
 	if (a->kind == TX_PUT)
@@ -1074,6 +1099,7 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 	int			ricm;
 	List	   *written_defs = NIL;
 	List	   *written_keys = NIL;
+	TxCondMemo	memo = {NULL, NULL};
 	static const char *const ricm_values[] = {"SIZE", "NONE"};
 
 	ApiRequestInit(&req, body);
@@ -1100,7 +1126,7 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 
 	foreach(lc, elems)
 		actions = lappend(actions, parse_tx_action((JsonbValue *) lfirst(lc),
-												   foreach_current_index(lc)));
+												   foreach_current_index(lc), &memo));
 
 	SPI_connect();
 	foreach(lc, actions)

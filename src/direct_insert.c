@@ -24,6 +24,20 @@
  *		 when another backend's entry for key came first, killed ("super
  *		 deleted") and step 1 again, which now finds that row.
  *
+ * Every caller has just probed key and found no row (the locked read of a
+ * conditional write or of a TransactWriteItems action, the probe of an
+ * unconditional put that would have replaced the row), so step 1 would
+ * nearly always find nothing: under READ COMMITTED it is skipped the first
+ * time round ("absent"), and runs only after a conflict in step 2.  That
+ * changes what a conflict costs (a killed row), never its outcome; see
+ * ApiInsertItemDirect.
+ *
+ * A call writing several new items (TransactWriteItems) passes an
+ * ApiInsertCache: a table is opened, checked and given its executor state
+ * once for all its new items of the call, not once per item; the
+ * per-item checks (privileges, row-level security, read-only) still run
+ * for each.  See ApiInsertCacheClose for when the table may stay open.
+ *
  * A conflict is DIRECT_INSERT_EXISTS for ON CONFLICT DO NOTHING (the
  * statement inserts nothing, the caller's conflict handling follows: the
  * locked re-read and ConditionalCheckFailed of a conditional write,

@@ -10,7 +10,7 @@
 -- direct path's results (items, ReturnValues, conditional failures,
 -- duplicate keys, stream records, GSI and LSI rows) are the statement's.
 BEGIN;
-SELECT plan(81);
+SELECT plan(84);
 SET search_path = item_table, public;
 SET LOCAL track_functions = 'all';
 
@@ -330,6 +330,23 @@ SELECT is(transact_write_items('{"TransactItems": [
 SELECT is(concat_ws(',', pg_temp.n_of('ins', 'a3'), pg_temp.n_of('ins', 'p2'), pg_temp.n_of('ins', 'q3'),
 		pg_temp.by_index('ins', 'a3') + pg_temp.by_index('ins', 'p2') + pg_temp.by_index('ins', 'q3')),
 	'1,2000,3,3', 'all three written, one index entry each');
+-- one ConditionExpression text in several actions (parsed once per call
+-- when it has no placeholders): each evaluated on its own item
+SELECT is(pg_temp.err('transact_write_items', '{"TransactItems": [
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "y1"}, "n": {"N": "1"}}, "ConditionExpression": "attribute_not_exists(pk)"}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "p6"}, "n": {"N": "6"}}, "ConditionExpression": "attribute_exists(pk)"}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "y2"}, "n": {"N": "2"}}, "ConditionExpression": "attribute_not_exists(#k)", "ExpressionAttributeNames": {"#k": "pk"}}},
+	{"ConditionCheck": {"TableName": "ins", "Key": {"pk": {"S": "p7"}}, "ConditionExpression": "attribute_not_exists(pk)"}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "y3"}, "n": {"N": "3"}}, "ConditionExpression": "attribute_not_exists(pk)"}}]}'),
+	'TransactionCanceledException: Transaction cancelled, please refer cancellation reasons for specific reasons [None, None, None, ConditionalCheckFailed, None]',
+	'a repeated condition text fails only where its item fails it');
+SELECT is(transact_write_items('{"TransactItems": [
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "y1"}, "n": {"N": "1"}}, "ConditionExpression": "attribute_not_exists(pk)"}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "p6"}, "n": {"N": "6"}}, "ConditionExpression": "attribute_exists(pk)"}},
+	{"ConditionCheck": {"TableName": "ins", "Key": {"pk": {"S": "p7"}}, "ConditionExpression": "attribute_exists(pk)"}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "y3"}, "n": {"N": "3"}}, "ConditionExpression": "attribute_not_exists(pk)"}}]}'),
+	'{}'::jsonb, 'and the call passes when every item satisfies it');
+SELECT is(pg_temp.n_of('ins', 'y1') || pg_temp.n_of('ins', 'y3'), '13', 'written');
 -- a Put's item is stored as PutItem stores it (numbers and sets canonical)
 SELECT put_item('{"TableName": "ins", "Item": {"pk": {"S": "nc1"}, "n": {"N": "01.50"}, "ss": {"SS": ["b", "a"]}, "m": {"M": {"x": {"N": "2e1"}}}}}');
 SELECT transact_write_items('{"TransactItems": [
