@@ -765,6 +765,7 @@ typedef struct TxAction
 	int			rvccf;
 	AttrValue  *old;
 	AttrValue  *new;			/* NULL: delete (or nothing to write) */
+	int64		new_size;		/* AttrItemSize(new) */
 	Jsonb	   *stored;			/* Put: the request's Item when it is the
 								 * stored jsonb of new, else NULL */
 	/* cancellation reason */
@@ -939,7 +940,8 @@ check_action(TxAction *a)
 			break;
 		case TX_PUT:
 			a->new = a->keyattrs;
-			if (AttrItemSize(a->new) > ATTR_MAX_ITEM_SIZE)
+			a->new_size = AttrItemSize(a->new);
+			if (a->new_size > ATTR_MAX_ITEM_SIZE)
 				DynValidation("Item size has exceeded the maximum allowed size");
 			break;
 		case TX_UPDATE:
@@ -950,7 +952,8 @@ check_action(TxAction *a)
 			}
 			base = a->old ? a->old : TableDefKeyAttributes(a->def, a->keyattrs);
 			a->new = ExprApplyUpdate(a->upd, base, a->old != NULL);
-			if (AttrItemSize(a->new) > ATTR_MAX_ITEM_SIZE)
+			a->new_size = AttrItemSize(a->new);
+			if (a->new_size > ATTR_MAX_ITEM_SIZE)
 				DynValidation("Item size to update has exceeded the maximum allowed size");
 			break;
 	}
@@ -1132,9 +1135,18 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 	foreach(lc, actions)
 	{
 		TxAction   *a = (TxAction *) lfirst(lc);
+		TxAction   *prev = foreach_current_index(lc) > 0 ?
+			(TxAction *) list_nth(actions, foreach_current_index(lc) - 1) : NULL;
 		ListCell   *pc;
 
-		a->def = TableDefLookup(a->table);
+		/*
+		 * the previous action's table again: its definition, which the
+		 * lock TableDefLookup took keeps valid for the call
+		 */
+		if (prev != NULL && strcmp(prev->table, a->table) == 0)
+			a->def = prev->def;
+		else
+			a->def = TableDefLookup(a->table);
 		if (a->kind == TX_UPDATE)
 			ApiCheckKeyNotUpdated(a->def, a->upd);
 		/* key problems are data errors: ValidationError reasons */
@@ -1297,7 +1309,7 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 	{
 		TxAction   *a = (TxAction *) lfirst(lc);
 		int64		size = Max(a->old ? AttrItemSize(a->old) : 0,
-							   a->new ? AttrItemSize(a->new) : 0);
+							   a->new ? a->new_size : 0);
 
 		units = ApiAddTableUnits(units, a->def->name, 2 * ApiWriteUnits(size));
 		if (a->kind != TX_CONDITION_CHECK)
