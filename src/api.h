@@ -214,7 +214,9 @@ extern ExprPlaceholders *ApiReadPlaceholders(ApiRequest *req, bool any_expressio
 											 const char *null_expressions);
 extern AttrValue *ApiEmptyItem(void);
 extern AttrValue *ApiStoredItem(Jsonb *j);
-extern void ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
+/* an unconditional put; cache as ApiInsertItemDirect's, NULL: none */
+extern void ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item,
+						  ApiInsertCache *cache);
 extern bool ApiUpdateCreates(const UpdateExpr *upd);
 extern void ApiCheckKeyNotUpdated(ItemTableDef *def, const UpdateExpr *upd);
 extern Jsonb *ApiFinishResponse(JsonbParseState **state, MemoryContext callercxt);

@@ -441,6 +441,7 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 	int			ricm;
 	List	   *written_defs = NIL;
 	List	   *written_keys = NIL;
+	ApiInsertCache *inserts;
 	static const char *const ricm_values[] = {"SIZE", "NONE"};
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
@@ -551,18 +552,28 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 				DynValidation("Provided list of item keys contains duplicates");
 		}
 	}
+	/*
+	 * the new items of a table inserted with the table opened once
+	 * (direct_insert.c's ApiInsertCache), closed before a delete and at the
+	 * end
+	 */
+	inserts = ApiInsertCacheCreate();
 	foreach(lc, writes)
 	{
 		BatchWrite *w = (BatchWrite *) lfirst(lc);
 
 		if (w->is_put)
-			ApiUpsertItem(w->def, w->key, w->itemj);
+			ApiUpsertItem(w->def, w->key, w->itemj, inserts);
 		else
+		{
+			ApiInsertCacheClose(inserts);
 			ApiDeleteItem(w->def, w->key);
+		}
 		units = ApiAddTableUnits(units, w->def->name, ApiWriteUnits(w->size));
 		written_defs = lappend(written_defs, w->def);
 		written_keys = lappend(written_keys, w->key);
 	}
+	ApiInsertCacheClose(inserts);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	ApiPushKey(&state, "UnprocessedItems");

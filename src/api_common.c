@@ -1078,7 +1078,10 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item, ApiInsertCache *cach
 	int			rc;
 
 	if (def->citus)
+	{
+		ApiInsertCacheClose(cache); /* statements follow */
 		return DistInsertItem(def, key, item);
+	}
 	/* every caller has just probed key and found nothing: absent */
 	switch (ApiInsertItemDirect(def, key, item, false, true, cache))
 	{

@@ -182,7 +182,7 @@ write_item(ItemTableDef *def, ItemKey *key, const AttrValue *old, Jsonb *newj)
 }
 
 void
-ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
+ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item, ApiInsertCache *cache)
 {
 	Oid			argtypes[2] = {ItemKeyTypeOid(), JSONBOID};
 	Datum		args[2] = {PointerGetDatum(key), JsonbPGetDatum(item)};
@@ -191,6 +191,7 @@ ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 
 	if (def->citus)
 	{
+		ApiInsertCacheClose(cache); /* statements follow */
 		DistUpsertItem(def, key, item);
 		return;
 	}
@@ -203,8 +204,10 @@ ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	 * it declined for another reason, inserting first costs at most a dead
 	 * row, never a different result): absent
 	 */
-	if (ApiInsertItemDirect(def, key, item, true, true, NULL) == DIRECT_INSERT_DONE)
+	if (ApiInsertItemDirect(def, key, item, true, true, cache) == DIRECT_INSERT_DONE)
 		return;
+	/* no table held open while a statement runs (its triggers are SQL) */
+	ApiInsertCacheClose(cache);
 	plan = TableDefPlan(def, &def->plan_upsert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2)"
 						" ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item",
@@ -305,7 +308,7 @@ item_table_put_item(PG_FUNCTION_ARGS)
 	if (w.cond == NULL && w.rv == RV_NONE && w.rcc == RCC_NONE)
 	{
 		DistNextWriteAlone(def);	/* Citus: the call's only statement */
-		ApiUpsertItem(def, key, newj);
+		ApiUpsertItem(def, key, newj, NULL);
 	}
 	else
 	{

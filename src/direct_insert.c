@@ -150,15 +150,18 @@ ApiInsertCacheCreate(void)
  * ApiInsertCacheClose
  *		Close what c holds (it may be reused for another table afterwards).
  *
- * Holding a table open across inserts is safe only while nothing but
- * direct inserts (and their after-write upkeep) runs in between: the
- * checks made when it was opened (triggers, indexes, columns) cannot change
- * under the RowExclusiveLock held, except by this very session running
- * SQL -- a trigger fired by another write's statement -- which would also
- * find the table in use.  So the caller closes the cache before any other
- * write, and before leaving the (sub)transaction that opened it: the
- * references belong to its resource owner.  After an error the (sub)
- * transaction's abort releases them; the cache is then simply dropped.
+ * Holding a table open across inserts is safe only while no SQL of this
+ * session runs in between: the checks made when it was opened (triggers,
+ * indexes, columns, rules) cannot change under the RowExclusiveLock held,
+ * except by this very session -- a trigger fired by a statement -- which
+ * would also find the table in use and fail where the statement path
+ * would not.  So the caller closes the cache before anything that may run
+ * a statement (a statement fallback, a delete or an update of an existing
+ * item, a Citus table's writes); the direct writes of this module, of
+ * ApiReplaceItemDirect and their upkeep may run while it is open.  It is
+ * also closed before leaving the (sub)transaction that opened it: the
+ * references belong to its resource owner.  After an error the
+ * (sub)transaction's abort releases them; the cache is then simply dropped.
  */
 void
 ApiInsertCacheClose(ApiInsertCache *c)

@@ -10,7 +10,7 @@
 -- direct path's results (items, ReturnValues, conditional failures,
 -- duplicate keys, stream records, GSI and LSI rows) are the statement's.
 BEGIN;
-SELECT plan(84);
+SELECT plan(90);
 SET search_path = item_table, public;
 SET LOCAL track_functions = 'all';
 
@@ -406,6 +406,27 @@ SELECT is(transact_write_items('{"TransactItems": [
 	'{}'::jsonb, 'the same call with valid items succeeds');
 SELECT is((SELECT count(*) FROM item_table.verify('insg')), 0::bigint,
 	'verify(): the new items of one call have exactly their GSI and LSI rows');
+
+-- BatchWriteItem: the table also held open across its new items, closed
+-- before a delete; replacements and other tables in between
+SELECT pg_temp.mark();
+SELECT is(batch_write_item('{"RequestItems": {"ins": [{"PutRequest": {"Item": {"pk": {"S": "bb1"}, "n": {"N": "1"}}}},
+	{"DeleteRequest": {"Key": {"pk": {"S": "p10"}}}}, {"PutRequest": {"Item": {"pk": {"S": "bb2"}, "n": {"N": "2"}}}},
+	{"PutRequest": {"Item": {"pk": {"S": "p11"}, "n": {"N": "1100"}}}}, {"PutRequest": {"Item": {"pk": {"S": "bb3"}, "n": {"N": "3"}}}}],
+	"ins2": [{"PutRequest": {"Item": {"pk": {"S": "bb4"}, "n": {"N": "4"}}}}, {"PutRequest": {"Item": {"pk": {"S": "bb5"}, "n": {"N": "5"}}}}]}}')->'UnprocessedItems',
+	'{}'::jsonb, 'BatchWriteItem: new items of two tables around a delete and a replacement');
+SELECT is(concat_ws(',', pg_temp.n_of('ins', 'bb1'), coalesce(pg_temp.n_of('ins', 'p10'), '-'), pg_temp.n_of('ins', 'bb2'),
+		pg_temp.n_of('ins', 'p11'), pg_temp.n_of('ins', 'bb3'), pg_temp.n_of('ins2', 'bb4'), pg_temp.n_of('ins2', 'bb5')),
+	'1,-,2,1100,3,4,5', 'every request applied');
+SELECT is(pg_temp.since(), 0::bigint, 'directly');
+SELECT is(pg_temp.by_index('ins', 'bb1') + pg_temp.by_index('ins', 'bb2') + pg_temp.by_index('ins', 'bb3')
+		+ pg_temp.by_index('ins', 'p11') + pg_temp.by_index('ins2', 'bb4') + pg_temp.by_index('ins2', 'bb5'), 6::bigint,
+	'one primary key entry each');
+SELECT is(batch_write_item('{"RequestItems": {"insg": [{"PutRequest": {"Item": {"pk": {"S": "bw"}, "sk": {"S": "1"}, "n": {"N": "7"}}}},
+	{"PutRequest": {"Item": {"pk": {"S": "bw"}, "sk": {"S": "2"}, "n": {"N": "8"}}}}, {"PutRequest": {"Item": {"pk": {"S": "bw"}, "sk": {"S": "3"}}}}]}}')->'UnprocessedItems',
+	'{}'::jsonb, 'BatchWriteItem: three new items on the GSI and LSI table');
+SELECT is((SELECT count(*) FROM item_table.verify('insg')), 0::bigint,
+	'verify(): with exactly their GSI and LSI rows');
 
 SELECT * FROM finish();
 ROLLBACK;
