@@ -32,8 +32,8 @@
  * changes what a conflict costs (a killed row), never its outcome; see
  * ApiInsertItemDirect.
  *
- * A call writing several new items (TransactWriteItems) passes an
- * ApiInsertCache: a table is opened, checked and given its executor state
+ * A call writing several new items (TransactWriteItems, BatchWriteItem)
+ * passes an ApiInsertCache: a table is opened, checked and given its executor state
  * once for all its new items of the call, not once per item; the
  * per-item checks (privileges, row-level security, read-only) still run
  * for each.  See ApiInsertCacheClose for when the table may stay open.
@@ -123,8 +123,8 @@ insert_after_write(Relation rel, TupleTableSlot *slot, int upkeep)
  * An ApiInsertCache holds one table opened for direct inserts with what
  * its inserts need (the table and its primary key locked and open, the
  * IndexInfo, the executor state and the slot), so that a call writing
- * several new items of one table -- a TransactWriteItems -- opens and
- * checks the table once, not once per item.  See ApiInsertCacheClose for
+ * several new items of one table -- TransactWriteItems, BatchWriteItem --
+ * opens and checks the table once, not once per item.  See ApiInsertCacheClose for
  * when the caller must drop it.
  */
 struct ApiInsertCache
