@@ -123,7 +123,15 @@ extern Datum item_table_test_collection_size(PG_FUNCTION_ARGS);
 extern Jsonb *ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock);
 /* the btree operator of strategy on item_key in opfamily, NULL: none (cached) */
 extern FmgrInfo *ApiKeyOperator(Oid opfamily, StrategyNumber strategy);
-extern bool ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
+/* tables opened for direct inserts (direct_insert.c) */
+typedef struct ApiInsertCache ApiInsertCache;
+/*
+ * a new item, the caller having just found no row of key (ON CONFLICT DO
+ * NOTHING: false when a concurrent insert took key); cache as
+ * ApiInsertItemDirect's, NULL: none
+ */
+extern bool ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item,
+						  ApiInsertCache *cache);
 extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 /* an unconditional put of an existing item, done directly; false: not done */
 extern bool ApiReplaceItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item);
@@ -174,8 +182,11 @@ typedef enum DirectInsertResult
  * INSERT ... ON CONFLICT (key) DO NOTHING (upsert: DO UPDATE) of the row
  * (key, item), done without the statement where it cannot differ
  */
+extern ApiInsertCache *ApiInsertCacheCreate(void);
+extern void ApiInsertCacheClose(ApiInsertCache *c);
 extern DirectInsertResult ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item,
-											  bool upsert);
+											  bool upsert, bool absent,
+											  ApiInsertCache *cache);
 
 /* ---- responses ---- */
 typedef enum ReturnConsumedCapacity
@@ -214,7 +225,9 @@ extern ExprPlaceholders *ApiReadPlaceholders(ApiRequest *req, bool any_expressio
 											 const char *null_expressions);
 extern AttrValue *ApiEmptyItem(void);
 extern AttrValue *ApiStoredItem(Jsonb *j);
-extern void ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
+/* an unconditional put; cache as ApiInsertItemDirect's, NULL: none */
+extern void ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item,
+						  ApiInsertCache *cache);
 extern bool ApiUpdateCreates(const UpdateExpr *upd);
 extern void ApiCheckKeyNotUpdated(ItemTableDef *def, const UpdateExpr *upd);
 extern Jsonb *ApiFinishResponse(JsonbParseState **state, MemoryContext callercxt);

@@ -23,7 +23,10 @@
  *		item computed; every failed condition becomes a
  *		ConditionalCheckFailed reason, a data error a ValidationError
  *		reason (after which later actions are not examined, as DynamoDB);
- *	 3. write, again in (table, key) order.
+ *	 3. write, again in (table, key) order; the new items of a table are
+ *		inserted with the table opened once (direct_insert.c's
+ *		ApiInsertCache), and a Put's item is stored as the request gave it
+ *		when that is already its canonical form (as PutItem does).
  * Any reason cancels the transaction with TransactionCanceledException and
  * nothing is written.  A deadlock, serialization failure or lock timeout
  * inside the subtransaction, or a row inserted concurrently under a key we
@@ -438,6 +441,7 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 	int			ricm;
 	List	   *written_defs = NIL;
 	List	   *written_keys = NIL;
+	ApiInsertCache *inserts;
 	static const char *const ricm_values[] = {"SIZE", "NONE"};
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
@@ -548,18 +552,28 @@ item_table_batch_write_item(PG_FUNCTION_ARGS)
 				DynValidation("Provided list of item keys contains duplicates");
 		}
 	}
+	/*
+	 * the new items of a table inserted with the table opened once
+	 * (direct_insert.c's ApiInsertCache), closed before a delete and at the
+	 * end
+	 */
+	inserts = ApiInsertCacheCreate();
 	foreach(lc, writes)
 	{
 		BatchWrite *w = (BatchWrite *) lfirst(lc);
 
 		if (w->is_put)
-			ApiUpsertItem(w->def, w->key, w->itemj);
+			ApiUpsertItem(w->def, w->key, w->itemj, inserts);
 		else
+		{
+			ApiInsertCacheClose(inserts);
 			ApiDeleteItem(w->def, w->key);
+		}
 		units = ApiAddTableUnits(units, w->def->name, ApiWriteUnits(w->size));
 		written_defs = lappend(written_defs, w->def);
 		written_keys = lappend(written_keys, w->key);
 	}
+	ApiInsertCacheClose(inserts);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	ApiPushKey(&state, "UnprocessedItems");
@@ -762,6 +776,9 @@ typedef struct TxAction
 	int			rvccf;
 	AttrValue  *old;
 	AttrValue  *new;			/* NULL: delete (or nothing to write) */
+	int64		new_size;		/* AttrItemSize(new) */
+	Jsonb	   *stored;			/* Put: the request's Item when it is the
+								 * stored jsonb of new, else NULL */
 	/* cancellation reason */
 	const char *code;			/* NULL: None */
 	char	   *message;
@@ -780,12 +797,24 @@ tx_action_lock_cmp(const ListCell *a, const ListCell *b)
 }
 
 /*
+ * A ConditionExpression without placeholders means the same in every
+ * action that repeats it (attribute_not_exists(pk) on each Put, the usual
+ * case): it is parsed once per call and the tree shared (evaluation does
+ * not change it).
+ */
+typedef struct TxCondMemo
+{
+	char	   *text;			/* NULL: none yet */
+	CondNode   *cond;
+} TxCondMemo;
+
+/*
  * parse_tx_action
  *		One element of TransactItems: exactly one of ConditionCheck, Put,
  *		Delete, Update.  Request-level problems raise at once.
  */
 static TxAction *
-parse_tx_action(JsonbValue *v, int index)
+parse_tx_action(JsonbValue *v, int index, TxCondMemo *memo)
 {
 	static const char *const legacy[] = {"Expected", "ConditionalOperator"};
 	ApiRequest	outer;
@@ -837,10 +866,28 @@ parse_tx_action(JsonbValue *v, int index)
 							 "ConditionExpression is null");
 	if (upd_text != NULL)
 		a->upd = ExprParseUpdate(upd_text, strlen(upd_text), ph);
-	if (cond_text != NULL)
+	if (cond_text != NULL && ph->nnames == 0 && ph->nvalues == 0)
+	{
+		/* no placeholders: the text alone decides the tree */
+		if (memo->text == NULL || strcmp(memo->text, cond_text) != 0)
+		{
+			memo->cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
+			memo->text = cond_text;
+		}
+		a->cond = memo->cond;
+	}
+	else if (cond_text != NULL)
 		a->cond = ExprParseCondition(cond_text, strlen(cond_text), EXPR_CONDITION, ph);
 	ExprCheckAllUsed(ph);
-	a->keyattrs = AttrItemFromJsonb(target);
+	if (a->kind == TX_PUT)
+	{
+		bool		as_stored;
+
+		a->keyattrs = AttrItemFromJsonbStored(target, &as_stored);
+		a->stored = as_stored ? target : NULL;
+	}
+	else
+		a->keyattrs = AttrItemFromJsonb(target);
 	return a;
 }
 
@@ -904,7 +951,8 @@ check_action(TxAction *a)
 			break;
 		case TX_PUT:
 			a->new = a->keyattrs;
-			if (AttrItemSize(a->new) > ATTR_MAX_ITEM_SIZE)
+			a->new_size = AttrItemSize(a->new);
+			if (a->new_size > ATTR_MAX_ITEM_SIZE)
 				DynValidation("Item size has exceeded the maximum allowed size");
 			break;
 		case TX_UPDATE:
@@ -915,7 +963,8 @@ check_action(TxAction *a)
 			}
 			base = a->old ? a->old : TableDefKeyAttributes(a->def, a->keyattrs);
 			a->new = ExprApplyUpdate(a->upd, base, a->old != NULL);
-			if (AttrItemSize(a->new) > ATTR_MAX_ITEM_SIZE)
+			a->new_size = AttrItemSize(a->new);
+			if (a->new_size > ATTR_MAX_ITEM_SIZE)
 				DynValidation("Item size to update has exceeded the maximum allowed size");
 			break;
 	}
@@ -1064,6 +1113,7 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 	int			ricm;
 	List	   *written_defs = NIL;
 	List	   *written_keys = NIL;
+	TxCondMemo	memo = {NULL, NULL};
 	static const char *const ricm_values[] = {"SIZE", "NONE"};
 
 	ApiRequestInit(&req, body);
@@ -1090,15 +1140,24 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 
 	foreach(lc, elems)
 		actions = lappend(actions, parse_tx_action((JsonbValue *) lfirst(lc),
-												   foreach_current_index(lc)));
+												   foreach_current_index(lc), &memo));
 
 	SPI_connect();
 	foreach(lc, actions)
 	{
 		TxAction   *a = (TxAction *) lfirst(lc);
+		TxAction   *prev = foreach_current_index(lc) > 0 ?
+			(TxAction *) list_nth(actions, foreach_current_index(lc) - 1) : NULL;
 		ListCell   *pc;
 
-		a->def = TableDefLookup(a->table);
+		/*
+		 * the previous action's table again: its definition, which the
+		 * lock TableDefLookup took keeps valid for the call
+		 */
+		if (prev != NULL && strcmp(prev->table, a->table) == 0)
+			a->def = prev->def;
+		else
+			a->def = TableDefLookup(a->table);
 		if (a->kind == TX_UPDATE)
 			ApiCheckKeyNotUpdated(a->def, a->upd);
 		/* key problems are data errors: ValidationError reasons */
@@ -1174,23 +1233,40 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 				if (!check_action(current))
 					cancel = true;
 			}
-			/* 3. writes, in (table, key) order */
+			/*
+			 * 3. writes, in (table, key) order.  The new items of one table
+			 * are inserted with the table opened once (inserts), closed
+			 * before any other write and before the subtransaction ends.
+			 */
 			if (!cancel)
 			{
+				ApiInsertCache *inserts = ApiInsertCacheCreate();
+
 				foreach(lc, lock_order)
 				{
+					Jsonb	   *newj;
+
 					current = (TxAction *) lfirst(lc);
 					if (current->kind == TX_CONDITION_CHECK)
 						continue;
 					if (current->new == NULL)
 					{
 						if (current->old != NULL)
+						{
+							ApiInsertCacheClose(inserts);
 							ApiDeleteItem(current->def, current->key);
+						}
 						continue;
 					}
+					/* a Put's item as the request gave it, when already canonical */
+					newj = current->stored != NULL ? current->stored :
+						AttrItemToJsonb(current->new);
 					if (current->old != NULL)
-						ApiUpdateItem(current->def, current->key, AttrItemToJsonb(current->new));
-					else if (!ApiInsertItem(current->def, current->key, AttrItemToJsonb(current->new)))
+					{
+						ApiInsertCacheClose(inserts);
+						ApiUpdateItem(current->def, current->key, newj);
+					}
+					else if (!ApiInsertItem(current->def, current->key, newj, inserts))
 					{
 						/* a concurrent insert took the key we found absent */
 						current->code = "TransactionConflict";
@@ -1199,6 +1275,7 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 						break;
 					}
 				}
+				ApiInsertCacheClose(inserts);
 			}
 			ReleaseCurrentSubTransaction();
 			MemoryContextSwitchTo(oldcxt);
@@ -1243,7 +1320,7 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 	{
 		TxAction   *a = (TxAction *) lfirst(lc);
 		int64		size = Max(a->old ? AttrItemSize(a->old) : 0,
-							   a->new ? AttrItemSize(a->new) : 0);
+							   a->new ? a->new_size : 0);
 
 		units = ApiAddTableUnits(units, a->def->name, 2 * ApiWriteUnits(size));
 		if (a->kind != TX_CONDITION_CHECK)

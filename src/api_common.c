@@ -1060,7 +1060,7 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 }
 
 bool
-ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
+ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item, ApiInsertCache *cache)
 {
 	Oid			argtypes[2] = {ItemKeyTypeOid(), JSONBOID};
 	Datum		args[2] = {PointerGetDatum(key), JsonbPGetDatum(item)};
@@ -1068,8 +1068,12 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	int			rc;
 
 	if (def->citus)
+	{
+		ApiInsertCacheClose(cache); /* statements follow */
 		return DistInsertItem(def, key, item);
-	switch (ApiInsertItemDirect(def, key, item, false))
+	}
+	/* every caller has just probed key and found nothing: absent */
+	switch (ApiInsertItemDirect(def, key, item, false, true, cache))
 	{
 		case DIRECT_INSERT_DONE:
 			return true;
@@ -1078,6 +1082,8 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		case DIRECT_INSERT_STATEMENT:
 			break;
 	}
+	/* no table held open while a statement runs (its triggers are SQL) */
+	ApiInsertCacheClose(cache);
 	plan = TableDefPlan(def, &def->plan_insert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
 						2, argtypes);

@@ -178,11 +178,11 @@ write_item(ItemTableDef *def, ItemKey *key, const AttrValue *old, Jsonb *newj)
 		ApiUpdateItem(def, key, newj);
 		return true;
 	}
-	return ApiInsertItem(def, key, newj);
+	return ApiInsertItem(def, key, newj, NULL);
 }
 
 void
-ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
+ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item, ApiInsertCache *cache)
 {
 	Oid			argtypes[2] = {ItemKeyTypeOid(), JSONBOID};
 	Datum		args[2] = {PointerGetDatum(key), JsonbPGetDatum(item)};
@@ -191,15 +191,23 @@ ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 
 	if (def->citus)
 	{
+		ApiInsertCacheClose(cache); /* statements follow */
 		DistUpsertItem(def, key, item);
 		return;
 	}
 	/* an existing item: replaced directly where that cannot differ */
 	if (ApiReplaceItemDirect(def, key, item))
 		return;
-	/* a new item: inserted directly where that cannot differ */
-	if (ApiInsertItemDirect(def, key, item, true) == DIRECT_INSERT_DONE)
+	/*
+	 * a new item: inserted directly where that cannot differ.  The probe of
+	 * ApiReplaceItemDirect has nearly always just found no row of key (when
+	 * it declined for another reason, inserting first costs at most a dead
+	 * row, never a different result): absent
+	 */
+	if (ApiInsertItemDirect(def, key, item, true, true, cache) == DIRECT_INSERT_DONE)
 		return;
+	/* no table held open while a statement runs (its triggers are SQL) */
+	ApiInsertCacheClose(cache);
 	plan = TableDefPlan(def, &def->plan_upsert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2)"
 						" ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item",
@@ -300,7 +308,7 @@ item_table_put_item(PG_FUNCTION_ARGS)
 	if (w.cond == NULL && w.rv == RV_NONE && w.rcc == RCC_NONE)
 	{
 		DistNextWriteAlone(def);	/* Citus: the call's only statement */
-		ApiUpsertItem(def, key, newj);
+		ApiUpsertItem(def, key, newj, NULL);
 	}
 	else
 	{

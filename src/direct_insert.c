@@ -24,6 +24,20 @@
  *		 when another backend's entry for key came first, killed ("super
  *		 deleted") and step 1 again, which now finds that row.
  *
+ * Every caller has just probed key and found no row (the locked read of a
+ * conditional write or of a TransactWriteItems action, the probe of an
+ * unconditional put that would have replaced the row), so step 1 would
+ * nearly always find nothing: under READ COMMITTED it is skipped the first
+ * time round ("absent"), and runs only after a conflict in step 2.  That
+ * changes what a conflict costs (a killed row), never its outcome; see
+ * ApiInsertItemDirect.
+ *
+ * A call writing several new items (TransactWriteItems, BatchWriteItem)
+ * passes an ApiInsertCache: a table is opened, checked and given its executor state
+ * once for all its new items of the call, not once per item; the
+ * per-item checks (privileges, row-level security, read-only) still run
+ * for each.  See ApiInsertCacheClose for when the table may stay open.
+ *
  * A conflict is DIRECT_INSERT_EXISTS for ON CONFLICT DO NOTHING (the
  * statement inserts nothing, the caller's conflict handling follows: the
  * locked re-read and ConditionalCheckFailed of a conditional write,
@@ -106,64 +120,112 @@ insert_after_write(Relation rel, TupleTableSlot *slot, int upkeep)
 }
 
 /*
- * ApiInsertItemDirect
- *		Insert the new row (key, item) into def's table as the statement
- *		"INSERT ... ON CONFLICT (key) DO NOTHING" (upsert false) or "... DO
- *		UPDATE SET item = EXCLUDED.item" (upsert true) would when key has no
- *		row; see the file's header for when it declines.
- *
- * DIRECT_INSERT_DONE: the row is written, and its after-write effects.
- * DIRECT_INSERT_EXISTS (upsert false only): a row of key exists, nothing
- * written, as the statement would have found.  DIRECT_INSERT_STATEMENT:
- * nothing written; the caller runs the statement.
+ * An ApiInsertCache holds one table opened for direct inserts with what
+ * its inserts need (the table and its primary key locked and open, the
+ * IndexInfo, the executor state and the slot), so that a call writing
+ * several new items of one table -- TransactWriteItems, BatchWriteItem --
+ * opens and checks the table once, not once per item.  See ApiInsertCacheClose for
+ * when the caller must drop it.
  */
-DirectInsertResult
-ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item, bool upsert)
+struct ApiInsertCache
 {
-	AclMode		need = ACL_SELECT | ACL_INSERT | (upsert ? ACL_UPDATE : 0);
-	DirectInsertResult result = DIRECT_INSERT_STATEMENT;
+	Oid			relid;			/* InvalidOid: nothing open */
+	bool		upsert;
 	Relation	rel;
-	Relation	idx = NULL;
-	TupleDesc	desc;
-	int			upkeep = 0;
-	EState	   *estate = NULL;
+	Relation	idx;
+	int			upkeep;
+	EState	   *estate;
 	ResultRelInfo *rri;
-	IndexInfo  *ii;
 	List	   *arbiters;
-	TupleTableSlot *slot = NULL;
-	CommandId	cid;
+	TupleTableSlot *slot;
+};
+
+ApiInsertCache *
+ApiInsertCacheCreate(void)
+{
+	return palloc0(sizeof(ApiInsertCache));
+}
+
+/*
+ * ApiInsertCacheClose
+ *		Close what c holds (it may be reused for another table afterwards).
+ *
+ * Holding a table open across inserts is safe only while no SQL of this
+ * session runs in between: the checks made when it was opened (triggers,
+ * indexes, columns, rules) cannot change under the RowExclusiveLock held,
+ * except by this very session -- a trigger fired by a statement -- which
+ * would also find the table in use and fail where the statement path
+ * would not.  So the caller closes the cache before anything that may run
+ * a statement (a statement fallback, a delete or an update of an existing
+ * item, a Citus table's writes); the direct writes of this module, of
+ * ApiReplaceItemDirect and their upkeep may run while it is open.  It is
+ * also closed before leaving the (sub)transaction that opened it: the
+ * references belong to its resource owner.  After an error the
+ * (sub)transaction's abort releases them; the cache is then simply dropped.
+ */
+void
+ApiInsertCacheClose(ApiInsertCache *c)
+{
+	if (c == NULL || !OidIsValid(c->relid))
+		return;
+	ExecDropSingleTupleTableSlot(c->slot);
+	FreeExecutorState(c->estate);
+	index_close(c->idx, NoLock);
+	table_close(c->rel, NoLock);
+	c->relid = InvalidOid;
+}
+
+/*
+ * insert_prepare
+ *		Fill t with the executor's state that the index routines work in,
+ *		for rel and its primary key idx; everything the inserts allocate
+ *		goes with t->estate.
+ */
+static void
+insert_prepare(ApiInsertCache *t, Relation rel, Relation idx, int upkeep, bool upsert)
+{
 	MemoryContext oldcxt;
+	IndexInfo  *ii;
+	TupleDesc	desc = RelationGetDescr(rel);
 
-	if (!ApiDirectRights(def->relid, InvalidOid, need))
-		return DIRECT_INSERT_STATEMENT;
-
-	rel = table_open(def->relid, RowExclusiveLock);
-	desc = RelationGetDescr(rel);
-	idx = ApiDirectShape(rel, API_SHAPE_WRITE | API_SHAPE_ONLY_COLUMNS, RowExclusiveLock);
-	if (idx == NULL || !ApiDirectTriggers(rel, CMD_INSERT, &upkeep))
-		goto out;
-
-	/* the checks of the statement's executor that can fail */
-	CheckCmdReplicaIdentity(rel, CMD_INSERT);
-
-	/*
-	 * the executor's state that its index routines work in; all that the
-	 * insert allocates goes with it
-	 */
-	estate = CreateExecutorState();
-	oldcxt = MemoryContextSwitchTo(estate->es_query_cxt);
-	rri = makeNode(ResultRelInfo);
-	rri->ri_RelationDesc = rel;
+	t->relid = RelationGetRelid(rel);
+	t->upsert = upsert;
+	t->rel = rel;
+	t->idx = idx;
+	t->upkeep = upkeep;
+	t->estate = CreateExecutorState();
+	oldcxt = MemoryContextSwitchTo(t->estate->es_query_cxt);
+	t->rri = makeNode(ResultRelInfo);
+	t->rri->ri_RelationDesc = rel;
 	ii = BuildIndexInfo(idx);
 	BuildSpeculativeIndexInfo(idx, ii);
-	rri->ri_NumIndices = 1;
-	rri->ri_IndexRelationDescs = (RelationPtr) palloc(sizeof(Relation));
-	rri->ri_IndexRelationDescs[0] = idx;
-	rri->ri_IndexRelationInfo = (IndexInfo **) palloc(sizeof(IndexInfo *));
-	rri->ri_IndexRelationInfo[0] = ii;
-	arbiters = list_make1_oid(RelationGetRelid(idx));
+	t->rri->ri_NumIndices = 1;
+	t->rri->ri_IndexRelationDescs = (RelationPtr) palloc(sizeof(Relation));
+	t->rri->ri_IndexRelationDescs[0] = idx;
+	t->rri->ri_IndexRelationInfo = (IndexInfo **) palloc(sizeof(IndexInfo *));
+	t->rri->ri_IndexRelationInfo[0] = ii;
+	t->arbiters = list_make1_oid(RelationGetRelid(idx));
+	t->slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	MemoryContextSwitchTo(oldcxt);
+}
 
-	slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+/*
+ * insert_row
+ *		The insert proper (steps 1 and 2 of the header) of (key, item) into
+ *		t's table.  absent: the caller has just found no row of key, so step
+ *		1 is skipped the first time round (see ApiInsertItemDirect).
+ */
+static DirectInsertResult
+insert_row(ApiInsertCache *t, ItemKey *key, Jsonb *item, bool absent)
+{
+	DirectInsertResult result = DIRECT_INSERT_STATEMENT;
+	Relation	rel = t->rel;
+	TupleTableSlot *slot = t->slot;
+	TupleDesc	desc = RelationGetDescr(rel);
+	CommandId	cid;
+	MemoryContext oldcxt;
+	bool		precheck = !absent || IsolationUsesXactSnapshot();
+
 	ExecClearTuple(slot);
 	memset(slot->tts_isnull, true, desc->natts * sizeof(bool));
 	slot->tts_values[0] = PointerGetDatum(key);
@@ -172,6 +234,7 @@ ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item, bool upsert)
 	slot->tts_isnull[1] = false;
 	ExecStoreVirtualTuple(slot);
 
+	oldcxt = MemoryContextSwitchTo(t->estate->es_query_cxt);
 	/* a new command, as the statement would be */
 	CommandCounterIncrement();
 	cid = GetCurrentCommandId(true);
@@ -184,35 +247,105 @@ ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item, bool upsert)
 
 		CHECK_FOR_INTERRUPTS();
 		/* 1. waits for an inserter or deleter of key in progress */
-		if (!ExecCheckIndexConstraints(rri, slot, estate, &conflict_tid, arbiters))
+		if (precheck &&
+			!ExecCheckIndexConstraints(t->rri, slot, t->estate, &conflict_tid, t->arbiters))
 		{
-			result = upsert || IsolationUsesXactSnapshot() ?
+			result = t->upsert || IsolationUsesXactSnapshot() ?
 				DIRECT_INSERT_STATEMENT : DIRECT_INSERT_EXISTS;
 			break;
 		}
+		precheck = true;
 		/* 2. the row, speculatively, then its key entry */
 		token = SpeculativeInsertionLockAcquire(GetCurrentTransactionId());
 		table_tuple_insert_speculative(rel, slot, cid, 0, NULL, token);
-		recheck = ItemExecInsertIndexTuples(rri, slot, estate, false, true,
-											&spec_conflict, arbiters);
+		recheck = ItemExecInsertIndexTuples(t->rri, slot, t->estate, false, true,
+											&spec_conflict, t->arbiters);
 		table_tuple_complete_speculative(rel, slot, token, !spec_conflict);
 		SpeculativeInsertionLockRelease(GetCurrentTransactionId());
 		list_free(recheck);
 		if (!spec_conflict)
 		{
 			result = DIRECT_INSERT_DONE;
-			insert_after_write(rel, slot, upkeep);
+			insert_after_write(rel, slot, t->upkeep);
 			break;
 		}
 		/* another entry for key came first: the pre-check will find it */
 	}
 	MemoryContextSwitchTo(oldcxt);
+	ResetPerTupleExprContext(t->estate);
+	ExecClearTuple(slot);
+	return result;
+}
+
+/*
+ * ApiInsertItemDirect
+ *		Insert the new row (key, item) into def's table as the statement
+ *		"INSERT ... ON CONFLICT (key) DO NOTHING" (upsert false) or "... DO
+ *		UPDATE SET item = EXCLUDED.item" (upsert true) would when key has no
+ *		row; see the file's header for when it declines.
+ *
+ * DIRECT_INSERT_DONE: the row is written, and its after-write effects.
+ * DIRECT_INSERT_EXISTS (upsert false only): a row of key exists, nothing
+ * written, as the statement would have found.  DIRECT_INSERT_STATEMENT:
+ * nothing written; the caller runs the statement.
+ *
+ * absent: the caller has just looked for key and found no row (the probe
+ * of a conditional write, of a TransactWriteItems action, of an
+ * unconditional put that would have replaced the row).  The pre-check
+ * (step 1) is then skipped the first time round, under READ COMMITTED:
+ * the speculative insertion does not depend on it for its result -- the
+ * key entry is inserted without waiting, any other entry for key, live or
+ * of an inserter in progress, makes it a conflict (as
+ * check_exclusion_or_unique_constraint decides for ExecInsertIndexTuples),
+ * the row is killed and step 1 runs, waiting and deciding exactly as it
+ * would have -- so skipping it changes only what a conflict costs: one
+ * dead row, which the probe just made unlikely.  Under a transaction
+ * snapshot the pre-check always runs first (a conflict there ends in the
+ * statement, which decides the serialization failure).
+ *
+ * cache (NULL: none): the table stays open in it for the caller's next
+ * insert into the same table; see ApiInsertCacheClose.
+ */
+DirectInsertResult
+ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item, bool upsert,
+					bool absent, ApiInsertCache *cache)
+{
+	AclMode		need = ACL_SELECT | ACL_INSERT | (upsert ? ACL_UPDATE : 0);
+	DirectInsertResult result = DIRECT_INSERT_STATEMENT;
+	Relation	rel;
+	Relation	idx = NULL;
+	int			upkeep = 0;
+	ApiInsertCache local;
+	ApiInsertCache *t;
+
+	if (!ApiDirectRights(def->relid, InvalidOid, need))
+		return DIRECT_INSERT_STATEMENT;
+	/* the table already open and checked for this call */
+	if (cache != NULL && cache->relid == def->relid && cache->upsert == upsert)
+		return insert_row(cache, key, item, absent);
+
+	rel = table_open(def->relid, RowExclusiveLock);
+	idx = ApiDirectShape(rel, API_SHAPE_WRITE | API_SHAPE_ONLY_COLUMNS, RowExclusiveLock);
+	if (idx == NULL || !ApiDirectTriggers(rel, CMD_INSERT, &upkeep))
+		goto out;
+
+	/* the checks of the statement's executor that can fail */
+	CheckCmdReplicaIdentity(rel, CMD_INSERT);
+
+	if (cache != NULL)
+	{
+		ApiInsertCacheClose(cache);		/* another table, or the other mode */
+		t = cache;
+	}
+	else
+		t = &local;
+	insert_prepare(t, rel, idx, upkeep, upsert);
+	result = insert_row(t, key, item, absent);
+	if (cache == NULL)
+		ApiInsertCacheClose(t);
+	return result;
 
 out:
-	if (slot != NULL)
-		ExecDropSingleTupleTableSlot(slot);
-	if (estate != NULL)
-		FreeExecutorState(estate);
 	if (idx != NULL)
 		index_close(idx, NoLock);
 	table_close(rel, NoLock);

@@ -10,7 +10,7 @@
 -- direct path's results (items, ReturnValues, conditional failures,
 -- duplicate keys, stream records, GSI and LSI rows) are the statement's.
 BEGIN;
-SELECT plan(62);
+SELECT plan(90);
 SET search_path = item_table, public;
 SET LOCAL track_functions = 'all';
 
@@ -295,6 +295,138 @@ SELECT pg_temp.put('inss', 'k4', 4);
 SELECT is(pg_temp.since(), 0::bigint, 'the stream trigger disabled: still directly');
 SELECT is((SELECT count(*) FROM pg_temp.records('inss')), 3::bigint, 'and, as the statement, no record');
 ALTER TABLE item_data.inss ENABLE TRIGGER item_table_stream;
+
+-- ---- TransactWriteItems: each table opened once for its new items ----
+-- (direct_insert.c's ApiInsertCache: kept open across the new items of one
+-- table, closed before any other write, reopened after it)
+SELECT ok(create_table('{"TableName": "ins2", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]}') ? 'TableDescription', 'second table created');
+SELECT pg_temp.mark();
+-- in lock order: ins a1 (new), p3 (deleted), q1, q2 (new); then ins2 a1,
+-- a2 (new)
+SELECT is(transact_write_items('{"TransactItems": [
+	{"Put": {"TableName": "ins2", "Item": {"pk": {"S": "a2"}, "n": {"N": "22"}}, "ConditionExpression": "attribute_not_exists(pk)"}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "q2"}, "n": {"N": "5"}}}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "a1"}, "n": {"N": "1"}}, "ConditionExpression": "attribute_not_exists(pk)"}},
+	{"Delete": {"TableName": "ins", "Key": {"pk": {"S": "p3"}}}},
+	{"Put": {"TableName": "ins2", "Item": {"pk": {"S": "a1"}, "n": {"N": "21"}}}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "q1"}, "n": {"N": "4"}}}}]}'),
+	'{}'::jsonb, 'TransactWriteItems: new items of two tables around a delete');
+SELECT is(concat_ws(',', pg_temp.n_of('ins', 'a1'), coalesce(pg_temp.n_of('ins', 'p3'), '-'),
+		pg_temp.n_of('ins', 'q1'), pg_temp.n_of('ins', 'q2'), pg_temp.n_of('ins2', 'a1'), pg_temp.n_of('ins2', 'a2')),
+	'1,-,4,5,21,22', 'every action applied');
+SELECT is(pg_temp.since(), 0::bigint, 'the new items directly');
+SELECT is(pg_temp.by_index('ins', 'a1') + pg_temp.by_index('ins', 'q1') + pg_temp.by_index('ins', 'q2')
+		+ pg_temp.by_index('ins2', 'a1') + pg_temp.by_index('ins2', 'a2'), 5::bigint,
+	'each new item has its primary key entry');
+-- a replacement between new items of one table (ins a3 new, p2 replaced,
+-- q3 new)
+SELECT is(transact_write_items('{"TransactItems": [
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "q3"}, "n": {"N": "3"}}}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "p2"}, "n": {"N": "2000"}}, "ConditionExpression": "attribute_exists(pk)"}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "a3"}, "n": {"N": "1"}}}}]}'),
+	'{}'::jsonb, 'TransactWriteItems: new items around a replacement');
+SELECT is(concat_ws(',', pg_temp.n_of('ins', 'a3'), pg_temp.n_of('ins', 'p2'), pg_temp.n_of('ins', 'q3'),
+		pg_temp.by_index('ins', 'a3') + pg_temp.by_index('ins', 'p2') + pg_temp.by_index('ins', 'q3')),
+	'1,2000,3,3', 'all three written, one index entry each');
+-- one ConditionExpression text in several actions (parsed once per call
+-- when it has no placeholders): each evaluated on its own item
+SELECT is(pg_temp.err('transact_write_items', '{"TransactItems": [
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "y1"}, "n": {"N": "1"}}, "ConditionExpression": "attribute_not_exists(pk)"}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "p6"}, "n": {"N": "6"}}, "ConditionExpression": "attribute_exists(pk)"}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "y2"}, "n": {"N": "2"}}, "ConditionExpression": "attribute_not_exists(#k)", "ExpressionAttributeNames": {"#k": "pk"}}},
+	{"ConditionCheck": {"TableName": "ins", "Key": {"pk": {"S": "p7"}}, "ConditionExpression": "attribute_not_exists(pk)"}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "y3"}, "n": {"N": "3"}}, "ConditionExpression": "attribute_not_exists(pk)"}}]}'),
+	'TransactionCanceledException: Transaction cancelled, please refer cancellation reasons for specific reasons [None, None, None, ConditionalCheckFailed, None]',
+	'a repeated condition text fails only where its item fails it');
+SELECT is(transact_write_items('{"TransactItems": [
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "y1"}, "n": {"N": "1"}}, "ConditionExpression": "attribute_not_exists(pk)"}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "p6"}, "n": {"N": "6"}}, "ConditionExpression": "attribute_exists(pk)"}},
+	{"ConditionCheck": {"TableName": "ins", "Key": {"pk": {"S": "p7"}}, "ConditionExpression": "attribute_exists(pk)"}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "y3"}, "n": {"N": "3"}}, "ConditionExpression": "attribute_not_exists(pk)"}}]}'),
+	'{}'::jsonb, 'and the call passes when every item satisfies it');
+SELECT is(pg_temp.n_of('ins', 'y1') || pg_temp.n_of('ins', 'y3'), '13', 'written');
+-- a Put's item is stored as PutItem stores it (numbers and sets canonical)
+SELECT put_item('{"TableName": "ins", "Item": {"pk": {"S": "nc1"}, "n": {"N": "01.50"}, "ss": {"SS": ["b", "a"]}, "m": {"M": {"x": {"N": "2e1"}}}}}');
+SELECT transact_write_items('{"TransactItems": [
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "nc2"}, "n": {"N": "01.50"}, "ss": {"SS": ["b", "a"]}, "m": {"M": {"x": {"N": "2e1"}}}}}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "nc3"}, "n": {"N": "1.5"}, "ss": {"SS": ["a", "b"]}, "m": {"M": {"x": {"N": "20"}}}}}}]}');
+SELECT is((SELECT item - 'pk' FROM item_data.ins WHERE key OPERATOR(item_table.=) 'S"nc2"'::item_key),
+	(SELECT item - 'pk' FROM item_data.ins WHERE key OPERATOR(item_table.=) 'S"nc1"'::item_key),
+	'TransactWriteItems stores a non-canonical Put item as PutItem does');
+SELECT is((SELECT item - 'pk' FROM item_data.ins WHERE key OPERATOR(item_table.=) 'S"nc3"'::item_key),
+	(SELECT item - 'pk' FROM item_data.ins WHERE key OPERATOR(item_table.=) 'S"nc1"'::item_key),
+	'and a canonical one, as given, the same');
+-- the next table needs the statement (a user trigger): the first table's
+-- new items directly, the second's through the statement, all written
+CREATE TRIGGER ins2_after AFTER INSERT ON item_data.ins2 FOR EACH ROW EXECUTE FUNCTION pg_temp.ins_logger();
+DELETE FROM pg_temp.ins_log;
+SELECT pg_temp.mark();
+SELECT is(transact_write_items('{"TransactItems": [
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "v1"}, "n": {"N": "1"}}}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "v2"}, "n": {"N": "2"}}}},
+	{"Put": {"TableName": "ins2", "Item": {"pk": {"S": "v3"}, "n": {"N": "3"}}}},
+	{"Put": {"TableName": "ins2", "Item": {"pk": {"S": "v4"}, "n": {"N": "4"}}}}]}'),
+	'{}'::jsonb, 'TransactWriteItems: a direct table, then one with a trigger');
+SELECT is(pg_temp.since(), 2::bigint, 'the statement ran for the second table''s two items only');
+SELECT results_eq('SELECT k, n FROM pg_temp.ins_log ORDER BY k', $$VALUES ('v3', '3'), ('v4', '4')$$,
+	'its trigger fired for them');
+SELECT is(pg_temp.n_of('ins', 'v1') || pg_temp.n_of('ins', 'v2'), '12', 'the first table''s items written');
+-- the trigger raising: the whole call fails, nothing written, the first
+-- table's items included
+CREATE FUNCTION pg_temp.ins_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	RAISE EXCEPTION 'refused %', NEW.item->'pk'->>'S' USING ERRCODE = 'P0042';
+END $$;
+CREATE TRIGGER ins2_refuse BEFORE INSERT ON item_data.ins2 FOR EACH ROW EXECUTE FUNCTION pg_temp.ins_refuse();
+SELECT is(pg_temp.st('transact_write_items', '{"TransactItems": [
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "w1"}, "n": {"N": "1"}}}},
+	{"Put": {"TableName": "ins", "Item": {"pk": {"S": "w2"}, "n": {"N": "2"}}}},
+	{"Put": {"TableName": "ins2", "Item": {"pk": {"S": "w3"}, "n": {"N": "3"}}}}]}'),
+	'P0042', 'a trigger''s error in the second table fails the call');
+SELECT is(coalesce(pg_temp.n_of('ins', 'w1'), '') || coalesce(pg_temp.n_of('ins', 'w2'), '') || coalesce(pg_temp.n_of('ins2', 'w3'), ''),
+	'', 'and nothing is written');
+DROP TRIGGER ins2_refuse ON item_data.ins2;
+DROP TRIGGER ins2_after ON item_data.ins2;
+-- an error while the table is held open (a GSI key of the wrong type, found
+-- when the third new item's index row is written): cancelled, nothing written
+SELECT is(pg_temp.err('transact_write_items', '{"TransactItems": [
+	{"Put": {"TableName": "insg", "Item": {"pk": {"S": "h"}, "sk": {"S": "1"}, "n": {"N": "1"}}}},
+	{"Put": {"TableName": "insg", "Item": {"pk": {"S": "h"}, "sk": {"S": "2"}, "n": {"N": "2"}}}},
+	{"Put": {"TableName": "insg", "Item": {"pk": {"S": "h"}, "sk": {"S": "3"}, "n": {"S": "x"}}}}]}'),
+	'TransactionCanceledException: Transaction cancelled, please refer cancellation reasons for specific reasons [None, None, ValidationError]',
+	'TransactWriteItems: a failure on the third new item of a table cancels the call');
+SELECT is(query('{"TableName": "insg", "KeyConditionExpression": "pk = :p", "ExpressionAttributeValues": {":p": {"S": "h"}}}')->'Count',
+	'0'::jsonb, 'and none of its items is written');
+SELECT is(transact_write_items('{"TransactItems": [
+	{"Put": {"TableName": "insg", "Item": {"pk": {"S": "h"}, "sk": {"S": "1"}, "n": {"N": "1"}}}},
+	{"Put": {"TableName": "insg", "Item": {"pk": {"S": "h"}, "sk": {"S": "2"}, "n": {"N": "2"}}}},
+	{"Put": {"TableName": "insg", "Item": {"pk": {"S": "h"}, "sk": {"S": "3"}, "n": {"N": "3"}}}}]}'),
+	'{}'::jsonb, 'the same call with valid items succeeds');
+SELECT is((SELECT count(*) FROM item_table.verify('insg')), 0::bigint,
+	'verify(): the new items of one call have exactly their GSI and LSI rows');
+
+-- BatchWriteItem: the table also held open across its new items, closed
+-- before a delete; replacements and other tables in between
+SELECT pg_temp.mark();
+SELECT is(batch_write_item('{"RequestItems": {"ins": [{"PutRequest": {"Item": {"pk": {"S": "bb1"}, "n": {"N": "1"}}}},
+	{"DeleteRequest": {"Key": {"pk": {"S": "p10"}}}}, {"PutRequest": {"Item": {"pk": {"S": "bb2"}, "n": {"N": "2"}}}},
+	{"PutRequest": {"Item": {"pk": {"S": "p11"}, "n": {"N": "1100"}}}}, {"PutRequest": {"Item": {"pk": {"S": "bb3"}, "n": {"N": "3"}}}}],
+	"ins2": [{"PutRequest": {"Item": {"pk": {"S": "bb4"}, "n": {"N": "4"}}}}, {"PutRequest": {"Item": {"pk": {"S": "bb5"}, "n": {"N": "5"}}}}]}}')->'UnprocessedItems',
+	'{}'::jsonb, 'BatchWriteItem: new items of two tables around a delete and a replacement');
+SELECT is(concat_ws(',', pg_temp.n_of('ins', 'bb1'), coalesce(pg_temp.n_of('ins', 'p10'), '-'), pg_temp.n_of('ins', 'bb2'),
+		pg_temp.n_of('ins', 'p11'), pg_temp.n_of('ins', 'bb3'), pg_temp.n_of('ins2', 'bb4'), pg_temp.n_of('ins2', 'bb5')),
+	'1,-,2,1100,3,4,5', 'every request applied');
+SELECT is(pg_temp.since(), 0::bigint, 'directly');
+SELECT is(pg_temp.by_index('ins', 'bb1') + pg_temp.by_index('ins', 'bb2') + pg_temp.by_index('ins', 'bb3')
+		+ pg_temp.by_index('ins', 'p11') + pg_temp.by_index('ins2', 'bb4') + pg_temp.by_index('ins2', 'bb5'), 6::bigint,
+	'one primary key entry each');
+SELECT is(batch_write_item('{"RequestItems": {"insg": [{"PutRequest": {"Item": {"pk": {"S": "bw"}, "sk": {"S": "1"}, "n": {"N": "7"}}}},
+	{"PutRequest": {"Item": {"pk": {"S": "bw"}, "sk": {"S": "2"}, "n": {"N": "8"}}}}, {"PutRequest": {"Item": {"pk": {"S": "bw"}, "sk": {"S": "3"}}}}]}}')->'UnprocessedItems',
+	'{}'::jsonb, 'BatchWriteItem: three new items on the GSI and LSI table');
+SELECT is((SELECT count(*) FROM item_table.verify('insg')), 0::bigint,
+	'verify(): with exactly their GSI and LSI rows');
 
 SELECT * FROM finish();
 ROLLBACK;
