@@ -1358,7 +1358,11 @@ ApiReplaceItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	return update_item_direct(def, key, item);
 }
 
-/* how many writes the unlocked replace decided (written), for the tests */
+/*
+ * how many calls ApiReplaceItemUnlocked judged on the version it found
+ * (written, or refused by newitem or by the statement's checks), for the
+ * tests
+ */
 static int64 unlocked_writes = 0;
 
 /*
@@ -1459,6 +1463,7 @@ ApiReplaceItemUnlocked(ItemTableDef *def, ItemKey *key, ApiNewItemFn newitem, vo
 	StoredCheckItem(def->name, NULL, key, oldj);
 
 	/* the condition and the update, on the version found */
+	unlocked_writes++;
 	newj = newitem(oldj, arg);
 
 	CheckCmdReplicaIdentity(rel, CMD_UPDATE);
@@ -1467,7 +1472,6 @@ ApiReplaceItemUnlocked(ItemTableDef *def, ItemKey *key, ApiNewItemFn newitem, vo
 	{
 		case TM_Ok:
 			done = true;
-			unlocked_writes++;
 			break;
 		case TM_Updated:
 		case TM_Deleted:
