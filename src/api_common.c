@@ -37,7 +37,11 @@
  * (ApiReplaceItemDirect).  A DeleteItem with neither a condition nor the
  * old item in its response locks nothing: it deletes the version its
  * probe finds, as the DELETE statement does (ApiDeleteItemUnlocked), and
- * takes the locked path only after a concurrent update.  A new item is inserted without a statement
+ * takes the locked path only after a concurrent update.  UpdateItem, and
+ * PutItem with a condition replacing an existing item, lock nothing
+ * either: the version the probe finds is judged (the condition, the
+ * update) and replaced as it is, the locked path taken only when there is
+ * no item or after a concurrent write (ApiReplaceItemUnlocked).  A new item is inserted without a statement
  * too (ApiInsertItem and ApiUpsertItem call direct_insert.c's
  * ApiInsertItemDirect first).  Each falls back to the SQL statement wherever
  * the statement could behave differently (the rights and the table's

@@ -20,7 +20,11 @@
  * condition is always evaluated on the row the write replaces: two
  * attribute_not_exists(pk) puts racing each other cannot both succeed.
  * An unconditional PutItem that returns nothing needs no old row and is a
- * single INSERT ... ON CONFLICT DO UPDATE.
+ * single INSERT ... ON CONFLICT DO UPDATE.  UpdateItem and the other
+ * PutItems first try the write without the lock (ApiReplaceItemUnlocked,
+ * api_common.c): the callbacks below judge the version read, and the
+ * write replaces that very version or nothing, so the condition is still
+ * judged on the row replaced; the locked loop runs when it declines.
  *
  * Memory: the request is parsed in the caller's context; after SPI_connect
  * everything lives in SPI's procedure context, and the response is copied
