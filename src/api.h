@@ -137,6 +137,17 @@ extern void ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern bool ApiReplaceItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item);
 extern void ApiDeleteItem(ItemTableDef *def, ItemKey *key);
 
+/*
+ * A conditional write of an existing item without the row lock (see
+ * ApiReplaceItemUnlocked): newitem gets the stored item found and returns
+ * the item to write in its place, or raises (a failed condition).  false:
+ * nothing written, take the locked path.
+ */
+typedef Jsonb *(*ApiNewItemFn) (Jsonb *old, void *arg);
+extern bool ApiReplaceItemUnlocked(ItemTableDef *def, ItemKey *key,
+								   ApiNewItemFn newitem, void *arg);
+extern Datum item_table_test_unlocked_writes(PG_FUNCTION_ARGS);
+
 /* DeleteItem without a condition or the old item: see ApiDeleteItemUnlocked */
 typedef enum DirectDeleteResult
 {

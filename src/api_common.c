@@ -37,7 +37,11 @@
  * (ApiReplaceItemDirect).  A DeleteItem with neither a condition nor the
  * old item in its response locks nothing: it deletes the version its
  * probe finds, as the DELETE statement does (ApiDeleteItemUnlocked), and
- * takes the locked path only after a concurrent update.  A new item is inserted without a statement
+ * takes the locked path only after a concurrent update.  UpdateItem, and
+ * PutItem with a condition replacing an existing item, lock nothing
+ * either: the version the probe finds is judged (the condition, the
+ * update) and replaced as it is, the locked path taken only when there is
+ * no item or after a concurrent write (ApiReplaceItemUnlocked).  A new item is inserted without a statement
  * too (ApiInsertItem and ApiUpsertItem call direct_insert.c's
  * ApiInsertItemDirect first).  Each falls back to the SQL statement wherever
  * the statement could behave differently (the rights and the table's
@@ -1208,6 +1212,65 @@ ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
 }
 
 /*
+ * replace_version
+ *		The update itself, shared by both direct updates: a new version of
+ *		the row version tid of rel (opened RowExclusiveLock, past
+ *		ApiDirectRights, ApiDirectShape for a write and ApiDirectTriggers
+ *		for UPDATE, idx its primary key) made from oldslot (that version)
+ *		with only item replaced, written in a new command as the
+ *		statement's; its primary key entry when the update is not HOT; then
+ *		what the AFTER triggers ApiDirectTriggers accepted would have done
+ *		(upkeep).  The result of table_tuple_update: nothing is written
+ *		unless TM_Ok (it waits for a concurrent writer still in progress).
+ */
+static TM_Result
+replace_version(Relation rel, Relation idx, ItemPointer tid, TupleTableSlot *oldslot,
+				Jsonb *item, int upkeep, TM_FailureData *tmfd)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	TupleTableSlot *newslot;
+	LockTupleMode lockmode;
+	ItemUpdateIndexes update_indexes;
+	TM_Result	res;
+
+	if (upkeep != 0)
+		ExecMaterializeSlot(oldslot);	/* the old image, kept past the update */
+	slot_getallattrs(oldslot);
+	newslot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	ExecClearTuple(newslot);
+	memcpy(newslot->tts_values, oldslot->tts_values, desc->natts * sizeof(Datum));
+	memcpy(newslot->tts_isnull, oldslot->tts_isnull, desc->natts * sizeof(bool));
+	newslot->tts_values[1] = JsonbPGetDatum(item);
+	newslot->tts_isnull[1] = false;
+	ExecStoreVirtualTuple(newslot);
+
+	/* a new command, as the statement would be */
+	CommandCounterIncrement();
+	res = table_tuple_update(rel, tid, newslot, GetCurrentCommandId(true),
+							 InvalidSnapshot, InvalidSnapshot, true,
+							 tmfd, &lockmode, &update_indexes);
+	if (res == TM_Ok)
+	{
+		if (ItemUpdateNeedsIndexInsert(update_indexes))
+		{
+			IndexInfo  *ii = BuildIndexInfo(idx);
+			Datum		keyd = newslot->tts_values[0];
+			bool		keynull = false;
+
+			/* key unchanged: the hint the executor would give (bottom-up deletion) */
+			index_insert(idx, &keyd, &keynull, &newslot->tts_tid, rel,
+						 UNIQUE_CHECK_YES, true, ii);
+		}
+		/* what the statement's AFTER triggers would have done */
+		ApiDirectUpkeep(rel, upkeep, newslot->tts_values[0],
+						oldslot->tts_values[1], oldslot->tts_isnull[1], true,
+						newslot->tts_values[1], true);
+	}
+	ExecDropSingleTupleTableSlot(newslot);
+	return res;
+}
+
+/*
  * update_item_direct
  *		Replace the item of the row version ApiFetchItem(lock) has just
  *		locked, without a statement: a new row version made from the locked
@@ -1238,13 +1301,9 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 {
 	Relation	rel;
 	Relation	idx = NULL;
-	TupleDesc	desc;
 	TupleTableSlot *oldslot = NULL;
-	TupleTableSlot *newslot = NULL;
 	ItemPointerData tid = def->locked_tid;
 	TM_FailureData tmfd;
-	LockTupleMode lockmode;
-	ItemUpdateIndexes update_indexes;
 	bool		done = false;
 	int			upkeep = 0;
 
@@ -1258,7 +1317,6 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		return false;
 
 	rel = table_open(def->relid, RowExclusiveLock);
-	desc = RelationGetDescr(rel);
 	idx = ApiDirectShape(rel, API_SHAPE_WRITE, RowExclusiveLock);
 	if (idx == NULL || !ApiDirectTriggers(rel, CMD_UPDATE, &upkeep))
 		goto out;
@@ -1270,43 +1328,12 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	oldslot = table_slot_create(rel, NULL);
 	if (!table_tuple_fetch_row_version(rel, &tid, SnapshotAny, oldslot))
 		goto out;
-	if (upkeep != 0)
-		ExecMaterializeSlot(oldslot);	/* the old image, kept past the update */
-	slot_getallattrs(oldslot);
-	newslot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
-	ExecClearTuple(newslot);
-	memcpy(newslot->tts_values, oldslot->tts_values, desc->natts * sizeof(Datum));
-	memcpy(newslot->tts_isnull, oldslot->tts_isnull, desc->natts * sizeof(bool));
-	newslot->tts_values[1] = JsonbPGetDatum(item);
-	newslot->tts_isnull[1] = false;
-	ExecStoreVirtualTuple(newslot);
-
-	/* a new command, as the statement would be */
-	CommandCounterIncrement();
-	if (table_tuple_update(rel, &tid, newslot, GetCurrentCommandId(true),
-						   InvalidSnapshot, InvalidSnapshot, true,
-						   &tmfd, &lockmode, &update_indexes) != TM_Ok)
+	if (replace_version(rel, idx, &tid, oldslot, item, upkeep, &tmfd) != TM_Ok)
 		goto out;				/* nothing written: the statement decides */
 	done = true;
 	forget_locked(def);
-	if (ItemUpdateNeedsIndexInsert(update_indexes))
-	{
-		IndexInfo  *ii = BuildIndexInfo(idx);
-		Datum		keyd = newslot->tts_values[0];
-		bool		keynull = false;
-
-		/* key unchanged: the hint the executor would give (bottom-up deletion) */
-		index_insert(idx, &keyd, &keynull, &newslot->tts_tid, rel,
-					 UNIQUE_CHECK_YES, true, ii);
-	}
-	/* what the statement's AFTER triggers would have done */
-	ApiDirectUpkeep(rel, upkeep, newslot->tts_values[0],
-					oldslot->tts_values[1], oldslot->tts_isnull[1], true,
-					newslot->tts_values[1], true);
 
 out:
-	if (newslot != NULL)
-		ExecDropSingleTupleTableSlot(newslot);
 	if (oldslot != NULL)
 		ExecDropSingleTupleTableSlot(oldslot);
 	if (idx != NULL)
@@ -1339,6 +1366,159 @@ ApiReplaceItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		return false;
 	pfree(old);
 	return update_item_direct(def, key, item);
+}
+
+/*
+ * how many calls ApiReplaceItemUnlocked judged on the version it found
+ * (written, or refused by newitem or by the statement's checks), for the
+ * tests
+ */
+static int64 unlocked_writes = 0;
+
+/*
+ * ApiReplaceItemUnlocked
+ *		A conditional write of an existing item (UpdateItem; PutItem with a
+ *		condition, the old item or the capacity in its response), done as
+ *		"UPDATE t SET item = f(item) WHERE key = $1 AND condition" does it:
+ *		the probe of the primary key under a new snapshot, newitem(old, arg)
+ *		on the version found (which evaluates the condition and the update
+ *		and raises whatever the call raises: a failed condition, a
+ *		validation error), then table_tuple_update of exactly that version
+ *		-- no row lock first, one opening of the table.
+ *
+ * The locked path (ApiFetchItem(lock), then update_item_direct) locks the
+ * row so that the condition is judged on the version replaced.  Here the
+ * update of the version read does the same: it succeeds only if that
+ * version is still the current one (waiting for a concurrent writer still
+ * in progress), so a write that happens was judged on the version it
+ * replaced.  The outcomes, against the statement's (ExecUpdate):
+ *	  - TM_Ok: written; newitem saw the version replaced;
+ *	  - no visible version: nothing read, nothing written: the locked path
+ *		decides (it inserts, or judges the condition on no item);
+ *	  - newitem raises (a failed condition): the statement, whose WHERE
+ *		clause is false on its snapshot's version, updates nothing without
+ *		waiting either; nothing was locked or written;
+ *	  - TM_Updated or TM_Deleted under READ COMMITTED: the statement
+ *		re-evaluates on the newest version (EvalPlanQual); here nothing is
+ *		written and false sends the caller to the locked path, whose new
+ *		snapshot finds that version (or none), locks it and judges again;
+ *	  - TM_Updated or TM_Deleted under a transaction snapshot (REPEATABLE
+ *		READ, SERIALIZABLE): the statement's serialization failure, raised
+ *		here with its message;
+ *	  - anything else (TM_SelfModified, which a new command cannot meet):
+ *		false, nothing written.
+ * The probe and the update go through the table access method and the
+ * btree, which take the same predicate locks (SERIALIZABLE) as the
+ * statement.  The stored item is checked (XX001) before newitem sees it.
+ *
+ * Where it runs: update_item_direct's conditions (ApiDirectRights for
+ * SELECT and UPDATE -- what the locked path needs for an existing item --,
+ * ApiDirectShape for a write, ApiDirectTriggers for UPDATE, the index and
+ * stream upkeep by ApiDirectUpkeep); not for Citus tables.  Otherwise
+ * false before anything is read.  CheckCmdReplicaIdentity raises the
+ * statement's error after newitem (a failed condition is reported first,
+ * as on the locked path).  newitem gets a copy of the stored item, which
+ * outlives the call.
+ */
+bool
+ApiReplaceItemUnlocked(ItemTableDef *def, ItemKey *key, ApiNewItemFn newitem, void *arg)
+{
+	bool		done = false;
+	Relation	rel;
+	Relation	idx;
+	FmgrInfo   *eq_finfo;
+	ScanKeyData skey;
+	IndexScanDesc scan;
+	TupleTableSlot *slot = NULL;
+	TM_FailureData tmfd;
+	TM_Result	res;
+	int			upkeep = 0;
+	bool		null_item = false;
+	Datum		d;
+	Jsonb	   *oldj;
+	Jsonb	   *newj;
+
+	forget_locked(def);
+	if (def->citus || !ApiDirectRights(def->relid, InvalidOid, ACL_SELECT | ACL_UPDATE))
+		return false;
+
+	rel = table_open(def->relid, RowExclusiveLock);
+	idx = ApiDirectShape(rel, API_SHAPE_WRITE, RowExclusiveLock);
+	if (idx == NULL || !ApiDirectTriggers(rel, CMD_UPDATE, &upkeep))
+		goto out;
+	eq_finfo = ApiKeyOperator(idx->rd_opfamily[0], BTEqualStrategyNumber);
+	if (eq_finfo == NULL)
+		goto out;
+	ScanKeyEntryInitializeWithInfo(&skey, 0, 1, BTEqualStrategyNumber,
+								   InvalidOid, idx->rd_indcollation[0],
+								   eq_finfo, PointerGetDatum(key));
+
+	/* the statement's snapshot: a new command, which sees this transaction */
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
+	slot = table_slot_create(rel, NULL);
+	scan = ItemIndexBeginScan(rel, idx, GetActiveSnapshot(), 1);
+	index_rescan(scan, &skey, 1, NULL, 0);
+	if (!index_getnext_slot(scan, ForwardScanDirection, slot))
+	{
+		index_endscan(scan);
+		goto popped;			/* no item: the locked path decides */
+	}
+	index_endscan(scan);
+	d = slot_getattr(slot, 2, &null_item);
+	if (null_item)
+		goto popped;			/* the locked path raises XX001 */
+	oldj = DatumGetJsonbPCopy(d);
+	StoredCheckItem(def->name, NULL, key, oldj);
+
+	/* the condition and the update, on the version found */
+	unlocked_writes++;
+	newj = newitem(oldj, arg);
+
+	CheckCmdReplicaIdentity(rel, CMD_UPDATE);
+	res = replace_version(rel, idx, &slot->tts_tid, slot, newj, upkeep, &tmfd);
+	switch (res)
+	{
+		case TM_Ok:
+			done = true;
+			break;
+		case TM_Updated:
+		case TM_Deleted:
+			if (IsolationUsesXactSnapshot())
+			{
+				/* ExecUpdate's errors */
+				if (res == TM_Updated)
+					ereport(ERROR,
+							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+							 errmsg("could not serialize access due to concurrent update")));
+				ereport(ERROR,
+						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+						 errmsg("could not serialize access due to concurrent delete")));
+			}
+			break;				/* nothing written: the locked path */
+		default:
+			break;
+	}
+
+popped:
+	PopActiveSnapshot();
+out:
+	if (slot != NULL)
+		ExecDropSingleTupleTableSlot(slot);
+	if (idx != NULL)
+		index_close(idx, NoLock);
+	table_close(rel, NoLock);
+	return done;
+}
+
+PG_FUNCTION_INFO_V1(item_table_test_unlocked_writes);
+
+/* item_table_test_unlocked_writes(): the count above, for the pgTAP tests */
+Datum
+item_table_test_unlocked_writes(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(unlocked_writes);
 }
 
 /*

@@ -20,7 +20,11 @@
  * condition is always evaluated on the row the write replaces: two
  * attribute_not_exists(pk) puts racing each other cannot both succeed.
  * An unconditional PutItem that returns nothing needs no old row and is a
- * single INSERT ... ON CONFLICT DO UPDATE.
+ * single INSERT ... ON CONFLICT DO UPDATE.  UpdateItem and the other
+ * PutItems first try the write without the lock (ApiReplaceItemUnlocked,
+ * api_common.c): the callbacks below judge the version read, and the
+ * write replaces that very version or nothing, so the condition is still
+ * judged on the row replaced; the locked loop runs when it declines.
  *
  * Memory: the request is parsed in the caller's context; after SPI_connect
  * everything lives in SPI's procedure context, and the response is copied
@@ -279,6 +283,30 @@ read_single_write(Jsonb *body, const char *target, const char *field, SingleWrit
 		w->cond = LegacyExpected(&lp);
 }
 
+/*
+ * put_replacement
+ *		PutItem's step of ApiReplaceItemUnlocked: the condition judged on
+ *		the stored item found (pr->old gets it); the new item unchanged.
+ */
+typedef struct PutReplace
+{
+	CondNode   *cond;
+	int			rvccf;
+	Jsonb	   *newj;
+	AttrValue  *old;			/* out: the item replaced */
+} PutReplace;
+
+static Jsonb *
+put_replacement(Jsonb *oldj, void *arg)
+{
+	PutReplace *pr = (PutReplace *) arg;
+
+	pr->old = ApiStoredItem(oldj);
+	if (pr->cond != NULL && !ExprEvalCondition(pr->cond, pr->old))
+		condition_failed(pr->old, pr->rvccf);
+	return pr->newj;
+}
+
 Datum
 item_table_put_item(PG_FUNCTION_ARGS)
 {
@@ -313,15 +341,22 @@ item_table_put_item(PG_FUNCTION_ARGS)
 	else
 	{
 		int			tries = 0;
+		PutReplace	pr = {w.cond, w.rvccf, newj, NULL};
 
-		for (;;)
+		/* an existing item: replaced without the row lock where it can be */
+		if (ApiReplaceItemUnlocked(def, key, put_replacement, &pr))
+			old = pr.old;
+		else
 		{
-			check_retries(&tries);
-			old = ApiStoredItem(ApiFetchItem(def, key, true));
-			if (w.cond != NULL && !ExprEvalCondition(w.cond, old ? old : ApiEmptyItem()))
-				condition_failed(old, w.rvccf);
-			if (write_item(def, key, old, newj))
-				break;
+			for (;;)
+			{
+				check_retries(&tries);
+				old = ApiStoredItem(ApiFetchItem(def, key, true));
+				if (w.cond != NULL && !ExprEvalCondition(w.cond, old ? old : ApiEmptyItem()))
+					condition_failed(old, w.rvccf);
+				if (write_item(def, key, old, newj))
+					break;
+			}
 		}
 	}
 
@@ -538,6 +573,38 @@ ApiCheckKeyNotUpdated(ItemTableDef *def, const UpdateExpr *upd)
 	}
 }
 
+/*
+ * update_replacement
+ *		UpdateItem's step of ApiReplaceItemUnlocked on the stored item found:
+ *		what the locked path does to an existing item -- the condition, the
+ *		update, the size check, in that order -- with the old and new items
+ *		and the new size kept for the response.
+ */
+typedef struct UpdateReplace
+{
+	CondNode   *cond;
+	UpdateExpr *upd;
+	int			rvccf;
+	AttrValue  *old;			/* out: the item replaced */
+	AttrValue  *new;			/* out: the item written */
+	int64		size;			/* out: its size */
+} UpdateReplace;
+
+static Jsonb *
+update_replacement(Jsonb *oldj, void *arg)
+{
+	UpdateReplace *ur = (UpdateReplace *) arg;
+
+	ur->old = ApiStoredItem(oldj);
+	if (ur->cond != NULL && !ExprEvalCondition(ur->cond, ur->old))
+		condition_failed(ur->old, ur->rvccf);
+	ur->new = ur->upd ? ExprApplyUpdate(ur->upd, ur->old, true) : AttrCopy(ur->old);
+	ur->size = AttrItemSize(ur->new);
+	if (ur->size > ATTR_MAX_ITEM_SIZE)
+		DynValidation("Item size to update has exceeded the maximum allowed size");
+	return AttrItemToJsonb(ur->new);
+}
+
 Datum
 item_table_update_item(PG_FUNCTION_ARGS)
 {
@@ -565,6 +632,7 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	int			tries = 0;
 	StringInfoData exprs;
 	LegacyParams lp;
+	UpdateReplace ur = {0};
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	name = ApiGetTableName(&req, "TableName", "tableName", true);
@@ -608,25 +676,36 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	key = TableDefKeyFromKeyParam(def, keyattrs);
 	ApiCheckKeyNotUpdated(def, upd);
 
-	for (;;)
+	ur.cond = cond;
+	ur.upd = upd;
+	ur.rvccf = rvccf;
+	/* an existing item: updated without the row lock where it can be */
+	if (ApiReplaceItemUnlocked(def, key, update_replacement, &ur))
 	{
-		check_retries(&tries);
-		old = ApiStoredItem(ApiFetchItem(def, key, true));
-		if (cond != NULL && !ExprEvalCondition(cond, old ? old : ApiEmptyItem()))
-			condition_failed(old, rvccf);
-		if (old == NULL && !ApiUpdateCreates(upd))
-		{
-			new = NULL;			/* REMOVE/DELETE on a missing item: nothing */
-			break;
-		}
-		new = upd ? ExprApplyUpdate(upd, old ? old : keyattrs, old != NULL)
-			: AttrCopy(old ? old : keyattrs);
-		size = AttrItemSize(new);
-		if (size > ATTR_MAX_ITEM_SIZE)
-			DynValidation("Item size to update has exceeded the maximum allowed size");
-		if (write_item(def, key, old, AttrItemToJsonb(new)))
-			break;
+		old = ur.old;
+		new = ur.new;
+		size = ur.size;
 	}
+	else
+		for (;;)
+		{
+			check_retries(&tries);
+			old = ApiStoredItem(ApiFetchItem(def, key, true));
+			if (cond != NULL && !ExprEvalCondition(cond, old ? old : ApiEmptyItem()))
+				condition_failed(old, rvccf);
+			if (old == NULL && !ApiUpdateCreates(upd))
+			{
+				new = NULL;		/* REMOVE/DELETE on a missing item: nothing */
+				break;
+			}
+			new = upd ? ExprApplyUpdate(upd, old ? old : keyattrs, old != NULL)
+				: AttrCopy(old ? old : keyattrs);
+			size = AttrItemSize(new);
+			if (size > ATTR_MAX_ITEM_SIZE)
+				DynValidation("Item size to update has exceeded the maximum allowed size");
+			if (write_item(def, key, old, AttrItemToJsonb(new)))
+				break;
+		}
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	switch (rv)

@@ -10,7 +10,7 @@
 -- or, without a condition or ReturnValues ALL_OLD, deletes the row it
 -- finds without locking it first (ApiDeleteItemUnlocked).
 BEGIN;
-SELECT plan(57);
+SELECT plan(85);
 SET search_path = item_table, public;
 
 -- the SQLSTATE an UpdateItem request raises, NULL when it succeeds
@@ -336,6 +336,184 @@ END $$;
 SELECT is(pg_temp.ro_del_sub('{"TableName": "upd", "Key": {"pk": {"S": "k46"}}}'), 'locked 25006',
 	'in a read-only transaction: refused as DELETE is');
 SELECT is(pg_temp.n_of('upd', 'k46'), '0', 'the refused delete changed nothing');
+
+-- UpdateItem, and PutItem with a condition or the old item or the capacity
+-- in its response, replace an existing item without locking it first
+-- (ApiReplaceItemUnlocked): the condition and the update judged on the
+-- version read, then that version replaced.  The test counter of that path
+-- (calls it judged) tells which path ran; each response, error and stored
+-- item is compared with the locked path's, which a user trigger that does
+-- nothing forces (test/isolation/specs/update_race.spec has the races).
+CREATE FUNCTION pg_temp.unlocked_writes() RETURNS bigint LANGUAGE c
+	AS '$libdir/item_table', 'item_table_test_unlocked_writes';
+-- the response of a put or update, or its SQLSTATE and DynamoDB body
+CREATE FUNCTION pg_temp.call(op text, request jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE d text;
+BEGIN
+	IF op = 'put' THEN
+		RETURN item_table.put_item(request);
+	END IF;
+	RETURN item_table.update_item(request);
+EXCEPTION WHEN others THEN
+	GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
+	RETURN jsonb_build_object('sqlstate', SQLSTATE, 'detail', d);
+END $$;
+CREATE FUNCTION pg_temp.via(op text, request jsonb) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	before bigint := pg_temp.unlocked_writes();
+	r jsonb := pg_temp.call(op, request);
+BEGIN
+	RETURN CASE WHEN pg_temp.unlocked_writes() > before THEN 'unlocked' ELSE 'locked' END
+		|| coalesce(' ' || (r->>'sqlstate'), '');
+END $$;
+CREATE FUNCTION pg_temp.noop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+-- op with request on table updc, from seed (NULL: no item), once with the
+-- do-nothing trigger and once without: 'locked/unlocked same' when the
+-- responses (or errors) and the stored items are the same
+CREATE FUNCTION pg_temp.both(op text, request jsonb, seed jsonb) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	a jsonb; b jsonb; sa jsonb; sb jsonb; pa text; pb text; before bigint;
+	t jsonb := coalesce(request->'Key', request->'Item');
+	k item_table.item_key := ('S' || to_json(t->'pk'->>'S')::text || '|S' || to_json(t->'sk'->>'S')::text)::item_table.item_key;
+BEGIN
+	DELETE FROM item_data.updc WHERE key OPERATOR(item_table.=) k;
+	IF seed IS NOT NULL THEN
+		PERFORM item_table.put_item(jsonb_build_object('TableName', 'updc', 'Item', seed));
+	END IF;
+	CREATE TRIGGER updc_noop AFTER UPDATE ON item_data.updc FOR EACH ROW EXECUTE FUNCTION pg_temp.noop();
+	before := pg_temp.unlocked_writes();
+	a := pg_temp.call(op, request);
+	pa := CASE WHEN pg_temp.unlocked_writes() > before THEN 'unlocked' ELSE 'locked' END;
+	DROP TRIGGER updc_noop ON item_data.updc;
+	SELECT item INTO sa FROM item_data.updc WHERE key OPERATOR(item_table.=) k;
+	DELETE FROM item_data.updc WHERE key OPERATOR(item_table.=) k;
+	IF seed IS NOT NULL THEN
+		PERFORM item_table.put_item(jsonb_build_object('TableName', 'updc', 'Item', seed));
+	END IF;
+	before := pg_temp.unlocked_writes();
+	b := pg_temp.call(op, request);
+	pb := CASE WHEN pg_temp.unlocked_writes() > before THEN 'unlocked' ELSE 'locked' END;
+	SELECT item INTO sb FROM item_data.updc WHERE key OPERATOR(item_table.=) k;
+	RETURN pa || '/' || pb || CASE WHEN a IS NOT DISTINCT FROM b AND sa IS NOT DISTINCT FROM sb THEN ' same'
+		ELSE ' differ: ' || coalesce(a::text, 'null') || ' ' || coalesce(sa::text, 'null') || ' vs '
+			|| coalesce(b::text, 'null') || ' ' || coalesce(sb::text, 'null') END;
+END $$;
+-- a table with an LSI (ItemCollectionMetrics, the index upkeep)
+SELECT ok(create_table('{"TableName": "updc", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "S"}, {"AttributeName": "n", "AttributeType": "N"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+	"LocalSecondaryIndexes": [{"IndexName": "by_n", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "n", "KeyType": "RANGE"}], "Projection": {"ProjectionType": "ALL"}}]}') ? 'TableDescription',
+	'LSI table created');
+SELECT is(pg_temp.both('update', '{"TableName": "updc", "Key": {"pk": {"S": "c"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = n + :one",
+	"ExpressionAttributeValues": {":one": {"N": "1"}}, "ReturnValues": "ALL_NEW", "ReturnConsumedCapacity": "TOTAL", "ReturnItemCollectionMetrics": "SIZE"}',
+	'{"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "41"}, "pad": {"S": "x"}}'), 'locked/unlocked same',
+	'UpdateItem counter, ALL_NEW, ConsumedCapacity, ItemCollectionMetrics: the unlocked path answers as the locked one');
+SELECT is(pg_temp.both('update', '{"TableName": "updc", "Key": {"pk": {"S": "c"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = :v REMOVE #p",
+	"ConditionExpression": "n = :old", "ExpressionAttributeNames": {"#p": "pad"}, "ExpressionAttributeValues": {":v": {"N": "7"}, ":old": {"N": "41"}}, "ReturnValues": "UPDATED_OLD", "ReturnConsumedCapacity": "INDEXES"}',
+	'{"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "41"}, "pad": {"S": "x"}}'), 'locked/unlocked same',
+	'a condition that holds, UPDATED_OLD, capacity by index');
+SELECT is(pg_temp.both('update', '{"TableName": "updc", "Key": {"pk": {"S": "c"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = :v, m = :v",
+	"ConditionExpression": "attribute_exists(pk)", "ExpressionAttributeValues": {":v": {"N": "8"}}, "ReturnValues": "UPDATED_NEW"}',
+	'{"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "41"}}'), 'locked/unlocked same', 'UPDATED_NEW');
+SELECT is(pg_temp.both('update', '{"TableName": "updc", "Key": {"pk": {"S": "c"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = :v",
+	"ExpressionAttributeValues": {":v": {"N": "9"}}, "ReturnValues": "ALL_OLD"}',
+	'{"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "41"}}'), 'locked/unlocked same', 'ALL_OLD');
+SELECT is(pg_temp.both('update', '{"TableName": "updc", "Key": {"pk": {"S": "c"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = :v",
+	"ConditionExpression": "n = :old", "ExpressionAttributeValues": {":v": {"N": "9"}, ":old": {"N": "40"}}, "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}',
+	'{"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "41"}}'), 'locked/unlocked same',
+	'a failed condition with the old item in the error: the same error, nothing written');
+SELECT is(pg_temp.both('update', '{"TableName": "updc", "Key": {"pk": {"S": "c"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = m + :v",
+	"ExpressionAttributeValues": {":v": {"N": "1"}}}',
+	'{"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "41"}}'), 'locked/unlocked same',
+	'an update that refers to a missing attribute: the same ValidationException');
+SELECT is(pg_temp.both('update', jsonb_build_object('TableName', 'updc', 'Key', '{"pk": {"S": "c"}, "sk": {"S": "1"}}'::jsonb,
+	'UpdateExpression', 'SET big = :v', 'ExpressionAttributeValues', jsonb_build_object(':v', jsonb_build_object('S', repeat('z', 409000)))),
+	'{"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "41"}}'), 'locked/unlocked same',
+	'an item grown past the limit: the same ValidationException');
+SELECT is(pg_temp.both('update', '{"TableName": "updc", "Key": {"pk": {"S": "c"}, "sk": {"S": "2"}}, "UpdateExpression": "SET n = :v",
+	"ExpressionAttributeValues": {":v": {"N": "1"}}, "ReturnValues": "ALL_NEW"}', NULL), 'locked/locked same',
+	'a missing item: the locked path creates it');
+SELECT is(pg_temp.both('put', '{"TableName": "updc", "Item": {"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "5"}},
+	"ConditionExpression": "attribute_exists(pk)", "ReturnValues": "ALL_OLD", "ReturnConsumedCapacity": "TOTAL", "ReturnItemCollectionMetrics": "SIZE"}',
+	'{"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "41"}, "pad": {"S": "x"}}'), 'locked/unlocked same',
+	'PutItem with attribute_exists(pk), ALL_OLD, capacity and metrics');
+SELECT is(pg_temp.both('put', '{"TableName": "updc", "Item": {"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "5"}},
+	"ConditionExpression": "n > :v", "ExpressionAttributeValues": {":v": {"N": "100"}}, "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}',
+	'{"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "41"}}'), 'locked/unlocked same',
+	'PutItem with a failed condition: the same error and old item, nothing written');
+SELECT is(pg_temp.both('put', '{"TableName": "updc", "Item": {"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "5"}}, "ReturnValues": "ALL_OLD"}',
+	'{"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "41"}}'), 'locked/unlocked same',
+	'PutItem with ReturnValues ALL_OLD and no condition');
+SELECT is(pg_temp.both('put', '{"TableName": "updc", "Item": {"pk": {"S": "c"}, "sk": {"S": "3"}, "n": {"N": "5"}},
+	"ConditionExpression": "attribute_not_exists(pk)"}', NULL), 'locked/locked same',
+	'PutItem of a new item: the locked path inserts it');
+SELECT is(pg_temp.both('put', '{"TableName": "updc", "Item": {"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "5"}},
+	"Expected": {"n": {"ComparisonOperator": "NOT_NULL"}}}', '{"pk": {"S": "c"}, "sk": {"S": "1"}, "n": {"N": "41"}}'),
+	'locked/unlocked same', 'a legacy Expected condition');
+-- the LSI follows the unlocked writes
+SELECT is(query('{"TableName": "updc", "IndexName": "by_n", "KeyConditionExpression": "pk = :p AND n = :v",
+	"ExpressionAttributeValues": {":p": {"S": "c"}, ":v": {"N": "5"}}}')->'Items'->0->'sk', '{"S": "1"}'::jsonb,
+	'the LSI has the item as the unlocked PutItem left it');
+SELECT is(query('{"TableName": "updc", "IndexName": "by_n", "KeyConditionExpression": "pk = :p AND n = :v",
+	"ExpressionAttributeValues": {":p": {"S": "c"}, ":v": {"N": "41"}}}')->'Count', '0'::jsonb,
+	'and not the version replaced');
+-- within a transaction: each write sees the last, a rolled-back one is undone
+SELECT put_item('{"TableName": "updc", "Item": {"pk": {"S": "t"}, "sk": {"S": "1"}, "n": {"N": "0"}}}');
+SELECT is(pg_temp.via('update', '{"TableName": "updc", "Key": {"pk": {"S": "t"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = n + :one",
+	"ExpressionAttributeValues": {":one": {"N": "1"}}}'), 'unlocked', 'a counter: the unlocked path');
+SAVEPOINT s1;
+SELECT update_item('{"TableName": "updc", "Key": {"pk": {"S": "t"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = n + :one",
+	"ExpressionAttributeValues": {":one": {"N": "10"}}}');
+ROLLBACK TO SAVEPOINT s1;
+SELECT is(update_item('{"TableName": "updc", "Key": {"pk": {"S": "t"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = n + :one",
+	"ExpressionAttributeValues": {":one": {"N": "1"}}, "ReturnValues": "UPDATED_NEW"}')->'Attributes'->'n'->>'N', '2',
+	'after a rolled-back update, the next one adds to the version before it');
+UPDATE item_data.updc SET item = jsonb_set(item, ARRAY['n', 'N'], '"50"') WHERE key OPERATOR(item_table.=) 'S"t"|S"1"'::item_key;
+SELECT is(update_item('{"TableName": "updc", "Key": {"pk": {"S": "t"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = n + :one",
+	"ExpressionAttributeValues": {":one": {"N": "1"}}, "ReturnValues": "UPDATED_NEW"}')->'Attributes'->'n'->>'N', '51',
+	'an UPDATE statement earlier in the transaction is seen');
+-- the fallbacks: each takes the locked path, with the statement's outcome
+CREATE INDEX updc_n ON item_data.updc ((item->'n'->>'N'));
+SELECT is(pg_temp.via('put', '{"TableName": "updc", "Item": {"pk": {"S": "t"}, "sk": {"S": "1"}, "n": {"N": "3"}}, "ConditionExpression": "attribute_exists(pk)"}'),
+	'locked', 'another index: the locked path');
+DROP INDEX item_data.updc_n;
+ALTER TABLE item_data.updc ADD CONSTRAINT updc_n_not_7 CHECK (item->'n'->>'N' <> '7');
+SELECT is(pg_temp.via('update', '{"TableName": "updc", "Key": {"pk": {"S": "t"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = :v",
+	"ExpressionAttributeValues": {":v": {"N": "7"}}}'), 'locked 23514', 'a CHECK constraint: the locked path, refused by the statement');
+ALTER TABLE item_data.updc DROP CONSTRAINT updc_n_not_7;
+GRANT SELECT, INSERT ON item_data.updc TO item_table_tap_upd;
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.via('update', '{"TableName": "updc", "Key": {"pk": {"S": "t"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = :v",
+	"ExpressionAttributeValues": {":v": {"N": "1"}}}'), 'locked 42501', 'without UPDATE: the locked path, refused');
+RESET ROLE;
+GRANT UPDATE ON item_data.updc TO item_table_tap_upd;
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.via('put', '{"TableName": "updc", "Item": {"pk": {"S": "t"}, "sk": {"S": "1"}, "n": {"N": "4"}}, "ConditionExpression": "attribute_exists(pk)"}'),
+	'unlocked', 'with SELECT and UPDATE: the unlocked path');
+RESET ROLE;
+ALTER TABLE item_data.updc ENABLE ROW LEVEL SECURITY;
+CREATE POLICY updc_all ON item_data.updc USING (true) WITH CHECK (true);
+SET LOCAL ROLE item_table_tap_upd;
+SELECT is(pg_temp.via('update', '{"TableName": "updc", "Key": {"pk": {"S": "t"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = :v",
+	"ExpressionAttributeValues": {":v": {"N": "4"}}}'), 'locked', 'row-level security for the caller: the locked path');
+RESET ROLE;
+ALTER TABLE item_data.updc DISABLE ROW LEVEL SECURITY;
+SAVEPOINT ro2;
+SET TRANSACTION READ ONLY;
+SELECT is(pg_temp.via('update', '{"TableName": "updc", "Key": {"pk": {"S": "t"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = :v",
+	"ExpressionAttributeValues": {":v": {"N": "1"}}}'), 'locked 25006', 'a read-only transaction: the locked path, refused');
+ROLLBACK TO SAVEPOINT ro2;
+CREATE PUBLICATION updc_pub FOR TABLE item_data.updc;
+ALTER TABLE item_data.updc REPLICA IDENTITY NOTHING;
+SELECT is(pg_temp.via('update', '{"TableName": "updc", "Key": {"pk": {"S": "t"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = :v",
+	"ConditionExpression": "n = :v", "ExpressionAttributeValues": {":v": {"N": "99"}}}'), 'unlocked XD006',
+	'a published table without replica identity: a failed condition is reported first, as on the locked path');
+SELECT is(pg_temp.via('update', '{"TableName": "updc", "Key": {"pk": {"S": "t"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = :v",
+	"ExpressionAttributeValues": {":v": {"N": "1"}}}'), 'unlocked 55000', 'otherwise the error of UPDATE');
+ALTER TABLE item_data.updc REPLICA IDENTITY DEFAULT;
+DROP PUBLICATION updc_pub;
+SELECT is((SELECT item->'n'->>'N' FROM item_data.updc WHERE key OPERATOR(item_table.=) 'S"t"|S"1"'::item_key), '4',
+	'the refused writes changed nothing: the item is the last one put');
 
 SELECT * FROM finish();
 ROLLBACK;
