@@ -1157,16 +1157,9 @@ ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep)
 	for (i = 0; td != NULL && i < td->numtriggers; i++)
 	{
 		Trigger    *t = &td->triggers[i];
-		bool		fires;
 
-		if ((t->tgtype & event) == 0)
-			continue;			/* not for this event */
-		if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
-			fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_REPLICA;
-		else
-			fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_ORIGIN;
-		if (!fires)
-			continue;
+		if ((t->tgtype & event) == 0 || !ApiTriggerFires(t))
+			continue;			/* not for this event, or not now */
 		if (GsiDirectTrigger(t))
 			*upkeep |= API_UPKEEP_INDEXES;
 		else if (ItemStreamDirectCaptureTrigger(t))
@@ -1375,6 +1368,24 @@ ApiReplaceItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item)
  */
 static int64 unlocked_writes = 0;
 
+
+/*
+ * raise_concurrent_change
+ *		The error of an UPDATE or DELETE statement under a transaction
+ *		snapshot whose row version was updated (res TM_Updated) or deleted
+ *		by a transaction that committed after the snapshot.
+ */
+static void
+raise_concurrent_change(TM_Result res)
+{
+	if (res == TM_Updated)
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("could not serialize access due to concurrent update")));
+	ereport(ERROR,
+			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			 errmsg("could not serialize access due to concurrent delete")));
+}
 /*
  * ApiReplaceItemUnlocked
  *		A conditional write of an existing item (UpdateItem; PutItem with a
@@ -1486,16 +1497,7 @@ ApiReplaceItemUnlocked(ItemTableDef *def, ItemKey *key, ApiNewItemFn newitem, vo
 		case TM_Updated:
 		case TM_Deleted:
 			if (IsolationUsesXactSnapshot())
-			{
-				/* ExecUpdate's errors */
-				if (res == TM_Updated)
-					ereport(ERROR,
-							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-							 errmsg("could not serialize access due to concurrent update")));
-				ereport(ERROR,
-						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-						 errmsg("could not serialize access due to concurrent delete")));
-			}
+				raise_concurrent_change(res);	/* ExecUpdate's errors */
 			break;				/* nothing written: the locked path */
 		default:
 			break;
@@ -1780,16 +1782,7 @@ ApiDeleteItemUnlocked(ItemTableDef *def, ItemKey *key, int64 *size)
 		case TM_Updated:
 		case TM_Deleted:
 			if (IsolationUsesXactSnapshot())
-			{
-				/* ExecDelete's errors */
-				if (res == TM_Updated)
-					ereport(ERROR,
-							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-							 errmsg("could not serialize access due to concurrent update")));
-				ereport(ERROR,
-						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-						 errmsg("could not serialize access due to concurrent delete")));
-			}
+				raise_concurrent_change(res);	/* ExecDelete's errors */
 			if (res == TM_Deleted)
 				result = DIRECT_DELETE_NONE;
 			break;

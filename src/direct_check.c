@@ -57,10 +57,14 @@
 #include "access/xact.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
+#include "commands/trigger.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "nodes/pg_list.h"
+#include "parser/parse_func.h"
 #include "utils/acl.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -153,4 +157,46 @@ ApiDirectShape(Relation rel, int flags, LOCKMODE lockmode)
 		}
 	}
 	return idx;
+}
+
+/*
+ * ApiTriggerFires
+ *		Would the executor fire t now?  As the trigger manager decides it
+ *		from tgenabled and session_replication_role.
+ */
+bool
+ApiTriggerFires(const Trigger *t)
+{
+	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+		return t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_REPLICA;
+	return t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_ORIGIN;
+}
+
+/*
+ * ApiOwnRowTrigger
+ *		Is t exactly one of the extension's own row triggers -- named name,
+ *		AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW, calling
+ *		item_table.<function>() with nothing else (a WHEN clause, arguments,
+ *		a column list, transition tables, deferral, a constraint) -- and
+ *		would the executor fire it now?  Then a direct write may do its work
+ *		in its place (the index trigger: GsiDirectTrigger; the stream
+ *		trigger: ItemStreamDirectCaptureTrigger).  *fn keeps the function's
+ *		OID, looked up again when t calls another.
+ */
+bool
+ApiOwnRowTrigger(const Trigger *t, const char *name, const char *function, Oid *fn)
+{
+	if (strcmp(t->tgname, name) != 0 ||
+		t->tgtype != (TRIGGER_TYPE_ROW | TRIGGER_TYPE_AFTER | TRIGGER_TYPE_INSERT |
+					  TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE) ||
+		t->tgqual != NULL || t->tgnargs != 0 || t->tgnattr != 0 ||
+		t->tgoldtable != NULL || t->tgnewtable != NULL ||
+		t->tgdeferrable || t->tginitdeferred || OidIsValid(t->tgconstraint) ||
+		!ApiTriggerFires(t))
+		return false;
+	if (t->tgfoid != *fn)
+		*fn = LookupFuncName(list_make2(makeString(ITEM_TABLE_SCHEMA),
+										makeString(unconstify(char *, function))),
+							 0, NULL, true);
+	return t->tgfoid == *fn;
 }

@@ -12,6 +12,7 @@
 
 #include "nodes/parsenodes.h"
 #include "storage/lockdefs.h"
+#include "utils/reltrigger.h"
 #include "utils/relcache.h"
 
 /*
@@ -28,6 +29,18 @@
 #define API_SHAPE_INDEX_TABLE	0x04	/* (ikey, key, item), key (ikey, key) */
 
 extern bool ApiDirectRights(Oid relid, Oid role, AclMode need);
+/*
+ * ApiTriggerFires: would the executor fire the enabled trigger t now (its
+ * enabled state against session_replication_role)?
+ * ApiOwnRowTrigger: is t, by name, exactly the AFTER INSERT OR UPDATE OR
+ * DELETE FOR EACH ROW trigger the extension makes calling
+ * item_table.<function>() (no WHEN, arguments, columns, transition tables,
+ * deferral or constraint), and would it fire now?  *fn caches the
+ * function's OID between calls.
+ */
+extern bool ApiTriggerFires(const Trigger *t);
+extern bool ApiOwnRowTrigger(const Trigger *t, const char *name, const char *function,
+							 Oid *fn);
 extern Relation ApiDirectShape(Relation rel, int flags, LOCKMODE lockmode);
 
 #endif							/* ITEM_TABLE_DIRECT_CHECK_H */

@@ -855,26 +855,8 @@ bool
 GsiDirectTrigger(const Trigger *t)
 {
 	static Oid	index_fn = InvalidOid;
-	bool		fires;
 
-	if (strcmp(t->tgname, GSI_ROW_TRIGGER_NAME) != 0 ||
-		t->tgtype != (TRIGGER_TYPE_ROW | TRIGGER_TYPE_AFTER | TRIGGER_TYPE_INSERT |
-					  TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE) ||
-		t->tgqual != NULL || t->tgnargs != 0 || t->tgnattr != 0 ||
-		t->tgoldtable != NULL || t->tgnewtable != NULL ||
-		t->tgdeferrable || t->tginitdeferred || OidIsValid(t->tgconstraint))
-		return false;
-	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
-		fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_REPLICA;
-	else
-		fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_ORIGIN;
-	if (!fires)
-		return false;
-	if (t->tgfoid != index_fn)
-		index_fn = LookupFuncName(list_make2(makeString(ITEM_TABLE_SCHEMA),
-											 makeString("index_trigger")),
-								  0, NULL, true);
-	return t->tgfoid == index_fn;
+	return ApiOwnRowTrigger(t, GSI_ROW_TRIGGER_NAME, "index_trigger", &index_fn);
 }
 
 /*

@@ -159,6 +159,7 @@
 
 #include "api.h"
 #include "catalog.h"
+#include "direct_check.h"
 #include "compat.h"
 #include "errors.h"
 #include "jsonb_binary.h"
@@ -788,26 +789,8 @@ bool
 ItemStreamDirectCaptureTrigger(const Trigger *t)
 {
 	static Oid	capture_fn = InvalidOid;
-	bool		fires;
 
-	if (strcmp(t->tgname, STREAM_TRIGGER_NAME) != 0 ||
-		t->tgtype != (TRIGGER_TYPE_ROW | TRIGGER_TYPE_AFTER | TRIGGER_TYPE_INSERT |
-					  TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE) ||
-		t->tgqual != NULL || t->tgnargs != 0 || t->tgnattr != 0 ||
-		t->tgoldtable != NULL || t->tgnewtable != NULL ||
-		t->tgdeferrable || t->tginitdeferred || OidIsValid(t->tgconstraint))
-		return false;
-	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
-		fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_REPLICA;
-	else
-		fires = t->tgenabled == TRIGGER_FIRES_ALWAYS || t->tgenabled == TRIGGER_FIRES_ON_ORIGIN;
-	if (!fires)
-		return false;
-	if (t->tgfoid != capture_fn)
-		capture_fn = LookupFuncName(list_make2(makeString(ITEM_TABLE_SCHEMA),
-											   makeString("stream_trigger")),
-									0, NULL, true);
-	return t->tgfoid == capture_fn;
+	return ApiOwnRowTrigger(t, STREAM_TRIGGER_NAME, "stream_trigger", &capture_fn);
 }
 
 /*
