@@ -1387,6 +1387,78 @@ raise_concurrent_change(TM_Result res)
 			 errmsg("could not serialize access due to concurrent delete")));
 }
 /*
+ * The unlocked writes' common part (ApiReplaceItemUnlocked,
+ * ApiDeleteItemUnlocked): the table opened once, the direct path's
+ * conditions checked, then the primary key probed for key under the
+ * statement's snapshot (a new command, which sees this transaction), the
+ * version found left in slot for the write.
+ */
+typedef struct UnlockedWrite
+{
+	Relation	rel;
+	Relation	idx;			/* the primary key; NULL: no direct path */
+	TupleTableSlot *slot;
+	int			upkeep;			/* ApiDirectTriggers' answer */
+	bool		pushed;			/* the snapshot is pushed */
+	ScanKeyData skey;
+} UnlockedWrite;
+
+/* may the write of cmd needing need run without a lock?  w->idx says */
+static bool
+unlocked_begin(ItemTableDef *def, ItemKey *key, AclMode need, CmdType cmd, UnlockedWrite *w)
+{
+	FmgrInfo   *eq_finfo;
+
+	memset(w, 0, sizeof(*w));
+	forget_locked(def);
+	if (def->citus || !ApiDirectRights(def->relid, InvalidOid, need))
+		return false;
+	w->rel = table_open(def->relid, RowExclusiveLock);
+	w->idx = ApiDirectShape(w->rel, API_SHAPE_WRITE, RowExclusiveLock);
+	if (w->idx == NULL || !ApiDirectTriggers(w->rel, cmd, &w->upkeep))
+		return false;
+	eq_finfo = ApiKeyOperator(w->idx->rd_opfamily[0], BTEqualStrategyNumber);
+	if (eq_finfo == NULL)
+		return false;
+	ScanKeyEntryInitializeWithInfo(&w->skey, 0, 1, BTEqualStrategyNumber,
+								   InvalidOid, w->idx->rd_indcollation[0],
+								   eq_finfo, PointerGetDatum(key));
+	return true;
+}
+
+/* the probe: is there a version of key, now in w->slot? */
+static bool
+unlocked_probe(UnlockedWrite *w)
+{
+	IndexScanDesc scan;
+	bool		found;
+
+	CommandCounterIncrement();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	UpdateActiveSnapshotCommandId();
+	w->pushed = true;
+	w->slot = table_slot_create(w->rel, NULL);
+	scan = ItemIndexBeginScan(w->rel, w->idx, GetActiveSnapshot(), 1);
+	index_rescan(scan, &w->skey, 1, NULL, 0);
+	found = index_getnext_slot(scan, ForwardScanDirection, w->slot);
+	index_endscan(scan);
+	return found;
+}
+
+static void
+unlocked_end(UnlockedWrite *w)
+{
+	if (w->pushed)
+		PopActiveSnapshot();
+	if (w->slot != NULL)
+		ExecDropSingleTupleTableSlot(w->slot);
+	if (w->idx != NULL)
+		index_close(w->idx, NoLock);
+	if (w->rel != NULL)
+		table_close(w->rel, NoLock);
+}
+
+/*
  * ApiReplaceItemUnlocked
  *		A conditional write of an existing item (UpdateItem; PutItem with a
  *		condition, the old item or the capacity in its response), done as
@@ -1434,52 +1506,31 @@ raise_concurrent_change(TM_Result res)
 bool
 ApiReplaceItemUnlocked(ItemTableDef *def, ItemKey *key, ApiNewItemFn newitem, void *arg)
 {
+	UnlockedWrite w;
 	bool		done = false;
-	Relation	rel;
-	Relation	idx;
-	FmgrInfo   *eq_finfo;
-	ScanKeyData skey;
-	IndexScanDesc scan;
-	TupleTableSlot *slot = NULL;
 	TM_FailureData tmfd;
 	TM_Result	res;
-	int			upkeep = 0;
 	bool		null_item = false;
 	Datum		d;
 	Jsonb	   *oldj;
 	Jsonb	   *newj;
 
-	forget_locked(def);
-	if (def->citus || !ApiDirectRights(def->relid, InvalidOid, ACL_SELECT | ACL_UPDATE))
-		return false;
-
-	rel = table_open(def->relid, RowExclusiveLock);
-	idx = ApiDirectShape(rel, API_SHAPE_WRITE, RowExclusiveLock);
-	if (idx == NULL || !ApiDirectTriggers(rel, CMD_UPDATE, &upkeep))
-		goto out;
-	eq_finfo = ApiKeyOperator(idx->rd_opfamily[0], BTEqualStrategyNumber);
-	if (eq_finfo == NULL)
-		goto out;
-	ScanKeyEntryInitializeWithInfo(&skey, 0, 1, BTEqualStrategyNumber,
-								   InvalidOid, idx->rd_indcollation[0],
-								   eq_finfo, PointerGetDatum(key));
-
-	/* the statement's snapshot: a new command, which sees this transaction */
-	CommandCounterIncrement();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	UpdateActiveSnapshotCommandId();
-	slot = table_slot_create(rel, NULL);
-	scan = ItemIndexBeginScan(rel, idx, GetActiveSnapshot(), 1);
-	index_rescan(scan, &skey, 1, NULL, 0);
-	if (!index_getnext_slot(scan, ForwardScanDirection, slot))
+	if (!unlocked_begin(def, key, ACL_SELECT | ACL_UPDATE, CMD_UPDATE, &w))
 	{
-		index_endscan(scan);
-		goto popped;			/* no item: the locked path decides */
+		unlocked_end(&w);
+		return false;
 	}
-	index_endscan(scan);
-	d = slot_getattr(slot, 2, &null_item);
+	if (!unlocked_probe(&w))
+	{
+		unlocked_end(&w);
+		return false;			/* no item: the locked path decides */
+	}
+	d = slot_getattr(w.slot, 2, &null_item);
 	if (null_item)
-		goto popped;			/* the locked path raises XX001 */
+	{
+		unlocked_end(&w);
+		return false;			/* the locked path raises XX001 */
+	}
 	oldj = DatumGetJsonbPCopy(d);
 	StoredCheckItem(def->name, NULL, key, oldj);
 
@@ -1487,8 +1538,8 @@ ApiReplaceItemUnlocked(ItemTableDef *def, ItemKey *key, ApiNewItemFn newitem, vo
 	unlocked_writes++;
 	newj = newitem(oldj, arg);
 
-	CheckCmdReplicaIdentity(rel, CMD_UPDATE);
-	res = replace_version(rel, idx, &slot->tts_tid, slot, newj, upkeep, &tmfd);
+	CheckCmdReplicaIdentity(w.rel, CMD_UPDATE);
+	res = replace_version(w.rel, w.idx, &w.slot->tts_tid, w.slot, newj, w.upkeep, &tmfd);
 	switch (res)
 	{
 		case TM_Ok:
@@ -1502,15 +1553,7 @@ ApiReplaceItemUnlocked(ItemTableDef *def, ItemKey *key, ApiNewItemFn newitem, vo
 		default:
 			break;
 	}
-
-popped:
-	PopActiveSnapshot();
-out:
-	if (slot != NULL)
-		ExecDropSingleTupleTableSlot(slot);
-	if (idx != NULL)
-		index_close(idx, NoLock);
-	table_close(rel, NoLock);
+	unlocked_end(&w);
 	return done;
 }
 
@@ -1713,93 +1756,54 @@ static int64 unlocked_deletes = 0;
 DirectDeleteResult
 ApiDeleteItemUnlocked(ItemTableDef *def, ItemKey *key, int64 *size)
 {
+	UnlockedWrite w;
 	DirectDeleteResult result = DIRECT_DELETE_LOCKED;
-	Relation	rel;
-	Relation	idx;
-	FmgrInfo   *eq_finfo;
-	ScanKeyData skey;
-	IndexScanDesc scan;
-	TupleTableSlot *slot = NULL;
-	Snapshot	snapshot;
 	TM_FailureData tmfd;
 	TM_Result	res;
-	int			upkeep = 0;
-	bool		found;
 	bool		null_item = false;
 	Datum		d;
 
-	forget_locked(def);
-	if (def->citus ||
-		!ApiDirectRights(def->relid, InvalidOid, ACL_SELECT | ACL_UPDATE | ACL_DELETE))
-		return DIRECT_DELETE_LOCKED;
-
-	rel = table_open(def->relid, RowExclusiveLock);
-	idx = ApiDirectShape(rel, API_SHAPE_WRITE, RowExclusiveLock);
-	if (idx == NULL || !ApiDirectTriggers(rel, CMD_DELETE, &upkeep))
-		goto out;
-	eq_finfo = ApiKeyOperator(idx->rd_opfamily[0], BTEqualStrategyNumber);
-	if (eq_finfo == NULL)
-		goto out;
-	CheckCmdReplicaIdentity(rel, CMD_DELETE);
-	ScanKeyEntryInitializeWithInfo(&skey, 0, 1, BTEqualStrategyNumber,
-								   InvalidOid, idx->rd_indcollation[0],
-								   eq_finfo, PointerGetDatum(key));
-
-	/* the statement's snapshot: a new command, which sees this transaction */
-	CommandCounterIncrement();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	UpdateActiveSnapshotCommandId();
-	snapshot = GetActiveSnapshot();
-	slot = table_slot_create(rel, NULL);
-	scan = ItemIndexBeginScan(rel, idx, snapshot, 1);
-	index_rescan(scan, &skey, 1, NULL, 0);
-	found = index_getnext_slot(scan, ForwardScanDirection, slot);
-	index_endscan(scan);
-	if (!found)
+	if (!unlocked_begin(def, key, ACL_SELECT | ACL_UPDATE | ACL_DELETE, CMD_DELETE, &w))
 	{
-		result = DIRECT_DELETE_NONE;
-		goto popped;
+		unlocked_end(&w);
+		return DIRECT_DELETE_LOCKED;
 	}
-	d = slot_getattr(slot, 2, &null_item);
-	if (null_item)
-		goto popped;			/* the locked path raises XX001 */
+	CheckCmdReplicaIdentity(w.rel, CMD_DELETE);
+	if (!unlocked_probe(&w))
+		result = DIRECT_DELETE_NONE;
 	else
 	{
-		Jsonb	   *j = DatumGetJsonbP(d);
+		d = slot_getattr(w.slot, 2, &null_item);
+		if (!null_item)			/* a NULL item: the locked path raises XX001 */
+		{
+			Jsonb	   *j = DatumGetJsonbP(d);
 
-		StoredCheckItem(def->name, NULL, key, j);
-		if (size != NULL)
-			*size = AttrStoredItemSizeAnyEncoding(j);
-		if ((Pointer) j != DatumGetPointer(d))
-			pfree(j);
+			StoredCheckItem(def->name, NULL, key, j);
+			if (size != NULL)
+				*size = AttrStoredItemSizeAnyEncoding(j);
+			if ((Pointer) j != DatumGetPointer(d))
+				pfree(j);
+			res = delete_version(w.rel, &w.slot->tts_tid, w.upkeep, w.slot, &tmfd);
+			switch (res)
+			{
+				case TM_Ok:
+					result = DIRECT_DELETE_DONE;
+					break;
+				case TM_Updated:
+				case TM_Deleted:
+					if (IsolationUsesXactSnapshot())
+						raise_concurrent_change(res);	/* ExecDelete's errors */
+					if (res == TM_Deleted)
+						result = DIRECT_DELETE_NONE;
+					break;
+				default:
+					break;
+			}
+		}
 	}
-	res = delete_version(rel, &slot->tts_tid, upkeep, slot, &tmfd);
-	switch (res)
-	{
-		case TM_Ok:
-			result = DIRECT_DELETE_DONE;
-			break;
-		case TM_Updated:
-		case TM_Deleted:
-			if (IsolationUsesXactSnapshot())
-				raise_concurrent_change(res);	/* ExecDelete's errors */
-			if (res == TM_Deleted)
-				result = DIRECT_DELETE_NONE;
-			break;
-		default:
-			break;
-	}
-
-popped:
-	PopActiveSnapshot();
-	if (result != DIRECT_DELETE_LOCKED)
+	if (w.pushed && result != DIRECT_DELETE_LOCKED)
 		unlocked_deletes++;
-out:
-	if (slot != NULL)
-		ExecDropSingleTupleTableSlot(slot);
-	if (idx != NULL)
-		index_close(idx, NoLock);
-	table_close(rel, NoLock);
+	unlocked_end(&w);
 	return result;
 }
 
