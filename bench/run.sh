@@ -222,7 +222,12 @@ for w in "${workloads[@]}"; do
 
     em=$(median "${ext_tps[@]}")
     bm=$(median "${base_tps[@]}")
-    rows+=("$(printf '%-24s | %14s | %15s | %16s | %s | %s' "$w" "$em" "$bm" "$(ratio "$bm" "$em")" \
+    # each ext run against the base run right after it: load that drifts
+    # over a workload's runs moves both sides of a pair alike
+    pr=()
+    for i in "${!ext_tps[@]}"; do pr+=("$(ratio "${base_tps[$i]}" "${ext_tps[$i]}")"); done
+    rows+=("$(printf '%-24s | %14s | %15s | %16s | %12s | %s | %s' "$w" "$em" "$bm" "$(ratio "$bm" "$em")" \
+        "$(median "${pr[@]}" | awk '{ printf "%.2f", $1 }')" \
         "$(IFS=,; echo "${ext_tps[*]}")" "$(IFS=,; echo "${base_tps[*]}")")")
 
     if [ -f "$WL_DIR/$w/size.sql" ]; then
@@ -248,9 +253,10 @@ report=$(mktemp)
     echo "PostgreSQL $("$PGBIN/postgres" --version | sed -E 's/.* ([0-9][0-9.]*).*/\1/'); pgbench -M prepared -n; runs=$BENCH_RUNS x ${BENCH_SECONDS}s alternating ext/base; clients=$BENCH_CLIENTS jobs=$BENCH_JOBS; scale=$BENCH_SCALE"
     echo "load average at start: $load_start; at end: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "time ratio ext/base = base tps / ext tps  (> 1: the item_table variant is slower)"
+    echo "paired ratio = median over the runs of base tps / ext tps of each ext run and the base run after it"
     echo
-    printf '%-24s | %14s | %15s | %16s | %s | %s\n' workload "ext median tps" "base median tps" "time ext/base" "ext tps runs" "base tps runs"
-    printf '%s\n' "-------------------------+----------------+-----------------+------------------+--------------+--------------"
+    printf '%-24s | %14s | %15s | %16s | %12s | %s | %s\n' workload "ext median tps" "base median tps" "time ext/base" "paired ratio" "ext tps runs" "base tps runs"
+    printf '%s\n' "-------------------------+----------------+-----------------+------------------+--------------+--------------+--------------"
     for row in "${rows[@]}"; do printf '%s\n' "$row"; done
     if [ "${#size_rows[@]}" -gt 0 ]; then
         echo
