@@ -15,6 +15,15 @@
  * TransactGetItems reads every item with the same snapshot: the reads are
  * read-only SPI statements, which use the calling statement's snapshot.
  *
+ * The read batches' Responses (BatchGetItem, TransactGetItems) are built
+ * around the stored items' binary containers (jsonb_binary.c), as GetItem's
+ * Item is: without a projection an item is neither parsed into an
+ * AttrValue tree nor unpacked into a JsonbValue tree, its size is read in
+ * place.  Whatever an item's read and projection allocate lives in a
+ * per-item memory context reset after it (batch_get_one), the item copied
+ * out: memory per call is the response and not the work done for it, and
+ * glibc is not made to grow and trim the heap at every call.
+ *
  * TransactWriteItems works in three steps inside one subtransaction:
  *	 1. lock: every target row is read FOR UPDATE, in (table, key) order, so
  *		two transactions over the same items always lock them in the same
