@@ -8,7 +8,7 @@
 -- containers, long and non-ASCII strings, names needing sort; pages of
 -- many items cross the JB_OFFSET_STRIDE (32) boundaries of the Items array.
 BEGIN;
-SELECT plan(57);
+SELECT plan(61);
 SET search_path = item_table, public;
 
 CREATE FUNCTION pg_temp.bytes(jsonb) RETURNS bytea LANGUAGE c STRICT
@@ -232,6 +232,22 @@ SELECT is(r -> 'Responses' -> 'jbin' -> 0, (SELECT jsonb_build_object('sk', item
 	WHERE pk = 'many' AND sk = 3), 'BatchGetItem: a projected item')
 FROM (SELECT pg_temp.bg(jsonb_build_object('jbin', jsonb_build_object('Keys', pg_temp.keys('many', ARRAY[3]),
 	'AttributesToGet', '["sk", "g"]'::jsonb))) AS r) s;
+
+-- BatchGetItem's 16 MB cut: 50 items of about 390 KB, the keys after the
+-- item that crosses 16 MB (16,777,216 / 399,005 bytes: the 43rd) left in
+-- UnprocessedKeys
+SELECT is(count(put_item(jsonb_build_object('TableName', 'jbin2', 'Item', jsonb_build_object('id', jsonb_build_object('S', 'big' || i),
+	'v', jsonb_build_object('S', repeat(chr(97 + i % 26), 399000)))))), 50::bigint, 'large items stored for the 16 MB cut')
+	FROM generate_series(1, 50) i;
+CREATE TABLE pg_temp.cut AS SELECT pg_temp.bg(jsonb_build_object('jbin2', jsonb_build_object('Keys',
+	(SELECT jsonb_agg(jsonb_build_object('id', jsonb_build_object('S', 'big' || i)) ORDER BY i) FROM generate_series(1, 50) i)))) AS r;
+SELECT pg_temp.same(r, 'BatchGetItem: cut at 16 MB, with UnprocessedKeys') FROM pg_temp.cut;
+SELECT is(jsonb_array_length(r -> 'Responses' -> 'jbin2') || '/' || jsonb_array_length(r -> 'UnprocessedKeys' -> 'jbin2' -> 'Keys'), '43/7',
+	'BatchGetItem: 43 items returned, 7 keys unprocessed') FROM pg_temp.cut;
+SELECT is((SELECT count(DISTINCT id) || '/' || count(*) FROM (
+		SELECT e -> 'id' ->> 'S' AS id FROM jsonb_array_elements(r -> 'Responses' -> 'jbin2') e
+		UNION ALL SELECT k -> 'id' ->> 'S' FROM jsonb_array_elements(r -> 'UnprocessedKeys' -> 'jbin2' -> 'Keys') k) x), '50/50',
+	'BatchGetItem: every key either returned or unprocessed, once') FROM pg_temp.cut;
 
 CREATE FUNCTION pg_temp.tg(n int, proj_every int DEFAULT 0, more jsonb DEFAULT '{}') RETURNS jsonb LANGUAGE sql AS $$
 	SELECT transact_get_items(jsonb_build_object('TransactItems', jsonb_agg(jsonb_build_object('Get',
