@@ -15,6 +15,15 @@
  * TransactGetItems reads every item with the same snapshot: the reads are
  * read-only SPI statements, which use the calling statement's snapshot.
  *
+ * The read batches' Responses (BatchGetItem, TransactGetItems) are built
+ * around the stored items' binary containers (jsonb_binary.c), as GetItem's
+ * Item is: without a projection an item is neither parsed into an
+ * AttrValue tree nor unpacked into a JsonbValue tree, its size is read in
+ * place.  Whatever an item's read and projection allocate lives in a
+ * per-item memory context reset after it (batch_get_one), the item copied
+ * out: memory per call is the response and not the work done for it, and
+ * glibc is not made to grow and trim the heap at every call.
+ *
  * TransactWriteItems works in three steps inside one subtransaction:
  *	 1. lock: every target row is read FOR UPDATE, in (table, key) order, so
  *		two transactions over the same items always lock them in the same
@@ -57,6 +66,7 @@
 #include "utils/resowner.h"
 
 #include "api.h"
+#include "jsonb_binary.h"
 #include "legacy.h"
 #include "expr.h"
 
@@ -193,6 +203,51 @@ item_ref_cmp(const ItemRef *a, const ItemRef *b)
 	return ItemKeyCompare(a->key, b->key);
 }
 
+/*
+ * batch_get_one
+ *		One item of BatchGetItem or TransactGetItems, as the response holds
+ *		it: the stored item as it is, or (with proj) its projection; NULL
+ *		when there is none.  *size gets DynamoDB's size of the stored item
+ *		(0 when absent).  The read and any parse run in item_cxt, reset
+ *		here; the result is a copy in the caller's context, so memory per
+ *		call grows with the items returned, not with the work per item.
+ */
+static Jsonb *
+batch_get_one(ItemTableDef *def, ItemKey *key, ProjectionExpr *proj,
+			  MemoryContext item_cxt, int64 *size)
+{
+	MemoryContext callcxt = MemoryContextSwitchTo(item_cxt);
+	SPITupleTable *before = SPI_tuptable;
+	Jsonb	   *itemj = ApiFetchItem(def, key, false);
+	Jsonb	   *out = NULL;
+
+	*size = 0;
+	if (itemj != NULL)
+	{
+		if (proj != NULL)
+		{
+			AttrValue  *item = ApiStoredItem(itemj);
+
+			*size = AttrItemSize(item);
+			itemj = AttrItemToJsonb(ExprProject(proj, item));
+		}
+		else
+			*size = AttrStoredItemSizeAnyEncoding(itemj);
+		MemoryContextSwitchTo(callcxt);
+		out = palloc(VARSIZE(itemj));
+		memcpy(out, itemj, VARSIZE(itemj));
+	}
+	MemoryContextSwitchTo(callcxt);
+	/* a read through SPI leaves its result until SPI_finish otherwise */
+	if (SPI_tuptable != NULL && SPI_tuptable != before)
+	{
+		SPI_freetuptable(SPI_tuptable);
+		SPI_tuptable = NULL;
+	}
+	MemoryContextReset(item_cxt);
+	return out;
+}
+
 /* ----------------------------------------------------------------
  * BatchGetItem
  * ----------------------------------------------------------------
@@ -226,6 +281,12 @@ item_table_batch_get_item(PG_FUNCTION_ARGS)
 	JsonbParseState *state = NULL;
 	Jsonb	   *result;
 	List	   *unprocessed = NIL;	/* BatchGetTable * with a suffix of keys */
+	MemoryContext item_cxt;
+	MemoryContext oldcxt;
+	const char **tnames;
+	Jsonb	  **tarrays;
+	Jsonb	   *responses;
+	Jsonb	   *rest;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	items_j = ApiGetObject(&req, "RequestItems");
@@ -302,24 +363,31 @@ item_table_batch_get_item(PG_FUNCTION_ARGS)
 		}
 	}
 
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	ApiPushKey(&state, "Responses");
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	/*
+	 * Responses: each table's items are gathered as Jsonb (the stored item
+	 * itself without a projection) and the response is built around them
+	 * (jsonb_binary.c), as GetItem does, instead of a JsonbValue tree.
+	 * Whatever each item needs beyond its bytes (the read, and with a
+	 * projection the parsed item) lives in item_cxt, reset after each.
+	 */
+	item_cxt = AllocSetContextCreate(CurrentMemoryContext, "BatchGetItem item",
+									 ALLOCSET_DEFAULT_SIZES);
+	tnames = palloc(sizeof(char *) * list_length(tables));
+	tarrays = palloc(sizeof(Jsonb *) * list_length(tables));
 	foreach(lc, tables)
 	{
 		BatchGetTable *t = (BatchGetTable *) lfirst(lc);
 		ListCell   *kc;
 		int			i = 0;
+		int			nfound = 0;
 		int64		table_bytes = 0;
+		Jsonb	  **found = palloc(sizeof(Jsonb *) * Max(1, list_length(t->keys)));
 
-		ApiPushKey(&state, t->name);
-		pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
 		foreach(kc, t->keys)
 		{
-			Jsonb	   *itemj;
-			AttrValue  *item;
 			int64		size;
 
+			CHECK_FOR_INTERRUPTS();
 			if (bytes >= BATCH_GET_MAX_BYTES)
 			{
 				/* the rest of this table's keys are unprocessed */
@@ -330,29 +398,30 @@ item_table_batch_get_item(PG_FUNCTION_ARGS)
 				unprocessed = lappend(unprocessed, u);
 				break;
 			}
-			itemj = ApiFetchItem(t->def, (ItemKey *) lfirst(kc), false);
 			i++;
-			if (itemj == NULL)
-			{
-				table_bytes += 0;
+			found[nfound] = batch_get_one(t->def, (ItemKey *) lfirst(kc), t->proj,
+										  item_cxt, &size);
+			if (found[nfound] == NULL)
 				continue;
-			}
-			item = ApiStoredItem(itemj);
-			size = AttrItemSize(item);
+			nfound++;
 			bytes += size;
 			table_bytes += ((size + 4095) / 4096) * 4096;
-			if (t->proj != NULL)
-				ApiPushItem(&state, ExprProject(t->proj, item));
-			else
-				ApiPushJsonb(&state, itemj);
 		}
-		pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+		tnames[foreach_current_index(lc)] = t->name;
+		tarrays[foreach_current_index(lc)] = JsonbArrayOf(found, nfound);
+		while (nfound > 0)
+			pfree(found[--nfound]);
+		pfree(found);
 		units = ApiAddTableUnits(units, t->name,
 						  ApiReadUnits(Max(table_bytes, 1), t->consistent) *
 						  Max(1, list_length(t->keys)) / Max(1, list_length(t->keys)));
 	}
-	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+	MemoryContextDelete(item_cxt);
+	responses = JsonbObjectOf((const char *const *) tnames, tarrays, list_length(tables));
+	foreach(lc, tables)
+		pfree(tarrays[foreach_current_index(lc)]);
 
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	/* UnprocessedKeys: always present; tables cut off by the 16 MB limit */
 	ApiPushKey(&state, "UnprocessedKeys");
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
@@ -385,7 +454,10 @@ item_table_batch_get_item(PG_FUNCTION_ARGS)
 	}
 	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	ApiPushTableCapacities(&state, units, rcc);
-	result = ApiFinishResponse(&state, callercxt);
+	rest = ApiFinishResponse(&state, CurrentMemoryContext);
+	oldcxt = MemoryContextSwitchTo(callercxt);
+	result = JsonbWithMember(rest, "Responses", responses);
+	MemoryContextSwitchTo(oldcxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }
@@ -642,6 +714,10 @@ item_table_transact_get_items(PG_FUNCTION_ARGS)
 		ItemKey    *key;
 	} TxGet;
 	List	   *parsed = NIL;
+	MemoryContext item_cxt;
+	MemoryContext oldcxt;
+	Jsonb	  **responses;
+	Jsonb	   *rest;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	items_j = ApiGetArray(&req, "TransactItems");
@@ -717,34 +793,36 @@ item_table_transact_get_items(PG_FUNCTION_ARGS)
 		}
 	}
 
-	/* read-only statements: one snapshot for all reads */
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	ApiPushKey(&state, "Responses");
-	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	/*
+	 * read-only statements: one snapshot for all reads.  Each response is
+	 * {"Item": item} or {}, built around the item's bytes as BatchGetItem's
+	 * are, and the array around those.
+	 */
+	item_cxt = AllocSetContextCreate(CurrentMemoryContext, "TransactGetItems item",
+									 ALLOCSET_DEFAULT_SIZES);
+	responses = palloc(sizeof(Jsonb *) * list_length(parsed));
 	foreach(lc, parsed)
 	{
 		TxGet	   *g = (TxGet *) lfirst(lc);
-		Jsonb	   *itemj = ApiFetchItem(g->def, g->key, false);
-		int64		size = 0;
+		int64		size;
+		Jsonb	   *itemj;
+		static const char *const item_key[] = {"Item"};
 
-		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+		CHECK_FOR_INTERRUPTS();
+		itemj = batch_get_one(g->def, g->key, g->proj, item_cxt, &size);
+		responses[foreach_current_index(lc)] =
+			JsonbObjectOf(item_key, &itemj, itemj != NULL ? 1 : 0);
 		if (itemj != NULL)
-		{
-			AttrValue  *item = ApiStoredItem(itemj);
-
-			size = AttrItemSize(item);
-			ApiPushKey(&state, "Item");
-			if (g->proj != NULL)
-				ApiPushItem(&state, ExprProject(g->proj, item));
-			else
-				ApiPushJsonb(&state, itemj);
-		}
-		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
+			pfree(itemj);
 		units = ApiAddTableUnits(units, g->def->name, 2 * ApiReadUnits(size, true));
 	}
-	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+	MemoryContextDelete(item_cxt);
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	ApiPushTableCapacities(&state, units, rcc);
-	result = ApiFinishResponse(&state, callercxt);
+	rest = ApiFinishResponse(&state, CurrentMemoryContext);
+	oldcxt = MemoryContextSwitchTo(callercxt);
+	result = JsonbWithArrayMember(rest, "Responses", responses, list_length(parsed));
+	MemoryContextSwitchTo(oldcxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
 }

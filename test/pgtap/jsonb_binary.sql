@@ -1,4 +1,5 @@
--- Query and Scan responses are assembled in jsonb's binary format directly
+-- Query and Scan responses, GetItem's, BatchGetItem's and TransactGetItems'
+-- are assembled in jsonb's binary format directly
 -- (src/jsonb_binary.c): every response must have, byte for byte, the
 -- layout jsonb_in gives its text.  jsonb = jsonb compares values, not
 -- bytes, so the bytes are compared through a test hook of the library
@@ -7,7 +8,7 @@
 -- containers, long and non-ASCII strings, names needing sort; pages of
 -- many items cross the JB_OFFSET_STRIDE (32) boundaries of the Items array.
 BEGIN;
-SELECT plan(43);
+SELECT plan(61);
 SET search_path = item_table, public;
 
 CREATE FUNCTION pg_temp.bytes(jsonb) RETURNS bytea LANGUAGE c STRICT
@@ -176,6 +177,92 @@ SELECT is(count(put_item(jsonb_build_object('TableName', 'jbin', 'Item', pg_temp
 SELECT is(count(*) FILTER (WHERE pg_temp.bytes(r) <> pg_temp.bytes(r::text::jsonb) OR jsonb_array_length(r -> 'Items') <> 1), 0::bigint,
 	'Query: 60 single-item pages of fresh random items')
 FROM (SELECT pg_temp.q('fresh' || i) AS r FROM generate_series(1, 60) i) s;
+
+-- ---------------------------------------------------------------- BatchGetItem, TransactGetItems
+-- without a projection the Responses are built around the stored items'
+-- containers (JsonbArrayOf, JsonbObjectOf, JsonbWithMember); with one, the
+-- projected items are serialised one by one and the arrays built around them
+CREATE TABLE pg_temp.jbin_keys AS
+	SELECT item -> 'pk' ->> 'S' AS pk, (item -> 'sk' ->> 'N')::int AS sk, item FROM item_data.jbin;
+CREATE FUNCTION pg_temp.keys(pk text, sks int[]) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT jsonb_agg(jsonb_build_object('pk', jsonb_build_object('S', pk), 'sk', jsonb_build_object('N', s::text)))
+	FROM unnest(sks) s
+$$;
+CREATE FUNCTION pg_temp.bg(req jsonb) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT batch_get_item(jsonb_build_object('RequestItems', req))
+$$;
+-- how many of a response's items are, as values, stored items
+CREATE FUNCTION pg_temp.stored(items jsonb) RETURNS bigint LANGUAGE sql AS $$
+	SELECT count(*) FROM jsonb_array_elements(items) e WHERE e.value IN (SELECT item FROM pg_temp.jbin_keys)
+$$;
+SELECT ok(create_table('{"TableName": "jbin2", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}') ? 'TableDescription', 'second table created');
+SELECT is(count(put_item(jsonb_build_object('TableName', 'jbin2', 'Item',
+	jsonb_build_object('id', jsonb_build_object('S', 'i' || i), 'v', pg_temp.rval(1))))), 20::bigint, 'second table: random items stored')
+	FROM generate_series(1, 20) i;
+
+SELECT pg_temp.same(r, 'BatchGetItem: 100 random items') FROM (SELECT pg_temp.bg(jsonb_build_object('jbin',
+	jsonb_build_object('Keys', pg_temp.keys('rich', (SELECT array_agg(i) FROM generate_series(0, 99) i))))) AS r) s;
+SELECT is(pg_temp.stored(pg_temp.bg(jsonb_build_object('jbin',
+	jsonb_build_object('Keys', pg_temp.keys('rich', (SELECT array_agg(i) FROM generate_series(0, 99) i))))) -> 'Responses' -> 'jbin'),
+	100::bigint, 'BatchGetItem: the 100 items are the stored items');
+SELECT pg_temp.same(r, 'BatchGetItem: two tables, missing keys, capacity, 70 items crossing the stride')
+FROM (SELECT batch_get_item(jsonb_build_object('ReturnConsumedCapacity', 'TOTAL', 'RequestItems', jsonb_build_object(
+	'jbin', jsonb_build_object('Keys', pg_temp.keys('many', (SELECT array_agg(i * 7) FROM generate_series(0, 69) i)), 'ConsistentRead', true),
+	'jbin2', jsonb_build_object('Keys', (SELECT jsonb_agg(jsonb_build_object('id', jsonb_build_object('S', 'i' || i))) FROM generate_series(1, 30) i)))))
+	AS r) s;
+SELECT is(jsonb_array_length(r -> 'Responses' -> 'jbin') || '/' || jsonb_array_length(r -> 'Responses' -> 'jbin2'), '70/20',
+	'BatchGetItem: 70 and 20 items found')
+FROM (SELECT pg_temp.bg(jsonb_build_object(
+	'jbin', jsonb_build_object('Keys', pg_temp.keys('many', (SELECT array_agg(i * 7) FROM generate_series(0, 69) i))),
+	'jbin2', jsonb_build_object('Keys', (SELECT jsonb_agg(jsonb_build_object('id', jsonb_build_object('S', 'i' || i))) FROM generate_series(1, 30) i))))
+	AS r) s;
+SELECT pg_temp.same(pg_temp.bg(jsonb_build_object('jbin', jsonb_build_object('Keys', pg_temp.keys('huge', ARRAY[0, 1, 2, 3])))),
+	'BatchGetItem: items with long strings');
+SELECT pg_temp.same(pg_temp.bg(jsonb_build_object('jbin', jsonb_build_object('Keys', pg_temp.keys('nothing', ARRAY[1, 2])),
+	'jbin2', jsonb_build_object('Keys', '[{"id": {"S": "none"}}]'::jsonb))), 'BatchGetItem: nothing found (empty arrays)');
+SELECT pg_temp.same(r, 'BatchGetItem: one table projected, one not')
+FROM (SELECT pg_temp.bg(jsonb_build_object(
+	'jbin', jsonb_build_object('Keys', pg_temp.keys('rich', (SELECT array_agg(i) FROM generate_series(0, 49) i)),
+		'ProjectionExpression', 'sk, g, a1, #n', 'ExpressionAttributeNames', '{"#n": "name2"}'::jsonb),
+	'jbin2', jsonb_build_object('Keys', (SELECT jsonb_agg(jsonb_build_object('id', jsonb_build_object('S', 'i' || i))) FROM generate_series(1, 20) i))))
+	AS r) s;
+SELECT is(r -> 'Responses' -> 'jbin' -> 0, (SELECT jsonb_build_object('sk', item -> 'sk', 'g', item -> 'g') FROM pg_temp.jbin_keys
+	WHERE pk = 'many' AND sk = 3), 'BatchGetItem: a projected item')
+FROM (SELECT pg_temp.bg(jsonb_build_object('jbin', jsonb_build_object('Keys', pg_temp.keys('many', ARRAY[3]),
+	'AttributesToGet', '["sk", "g"]'::jsonb))) AS r) s;
+
+-- BatchGetItem's 16 MB cut: 50 items of about 390 KB, the keys after the
+-- item that crosses 16 MB (16,777,216 / 399,005 bytes: the 43rd) left in
+-- UnprocessedKeys
+SELECT is(count(put_item(jsonb_build_object('TableName', 'jbin2', 'Item', jsonb_build_object('id', jsonb_build_object('S', 'big' || i),
+	'v', jsonb_build_object('S', repeat(chr(97 + i % 26), 399000)))))), 50::bigint, 'large items stored for the 16 MB cut')
+	FROM generate_series(1, 50) i;
+CREATE TABLE pg_temp.cut AS SELECT pg_temp.bg(jsonb_build_object('jbin2', jsonb_build_object('Keys',
+	(SELECT jsonb_agg(jsonb_build_object('id', jsonb_build_object('S', 'big' || i)) ORDER BY i) FROM generate_series(1, 50) i)))) AS r;
+SELECT pg_temp.same(r, 'BatchGetItem: cut at 16 MB, with UnprocessedKeys') FROM pg_temp.cut;
+SELECT is(jsonb_array_length(r -> 'Responses' -> 'jbin2') || '/' || jsonb_array_length(r -> 'UnprocessedKeys' -> 'jbin2' -> 'Keys'), '43/7',
+	'BatchGetItem: 43 items returned, 7 keys unprocessed') FROM pg_temp.cut;
+SELECT is((SELECT count(DISTINCT id) || '/' || count(*) FROM (
+		SELECT e -> 'id' ->> 'S' AS id FROM jsonb_array_elements(r -> 'Responses' -> 'jbin2') e
+		UNION ALL SELECT k -> 'id' ->> 'S' FROM jsonb_array_elements(r -> 'UnprocessedKeys' -> 'jbin2' -> 'Keys') k) x), '50/50',
+	'BatchGetItem: every key either returned or unprocessed, once') FROM pg_temp.cut;
+
+CREATE FUNCTION pg_temp.tg(n int, proj_every int DEFAULT 0, more jsonb DEFAULT '{}') RETURNS jsonb LANGUAGE sql AS $$
+	SELECT transact_get_items(jsonb_build_object('TransactItems', jsonb_agg(jsonb_build_object('Get',
+		jsonb_build_object('TableName', 'jbin', 'Key', jsonb_build_object('pk', jsonb_build_object('S', CASE WHEN i % 5 = 4 THEN 'none' ELSE 'rich' END),
+			'sk', jsonb_build_object('N', i::text)))
+		|| CASE WHEN proj_every > 0 AND i % proj_every = 0 THEN '{"ProjectionExpression": "sk, a2"}'::jsonb ELSE '{}' END))) || more)
+	FROM generate_series(0, n - 1) i
+$$;
+SELECT pg_temp.same(pg_temp.tg(100), 'TransactGetItems: 100 gets, random items and missing ones');
+SELECT is(pg_temp.stored(r -> 'Responses') || '/' || (SELECT count(*) FROM jsonb_array_elements(r -> 'Responses') e
+	WHERE e.value = '{}'), '0/20', 'TransactGetItems: responses are {"Item": ...} or {}')
+	FROM (SELECT pg_temp.tg(100) AS r) s;
+SELECT is((SELECT count(*) FROM jsonb_array_elements(r -> 'Responses') e WHERE e.value -> 'Item' IN (SELECT item FROM pg_temp.jbin_keys)),
+	80::bigint, 'TransactGetItems: the 80 items found are the stored items') FROM (SELECT pg_temp.tg(100) AS r) s;
+SELECT pg_temp.same(pg_temp.tg(60, 3, '{"ReturnConsumedCapacity": "INDEXES"}'), 'TransactGetItems: some projected, with capacity');
 
 SELECT * FROM finish();
 ROLLBACK;
