@@ -225,9 +225,13 @@ for w in "${workloads[@]}"; do
     # each ext run against the base run right after it: load that drifts
     # over a workload's runs moves both sides of a pair alike
     pr=()
-    for i in "${!ext_tps[@]}"; do pr+=("$(ratio "${base_tps[$i]}" "${ext_tps[$i]}")"); done
+    for i in "${!ext_tps[@]}"; do
+        pr+=("$(awk -v a="${base_tps[$i]}" -v b="${ext_tps[$i]}" 'BEGIN { if (b + 0 > 0) printf "%.4f\n", a / b }')")
+    done
     rows+=("$(printf '%-24s | %14s | %15s | %16s | %12s | %s | %s' "$w" "$em" "$bm" "$(ratio "$bm" "$em")" \
-        "$(median "${pr[@]}" | awk '{ printf "%.2f", $1 }')" \
+        "$(printf '%s\n' "${pr[@]}" | sort -g | awk '{ a[NR] = $1 } END {
+            if (NR == 0) print "n/a"; else if (NR % 2) printf "%.2f", a[(NR + 1) / 2];
+            else printf "%.2f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }')" \
         "$(IFS=,; echo "${ext_tps[*]}")" "$(IFS=,; echo "${base_tps[*]}")")")
 
     if [ -f "$WL_DIR/$w/size.sql" ]; then
