@@ -1264,6 +1264,24 @@ replace_version(Relation rel, Relation idx, ItemPointer tid, TupleTableSlot *old
 }
 
 /*
+ * still_locked
+ *		Is the row of key the one ApiFetchItem(lock) locked, with the lock
+ *		still held and the version current: the same key, and the locking
+ *		transaction, subtransaction and command id all unchanged (a write
+ *		through SPI advances the command id; an aborted subtransaction
+ *		gives up its locks and leaves it)?
+ */
+static bool
+still_locked(ItemTableDef *def, ItemKey *key)
+{
+	return def->locked_key != NULL && ItemKeyCompare(def->locked_key, key) == 0 &&
+		TransactionIdIsValid(def->locked_xid) &&
+		def->locked_xid == GetTopTransactionIdIfAny() &&
+		def->locked_subid == GetCurrentSubTransactionId() &&
+		def->locked_cid == GetCurrentCommandId(false);
+}
+
+/*
  * update_item_direct
  *		Replace the item of the row version ApiFetchItem(lock) has just
  *		locked, without a statement: a new row version made from the locked
@@ -1300,11 +1318,7 @@ update_item_direct(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	bool		done = false;
 	int			upkeep = 0;
 
-	if (def->locked_key == NULL || ItemKeyCompare(def->locked_key, key) != 0 ||
-		def->locked_xid != GetTopTransactionIdIfAny() ||
-		!TransactionIdIsValid(def->locked_xid) ||
-		def->locked_subid != GetCurrentSubTransactionId() ||
-		def->locked_cid != GetCurrentCommandId(false))
+	if (!still_locked(def, key))
 		return false;
 	if (!ApiDirectRights(def->relid, InvalidOid, ACL_SELECT | ACL_UPDATE))
 		return false;
@@ -1675,11 +1689,7 @@ delete_item_direct(ItemTableDef *def, ItemKey *key)
 	bool		done = false;
 	int			upkeep = 0;
 
-	if (def->locked_key == NULL || ItemKeyCompare(def->locked_key, key) != 0 ||
-		!TransactionIdIsValid(def->locked_xid) ||
-		def->locked_xid != GetTopTransactionIdIfAny() ||
-		def->locked_subid != GetCurrentSubTransactionId() ||
-		def->locked_cid != GetCurrentCommandId(false))
+	if (!still_locked(def, key))
 		return false;
 	if (!ApiDirectRights(def->relid, InvalidOid, ACL_SELECT | ACL_DELETE))
 		return false;
