@@ -46,6 +46,7 @@ OBJS = \
 	src/worker.o \
 	src/worker_start.o \
 	src/ttl.o \
+	src/stream_number.o \
 	src/stream.o \
 	src/api_stream.o \
 	src/stream_consumer.o

@@ -6,7 +6,8 @@
  * item_table needs no shared_preload_libraries entry for its SQL API: the
  * library loads on first use.  Loaded by shared_preload_libraries it also
  * registers the launcher of its background workers (worker.c), which then
- * start with the server and come back after a crash.
+ * start with the server and come back after a crash, and keeps the
+ * counters that number stream records in shared memory (stream_number.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -18,6 +19,7 @@
 #include "item_table.h"
 #include "api.h"
 #include "distributed.h"
+#include "stream_number.h"
 #include "worker.h"
 
 PG_MODULE_MAGIC;
@@ -46,5 +48,6 @@ _PG_init(void)
 	ItemWorkerInit();
 	DistInit();
 	KeySupportInit();
+	StreamNumberInit();
 	MarkGUCPrefixReserved("item_table");
 }

@@ -32,7 +32,8 @@
  * The trigger does no SQL per row: the table's stream (its id and view
  * type) is cached per physical table and forgotten by a relcache
  * invalidation, which enabling and disabling send; the record's sequence
- * number comes from nextval on item_table.stream_sequence and the row is
+ * number comes from stream_number.c (a counter in shared memory refilled
+ * from item_table.stream_sequence, or nextval on it) and the row is
  * inserted directly into the heap and its primary key (as catalog rows
  * are, with the key's IndexInfo kept and the table's index list looked at
  * again only after an invalidation of the table or its key: the records
@@ -63,7 +64,7 @@
  * skip 10 when it commits.  So a reader returns only records below a safe
  * horizon: a number H such that every transaction that took a number <= H
  * has ended.  It is found with marks.  A mark (H, X) is taken by reading
- * the sequence's last value H and then the next transaction id X: a
+ * the last number handed out H and then the next transaction id X: a
  * writer took its number after it had its transaction id (the row write
  * that fires the trigger assigned it), so every number <= H belongs to a
  * transaction whose id is below X.  Once a snapshot shows every
@@ -91,20 +92,25 @@
  * wal_level=logical and a slot.  The marks cost readers two cheap reads
  * and writers nothing.
  *
- * One number per record, from nextval, never from a block.  Numbers
+ * One number per record, taken when the record is written, from a
+ * counter every session shares, never from a block of its own.  Numbers
  * fetched once per transaction (a block, then a counter) or cached by a
- * session (a sequence CACHE) would be cheaper, and would break per-item
- * order: a writer T2 that took its block while changing item B, then
- * waits for item A's row lock held by T1, which took its number for A
- * after T2's block, would number its change of A, made after T1
- * committed, below T1's -- a reader would return A's later change first
- * (stream_order's last permutation).  A number taken by nextval after the
- * row is written is taken after the lock is held, so after every earlier
- * writer of the item committed, so after it took its number: larger.  A
- * CACHE also breaks the marks: the sequence's last value counts numbers a
- * session has cached but not handed out, which later transactions would
- * write below a mark already passed.  What else a record costs, and the
- * alternatives measured, are in bench/README.md ("The stream's cost").
+ * session (a sequence CACHE) would break per-item order: a writer T2 that
+ * took its block while changing item B, then waits for item A's row lock
+ * held by T1, which took its number for A after T2's block, would number
+ * its change of A, made after T1 committed, below T1's -- a reader would
+ * return A's later change first (stream_order's last permutation).  A
+ * number taken from the shared counter after the row is written is taken
+ * after the lock is held, so after every earlier writer of the item
+ * committed, so after it took its number: larger, since the counter
+ * hands out numbers in increasing order in real time (stream_number.c,
+ * whose essay also shows why its blocks, shared by every session, keep
+ * this and the marks' H).  A per-session CACHE also breaks the marks: the
+ * sequence's last value counts numbers a session has cached but not
+ * handed out, which later transactions would write below a mark already
+ * passed; the shared counter's H is the last number handed out.  What
+ * else a record costs, and the alternatives measured, are in
+ * bench/README.md ("The stream's cost").
  *
  * Trimming.  ItemStreamTrimBatch (the background worker each round, and
  * item_table.trim_streams(as_of)) deletes, per stream, the prefix of
@@ -133,7 +139,6 @@
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
-#include "commands/sequence.h"
 #include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
@@ -164,6 +169,7 @@
 #include "errors.h"
 #include "jsonb_binary.h"
 #include "stream.h"
+#include "stream_number.h"
 
 PG_FUNCTION_INFO_V1(item_table_stream_trigger);
 PG_FUNCTION_INFO_V1(item_table_stream_records);
@@ -353,7 +359,7 @@ take_sequence_number(void)
 	register_inval();
 	if (!OidIsValid(sequence_relid))
 		sequence_relid = stream_rel("stream_sequence");
-	return nextval_internal(sequence_relid, false);
+	return StreamNumberNext(sequence_relid);
 }
 
 static void
@@ -475,6 +481,7 @@ capture_inval(Datum arg, Oid relid)
 		relid == records_pkey)
 	{
 		sequence_relid = InvalidOid;
+		StreamNumberForget();
 		records_relid = InvalidOid;
 		records_pkey = InvalidOid;	/* its IndexInfo is made again */
 	}
@@ -827,19 +834,6 @@ static StreamMark marks[MAX_MARKS];
 static int	nmarks = 0;
 static int64 session_horizon = 0;
 
-static int64
-sequence_last_value(void)
-{
-	LOCAL_FCINFO(fc, 1);
-	Datum		d;
-
-	InitFunctionCallInfoData(*fc, NULL, 1, InvalidOid, NULL, NULL);
-	fc->args[0].value = ObjectIdGetDatum(stream_rel("stream_sequence"));
-	fc->args[0].isnull = false;
-	d = pg_sequence_last_value(fc);
-	return fc->isnull ? 0 : DatumGetInt64(d);
-}
-
 /*
  * mark_passed
  *		Had every transaction with an id below next_xid ended when snap was
@@ -889,7 +883,10 @@ ItemStreamSafeHorizon(void)
 	int			keep;
 
 	/* a new mark: the sequence first, then the next transaction id */
-	m.seq = sequence_last_value();
+	register_inval();
+	if (!OidIsValid(sequence_relid))
+		sequence_relid = stream_rel("stream_sequence");
+	m.seq = StreamNumberLast(sequence_relid);
 	m.next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
 
 	/*

@@ -6,9 +6,12 @@
 
 -- Sequence numbers of stream records, one counter for every stream (a
 -- record's number is taken in the writing transaction; see stream.c for
--- when a number becomes readable).  Readers compute their horizon from
--- its last value, so it is readable by everyone: it is only a counter.
-CREATE SEQUENCE stream_sequence;
+-- when a number becomes readable).  Each nextval reserves a block of 100
+-- numbers, handed out by a counter in shared memory when the library is
+-- preloaded (stream_number.c); otherwise each record takes one nextval.
+-- Readers compute their horizon from its last value, so it is readable by
+-- everyone: it is only a counter.
+CREATE SEQUENCE stream_sequence INCREMENT BY 100;
 SELECT pg_catalog.pg_extension_config_dump('stream_sequence', '');
 REVOKE ALL ON SEQUENCE stream_sequence FROM PUBLIC;
 GRANT SELECT ON SEQUENCE stream_sequence TO PUBLIC;

@@ -15,7 +15,10 @@
 # postmaster itself (kill -9, then pg_ctl start); the writers reconnect and
 # go on, then stop.  Nobody runs the consumer by hand: the worker must
 # catch up by itself.  Checks: every acknowledged write has its record in
-# the stream; no (key, v) has two records; the consumer logged every record
+# the stream; no (key, v) has two records; each key's records are numbered
+# in the order its writer wrote them, across both crashes (the counter
+# that hands out numbers lives in shared memory and starts again after
+# each); the consumer logged every record
 # of the stream exactly once, and it never failed.
 #
 #   STREAM_CRASH_SECONDS=10 bash test/stress/streams_crash.sh
@@ -118,6 +121,11 @@ WHERE NOT EXISTS (SELECT FROM item_table.stream_records r WHERE r.new_image->'pk
 	AND (r.new_image->'v'->>'N')::int = a.v);
 SELECT 'PROBLEM two records of ' || (new_image->'pk'->>'S') || ' v=' || (new_image->'v'->>'N')
 FROM item_table.stream_records GROUP BY new_image->'pk'->>'S', new_image->'v'->>'N' HAVING count(*) > 1;
+SELECT 'PROBLEM out of order: ' || pk || ' v=' || v || ' numbered after v=' || prev FROM (
+	SELECT new_image->'pk'->>'S' AS pk, (new_image->'v'->>'N')::int AS v,
+		lag((new_image->'v'->>'N')::int) OVER (PARTITION BY new_image->'pk'->>'S' ORDER BY seq) AS prev
+	FROM item_table.stream_records) x
+WHERE v <= prev;
 SELECT 'PROBLEM applied twice: ' || seq FROM public.applied GROUP BY seq HAVING count(*) > 1;
 SELECT 'PROBLEM not applied: ' || r.seq FROM item_table.stream_records r
 WHERE NOT EXISTS (SELECT FROM public.applied a WHERE a.seq = r.seq);
