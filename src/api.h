@@ -198,6 +198,11 @@ extern void ApiInsertCacheClose(ApiInsertCache *c);
 extern DirectInsertResult ApiInsertItemDirect(ItemTableDef *def, ItemKey *key, Jsonb *item,
 											  bool upsert, bool absent,
 											  ApiInsertCache *cache);
+/* is cond true only when the key has no item?  (attribute_not_exists(pk)) */
+extern bool ApiCondRequiresAbsent(const CondNode *cond, const ItemTableDef *def);
+/* a Put whose condition requires and holds on no item, inserted first */
+extern DirectInsertResult ApiInsertIfAbsent(ItemTableDef *def, ItemKey *key, Jsonb *item,
+											ApiInsertCache *cache);
 
 /* ---- responses ---- */
 typedef enum ReturnConsumedCapacity

@@ -857,6 +857,7 @@ typedef struct TxAction
 	int64		new_size;		/* AttrItemSize(new) */
 	Jsonb	   *stored;			/* Put: the request's Item when it is the
 								 * stored jsonb of new, else NULL */
+	bool		inserted;		/* a Put inserted first (tx_insert_first) */
 	/* cancellation reason */
 	const char *code;			/* NULL: None */
 	char	   *message;
@@ -1047,6 +1048,51 @@ check_action(TxAction *a)
 			break;
 	}
 	return true;
+}
+
+/*
+ * tx_insert_first
+ *		Step 1 for a Put whose condition holds only when its key has no item
+ *		and holds on no item (attribute_not_exists(pk), ApiCondRequiresAbsent):
+ *		the new item is inserted at once, in the lock order, instead of a
+ *		locked read that would only find nothing -- the inserted row is
+ *		this transaction's as a locked one would be, and a concurrent
+ *		inserter of the key is waited for as the insert of step 3 would
+ *		wait.  True when the action needs nothing more from step 1: it is
+ *		inserted, or its key was taken by an insert that committed after
+ *		this call's snapshot (TransactionConflict, as step 3 reports it when
+ *		a concurrent insert takes a key found absent).  False: step 1 reads
+ *		and locks the item as for any action (the item existed before the
+ *		call: its condition fails on it).  An item over the size limit is
+ *		left to check_action, whose error names it.
+ */
+static bool
+tx_insert_first(TxAction *a, ApiInsertCache *inserts)
+{
+	Jsonb	   *newj;
+
+	if (a->kind != TX_PUT || !ApiCondRequiresAbsent(a->cond, a->def) ||
+		AttrItemSize(a->keyattrs) > ATTR_MAX_ITEM_SIZE ||
+		!ExprEvalCondition(a->cond, ApiEmptyItem()))
+		return false;
+	newj = a->stored != NULL ? a->stored : AttrItemToJsonb(a->keyattrs);
+	switch (ApiInsertIfAbsent(a->def, a->key, newj, inserts))
+	{
+		case DIRECT_INSERT_DONE:
+			a->inserted = true;
+			return true;
+		case DIRECT_INSERT_EXISTS:
+			/* visible to the call's snapshot: it was there before the call */
+			ApiInsertCacheClose(inserts);
+			if (ApiFetchItem(a->def, a->key, false) != NULL)
+				return false;
+			a->code = "TransactionConflict";
+			a->message = "Transaction is ongoing for the item";
+			return true;
+		case DIRECT_INSERT_STATEMENT:
+			break;
+	}
+	return false;
 }
 
 /*
@@ -1298,34 +1344,42 @@ item_table_transact_write_items(PG_FUNCTION_ARGS)
 		MemoryContextSwitchTo(oldcxt);
 		PG_TRY();
 		{
-			/* 1. lock every target row, in (table, key) order */
+			/*
+			 * The new items of one table are inserted with the table opened
+			 * once (inserts), closed before any other read or write and
+			 * before the subtransaction ends.
+			 */
+			ApiInsertCache *inserts = ApiInsertCacheCreate();
+
+			/*
+			 * 1. lock every target row, in (table, key) order; a create that
+			 * must not replace is inserted instead (tx_insert_first)
+			 */
 			foreach(lc, lock_order)
 			{
 				current = (TxAction *) lfirst(lc);
+				if (tx_insert_first(current, inserts))
+					continue;
+				ApiInsertCacheClose(inserts);
 				current->old = ApiStoredItem(ApiFetchItem(current->def, current->key, true));
 			}
+			ApiInsertCacheClose(inserts);
 			/* 2. conditions and new items, in request order */
 			foreach(lc, actions)
 			{
 				current = (TxAction *) lfirst(lc);
-				if (!check_action(current))
+				if (current->code != NULL || !check_action(current))
 					cancel = true;
 			}
-			/*
-			 * 3. writes, in (table, key) order.  The new items of one table
-			 * are inserted with the table opened once (inserts), closed
-			 * before any other write and before the subtransaction ends.
-			 */
+			/* 3. writes, in (table, key) order */
 			if (!cancel)
 			{
-				ApiInsertCache *inserts = ApiInsertCacheCreate();
-
 				foreach(lc, lock_order)
 				{
 					Jsonb	   *newj;
 
 					current = (TxAction *) lfirst(lc);
-					if (current->kind == TX_CONDITION_CHECK)
+					if (current->kind == TX_CONDITION_CHECK || current->inserted)
 						continue;
 					if (current->new == NULL)
 					{

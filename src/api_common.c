@@ -1099,6 +1099,79 @@ ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item, ApiInsertCache *cach
 	return SPI_processed == 1;
 }
 
+/*
+ * ApiCondRequiresAbsent
+ *		Is cond false on every item of def's table, so true only when the
+ *		key has no item?  attribute_not_exists of a key attribute (every
+ *		stored item has its key attributes), alone or in an AND with
+ *		anything, or in both branches of an OR: the idiom of a create that
+ *		must not replace ("attribute_not_exists(pk)", or Expected with
+ *		Exists false on the key).
+ */
+bool
+ApiCondRequiresAbsent(const CondNode *cond, const ItemTableDef *def)
+{
+	const DocPath *path;
+
+	if (cond == NULL)
+		return false;
+	switch (cond->kind)
+	{
+		case COND_AND:
+			return ApiCondRequiresAbsent(cond->left, def) ||
+				ApiCondRequiresAbsent(cond->right, def);
+		case COND_OR:
+			return ApiCondRequiresAbsent(cond->left, def) &&
+				ApiCondRequiresAbsent(cond->right, def);
+		case COND_ATTRIBUTE_NOT_EXISTS:
+			if (cond->noperands != 1 || cond->operands[0]->kind != OPND_PATH)
+				return false;
+			path = cond->operands[0]->path;
+			if (path == NULL || path->nelems != 1 || path->elems[0].kind != PATH_NAME)
+				return false;
+			return (strlen(def->hash_key) == (size_t) path->elems[0].namelen &&
+					memcmp(def->hash_key, path->elems[0].name, path->elems[0].namelen) == 0) ||
+				(def->range_key != NULL &&
+				 strlen(def->range_key) == (size_t) path->elems[0].namelen &&
+				 memcmp(def->range_key, path->elems[0].name, path->elems[0].namelen) == 0);
+		default:
+			return false;
+	}
+}
+
+/*
+ * ApiInsertIfAbsent
+ *		The write of a Put whose condition holds only when the key has no
+ *		item (ApiCondRequiresAbsent) and holds on no item: the new row is
+ *		inserted first, without the probe and row lock that would only find
+ *		nothing -- INSERT ... ON CONFLICT DO NOTHING, which decides a race
+ *		with another inserter of key as it always does (it waits for it).
+ *		DIRECT_INSERT_DONE: written.  DIRECT_INSERT_EXISTS: key has an item
+ *		(committed, or by an inserter it waited for), nothing written, and
+ *		the condition is false on it; the caller reads it and fails the
+ *		condition as its usual path does.
+ *		DIRECT_INSERT_STATEMENT: nothing written; the caller takes its usual
+ *		path.  Not under a transaction snapshot (the usual path decides a
+ *		serialization failure there), not for distributed tables, and only
+ *		for a role with UPDATE on the table, which the usual path's locked
+ *		read needs: a role without it gets the same permission error
+ *		whether or not the item exists.
+ */
+DirectInsertResult
+ApiInsertIfAbsent(ItemTableDef *def, ItemKey *key, Jsonb *item, ApiInsertCache *cache)
+{
+	if (def->citus || IsolationUsesXactSnapshot() ||
+		!ApiDirectRights(def->relid, InvalidOid, ACL_SELECT | ACL_UPDATE | ACL_INSERT))
+		return DIRECT_INSERT_STATEMENT;
+	/*
+	 * "absent": inserted first, the pre-check only after a conflict -- a
+	 * create of a key that has an item costs a killed row (which page
+	 * pruning removes), a create of a new key the pre-check's index scan
+	 * (about 9,500 instructions)
+	 */
+	return ApiInsertItemDirect(def, key, item, false, true, cache);
+}
+
 /* is fn item_table.item_guard()?  (looked up again when it seems not) */
 static bool
 is_guard_function(Oid fn)

@@ -343,8 +343,17 @@ item_table_put_item(PG_FUNCTION_ARGS)
 		int			tries = 0;
 		PutReplace	pr = {w.cond, w.rvccf, newj, NULL};
 
+		/*
+		 * a create that must not replace (attribute_not_exists(pk)):
+		 * inserted first, without a probe that would find nothing; when the
+		 * key has an item, the paths below read it and fail the condition
+		 */
+		if (ApiCondRequiresAbsent(w.cond, def) &&
+			ExprEvalCondition(w.cond, ApiEmptyItem()) &&
+			ApiInsertIfAbsent(def, key, newj, NULL) == DIRECT_INSERT_DONE)
+			old = NULL;
 		/* an existing item: replaced without the row lock where it can be */
-		if (ApiReplaceItemUnlocked(def, key, put_replacement, &pr))
+		else if (ApiReplaceItemUnlocked(def, key, put_replacement, &pr))
 			old = pr.old;
 		else
 		{

@@ -24,13 +24,16 @@
  *		 when another backend's entry for key came first, killed ("super
  *		 deleted") and step 1 again, which now finds that row.
  *
- * Every caller has just probed key and found no row (the locked read of a
- * conditional write or of a TransactWriteItems action, the probe of an
- * unconditional put that would have replaced the row), so step 1 would
- * nearly always find nothing: under READ COMMITTED it is skipped the first
- * time round ("absent"), and runs only after a conflict in step 2.  That
- * changes what a conflict costs (a killed row), never its outcome; see
- * ApiInsertItemDirect.
+ * Nearly every caller has just probed key and found no row (the locked
+ * read of a conditional write or of a TransactWriteItems action, the probe
+ * of an unconditional put that would have replaced the row); the others
+ * write a Put whose condition holds only when key has no item
+ * (attribute_not_exists(pk): ApiInsertIfAbsent, api_common.c), where the
+ * probe is skipped because its only useful answer is "nothing".  So step 1
+ * would nearly always find nothing: under READ COMMITTED it is skipped the
+ * first time round ("absent"), and runs only after a conflict in step 2.
+ * That changes what a conflict costs (a killed row), never its outcome;
+ * see ApiInsertItemDirect.
  *
  * A call writing several new items (TransactWriteItems, BatchWriteItem)
  * passes an ApiInsertCache: a table is opened, checked and given its executor state
@@ -291,7 +294,8 @@ insert_row(ApiInsertCache *t, ItemKey *key, Jsonb *item, bool absent)
  *
  * absent: the caller has just looked for key and found no row (the probe
  * of a conditional write, of a TransactWriteItems action, of an
- * unconditional put that would have replaced the row).  The pre-check
+ * unconditional put that would have replaced the row), or expects none (a
+ * create that must not replace, ApiInsertIfAbsent).  The pre-check
  * (step 1) is then skipped the first time round, under READ COMMITTED:
  * the speculative insertion does not depend on it for its result -- the
  * key entry is inserted without waiting, any other entry for key, live or
