@@ -144,7 +144,11 @@ BASE[transact_10items]="$tx_base"
 # against INSERT ... ON CONFLICT DO NOTHING
 EXT[put_if_absent]="SELECT item_table.put_item(('{\"TableName\": \"bench\", \"ConditionExpression\": \"attribute_not_exists(pk)\", \"Item\": {\"pk\": {\"S\": \"NEW#' || \$1 || '\"}, \"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}}')::jsonb)"
 BASE[put_if_absent]="INSERT INTO item_data.bench (key, item) VALUES (('S\"NEW#' || \$1 || '\"')::item_table.item_key, ('{\"pk\": {\"S\": \"NEW#' || \$1 || '\"}, \"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}')::jsonb) ON CONFLICT (key) DO NOTHING"
-ORDER+=(put_item_new put_if_absent batch_write25_new transact_10items)
+# UpdateItem creating an item with attribute_not_exists(pk), against the
+# same INSERT ... ON CONFLICT DO NOTHING
+EXT[update_if_absent]="SELECT item_table.update_item(('{\"TableName\": \"bench\", \"Key\": {\"pk\": {\"S\": \"NEW#' || \$1 || '\"}}, \"ConditionExpression\": \"attribute_not_exists(pk)\", \"UpdateExpression\": \"SET #nm = :nm, n = :n\", \"ExpressionAttributeNames\": {\"#nm\": \"name\"}, \"ExpressionAttributeValues\": {\":nm\": {\"S\": \"user\"}, \":n\": {\"N\": \"' || \$1 || '\"}}}')::jsonb)"
+BASE[update_if_absent]="${BASE[put_if_absent]}"
+ORDER+=(put_item_new put_if_absent update_if_absent batch_write25_new transact_10items)
 # Query with begins_with on the sort key (10 of a 100-item collection)
 # against the same range as ^@ (bench/workloads/query_begins_with)
 EXT[query_begins_with]="SELECT item_table.query(('{\"TableName\": \"qbench\", \"KeyConditionExpression\": \"pk = :pk AND begins_with(sk, :pre)\", \"ExpressionAttributeValues\": {\":pk\": {\"S\": \"P100#' || (\$1 % $((CG_SCALE / 200))) || '\"}, \":pre\": {\"S\": \"ITEM#00' || (\$1 % 10) || '\"}}}')::jsonb)"

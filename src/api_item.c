@@ -614,6 +614,51 @@ update_replacement(Jsonb *oldj, void *arg)
 	return AttrItemToJsonb(ur->new);
 }
 
+/*
+ * update_insert_first
+ *		UpdateItem creating an item under a condition that holds only when
+ *		the key has no item (ApiCondRequiresAbsent), as PutItem's create:
+ *		the new item is made on no item -- the condition, the update and the
+ *		size check, as the locked path makes it on finding nothing -- and
+ *		inserted first (ApiInsertIfAbsent).  True: written (ur->new,
+ *		ur->size).  False: nothing written; the usual path reads the key and
+ *		decides -- on an existing item the condition fails, on none it
+ *		raises what the update or the size check raised here, which is why
+ *		a validation error here is left to it rather than raised.
+ */
+static bool
+update_insert_first(ItemTableDef *def, ItemKey *key, AttrValue *keyattrs, UpdateReplace *ur)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	AttrValue  *volatile new = NULL;
+
+	if (!ApiCondRequiresAbsent(ur->cond, def) || !ApiUpdateCreates(ur->upd) ||
+		!ExprEvalCondition(ur->cond, ApiEmptyItem()))
+		return false;
+	PG_TRY();
+	{
+		new = ur->upd ? ExprApplyUpdate(ur->upd, keyattrs, false) : AttrCopy(keyattrs);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_DYN_VALIDATION)
+			PG_RE_THROW();
+		FlushErrorState();
+		new = NULL;
+	}
+	PG_END_TRY();
+	if (new == NULL || AttrItemSize(new) > ATTR_MAX_ITEM_SIZE ||
+		ApiInsertIfAbsent(def, key, AttrItemToJsonb(new), NULL) != DIRECT_INSERT_DONE)
+		return false;
+	ur->new = new;
+	ur->size = AttrItemSize(new);
+	return true;
+}
+
 Datum
 item_table_update_item(PG_FUNCTION_ARGS)
 {
@@ -688,8 +733,15 @@ item_table_update_item(PG_FUNCTION_ARGS)
 	ur.cond = cond;
 	ur.upd = upd;
 	ur.rvccf = rvccf;
+	/* a create that must not replace: inserted first (see PutItem) */
+	if (update_insert_first(def, key, keyattrs, &ur))
+	{
+		old = NULL;
+		new = ur.new;
+		size = ur.size;
+	}
 	/* an existing item: updated without the row lock where it can be */
-	if (ApiReplaceItemUnlocked(def, key, update_replacement, &ur))
+	else if (ApiReplaceItemUnlocked(def, key, update_replacement, &ur))
 	{
 		old = ur.old;
 		new = ur.new;

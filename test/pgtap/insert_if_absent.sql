@@ -1,17 +1,19 @@
--- A create that must not replace -- a Put whose condition holds only when
--- the key has no item, attribute_not_exists of a key attribute (or legacy
--- Expected Exists false on it), alone, in an AND, or in both branches of
--- an OR -- is inserted first, without the probe and row lock that would
--- only find nothing (ApiInsertIfAbsent, api_common.c; tx_insert_first,
--- api_batch.c).  Which path ran shows in the primary key's index scans
--- (pg_stat_get_xact_numscans): none for a create of a new key, at least
--- one when the key has an item or the condition is not of that kind.  The
--- results are the probing path's: the item, ConditionalCheckFailed with
--- the old item when asked, nothing written on failure, TransactWriteItems
--- all or nothing, index rows and stream records, and the rights (UPDATE is
+-- A create that must not replace -- a Put (or an UpdateItem making an
+-- item) whose condition holds only when the key has no item,
+-- attribute_not_exists of a key attribute (or legacy Expected Exists false
+-- on it), alone, in an AND, or in both branches of an OR -- is inserted
+-- first, without the probe and row lock that would only find nothing
+-- (ApiInsertIfAbsent, api_common.c; tx_insert_first, api_batch.c;
+-- update_insert_first, api_item.c).  Which path ran shows in the primary
+-- key's index scans (pg_stat_get_xact_numscans): none for a create of a
+-- new key, at least one when the key has an item or the condition is not
+-- of that kind.  The results are the probing path's: the item,
+-- ConditionalCheckFailed with the old item when asked, nothing written on
+-- failure, TransactWriteItems all or nothing, index rows and stream
+-- records, the update's own errors on no item, and the rights (UPDATE is
 -- needed as for the locked read, whether or not the item exists).
 BEGIN;
-SELECT plan(28);
+SELECT plan(34);
 SET search_path = item_table, public;
 
 SELECT ok(create_table('{"TableName": "iab", "BillingMode": "PAY_PER_REQUEST",
@@ -136,6 +138,25 @@ SELECT is(pg_temp.body('transact_write_items', jsonb_build_object('TransactItems
 	'[{"Code": "None"}, {"Code": "ValidationError", "Message": "Item size has exceeded the maximum allowed size"}]'::jsonb,
 	'an item over the size limit is a ValidationError reason');
 SELECT is(pg_temp.v_of('w', '1'), NULL, '... nothing written');
+
+-- UpdateItem creating an item
+CREATE FUNCTION pg_temp.upd(pk text, sk text, expr text, vals jsonb, extra jsonb DEFAULT '{}') RETURNS jsonb LANGUAGE sql AS $$
+	SELECT jsonb_build_object('TableName', 'iab', 'Key', jsonb_build_object('pk', jsonb_build_object('S', pk), 'sk', jsonb_build_object('S', sk)),
+		'ConditionExpression', 'attribute_not_exists(pk)', 'UpdateExpression', expr, 'ExpressionAttributeValues', vals) || extra $$;
+SELECT pg_temp.mark();
+SELECT is(item_table.update_item(pg_temp.upd('m', '1', 'SET v = :v, g = :g', '{":v": {"N": "5"}, ":g": {"S": "Gm"}}',
+	'{"ReturnValues": "ALL_NEW"}'))->'Attributes',
+	'{"g": {"S": "Gm"}, "v": {"N": "5"}, "pk": {"S": "m"}, "sk": {"S": "1"}}'::jsonb,
+	'UpdateItem: a create of a new key returns the new item');
+SELECT is(pg_temp.since(), 0::bigint, '... inserted first');
+SELECT is(pg_temp.err('update_item', pg_temp.upd('m', '1', 'SET v = :v', '{":v": {"N": "6"}}')),
+	'ConditionalCheckFailedException: The conditional request failed', '... and of an existing key fails its condition');
+SELECT is(pg_temp.v_of('m', '1'), '5', '... changing nothing');
+SELECT is(pg_temp.err('update_item', pg_temp.upd('n', '1', 'SET v = w + :v', '{":v": {"N": "1"}}')),
+	'ValidationException: The provided expression refers to an attribute that does not exist in the item',
+	'an update that cannot be made on no item raises its error for a new key');
+SELECT is(pg_temp.err('update_item', pg_temp.upd('m', '1', 'SET v = w + :v', '{":v": {"N": "1"}}')),
+	'ConditionalCheckFailedException: The conditional request failed', '... and fails the condition for an existing key');
 
 -- rights: UPDATE is needed as by the locked read, whether or not the item exists
 CREATE ROLE ia_writer;
