@@ -41,35 +41,13 @@ CREATE FUNCTION pg_temp.item(pk text, sk text, v int) RETURNS jsonb LANGUAGE sql
 CREATE FUNCTION pg_temp.put(pk text, sk text, v int, extra jsonb DEFAULT '{}') RETURNS jsonb LANGUAGE sql AS $$
 	SELECT item_table.put_item(jsonb_build_object('TableName', 'iab', 'Item', pg_temp.item(pk, sk, v),
 		'ConditionExpression', 'attribute_not_exists(pk)') || extra) $$;
--- the DynamoDB error of a call: its __type and message, NULL on success
-CREATE FUNCTION pg_temp.err(fn text, request jsonb) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE d text;
-BEGIN
-	EXECUTE format('SELECT item_table.%I($1)', fn) USING request;
-	RETURN NULL;
-EXCEPTION WHEN others THEN
-	GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
-	IF d IS NULL OR d = '' THEN RETURN SQLSTATE || ': ' || SQLERRM; END IF;
-	RETURN split_part(d::jsonb->>'__type', '#', 2) || ': ' || coalesce(d::jsonb->>'message', d::jsonb->>'Message');
-END $$;
--- the SQLSTATE of a call, NULL when it succeeds
-CREATE FUNCTION pg_temp.st(fn text, request jsonb) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE format('SELECT item_table.%I($1)', fn) USING request;
-	RETURN NULL;
-EXCEPTION WHEN others THEN
-	RETURN SQLSTATE;
-END $$;
--- the error body (DETAIL) of a failing call
-CREATE FUNCTION pg_temp.body(fn text, request jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE d text;
-BEGIN
-	EXECUTE format('SELECT item_table.%I($1)', fn) USING request;
-	RETURN NULL;
-EXCEPTION WHEN others THEN
-	GET STACKED DIAGNOSTICS d = PG_EXCEPTION_DETAIL;
-	RETURN d::jsonb;
-END $$;
+\ir include/err.sql
+CREATE FUNCTION pg_temp.msg(action text, request jsonb) RETURNS text LANGUAGE sql AS $$
+	SELECT pg_temp.err(action, request)->>'message' $$;
+CREATE FUNCTION pg_temp.state(action text, request jsonb) RETURNS text LANGUAGE sql AS $$
+	SELECT pg_temp.err(action, request)->>'sqlstate' $$;
+CREATE FUNCTION pg_temp.body(action text, request jsonb) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT pg_temp.err(action, request)->'body' $$;
 CREATE FUNCTION pg_temp.tx_put(pk text, sk text, v int) RETURNS jsonb LANGUAGE sql AS $$
 	SELECT jsonb_build_object('Put', jsonb_build_object('TableName', 'iab', 'Item', pg_temp.item(pk, sk, v),
 		'ConditionExpression', 'attribute_not_exists(pk)', 'ReturnValuesOnConditionCheckFailure', 'ALL_OLD')) $$;
@@ -82,12 +60,12 @@ SELECT is(pg_temp.put('a', '1', 1), '{}'::jsonb, 'a create of a new key succeeds
 SELECT is(pg_temp.since(), 0::bigint, '... without an index scan: inserted first');
 SELECT is(pg_temp.v_of('a', '1'), '1', '... and the item is there');
 SELECT pg_temp.mark();
-SELECT is(pg_temp.err('put_item', jsonb_build_object('TableName', 'iab', 'Item', pg_temp.item('a', '1', 2),
+SELECT is(pg_temp.msg('PutItem', jsonb_build_object('TableName', 'iab', 'Item', pg_temp.item('a', '1', 2),
 	'ConditionExpression', 'attribute_not_exists(pk)')),
 	'ConditionalCheckFailedException: The conditional request failed', 'a create of an existing key fails its condition');
 SELECT cmp_ok(pg_temp.since(), '>', 0::bigint, '... after reading the item');
 SELECT is(pg_temp.v_of('a', '1'), '1', '... and changes nothing');
-SELECT is(pg_temp.body('put_item', jsonb_build_object('TableName', 'iab', 'Item', pg_temp.item('a', '1', 2),
+SELECT is(pg_temp.body('PutItem', jsonb_build_object('TableName', 'iab', 'Item', pg_temp.item('a', '1', 2),
 	'ConditionExpression', 'attribute_not_exists(pk)', 'ReturnValuesOnConditionCheckFailure', 'ALL_OLD'))->'Item'->'v'->>'N',
 	'1', '... with the old item when asked');
 
@@ -101,7 +79,7 @@ SELECT item_table.put_item(jsonb_build_object('TableName', 'iab', 'Item', pg_tem
 SELECT is(pg_temp.since(), 0::bigint, '... in both branches of an OR, and as legacy Expected Exists false: inserted first');
 SELECT is((SELECT count(*) FROM item_data.iab WHERE item->>'pk' IS NOT NULL AND item->'pk'->>'S' IN ('b', 'c', 'd')),
 	3::bigint, '... all three written');
-SELECT is(pg_temp.err('put_item', jsonb_build_object('TableName', 'iab', 'Item', pg_temp.item('e', '1', 1),
+SELECT is(pg_temp.msg('PutItem', jsonb_build_object('TableName', 'iab', 'Item', pg_temp.item('e', '1', 1),
 	'ConditionExpression', 'attribute_not_exists(pk) AND w > :z', 'ExpressionAttributeValues', '{":z": {"N": "0"}}'::jsonb)),
 	'ConditionalCheckFailedException: The conditional request failed',
 	'a condition that needs no item but is false on none fails on a new key');
@@ -124,14 +102,14 @@ SELECT is(item_table.transact_write_items(jsonb_build_object('TransactItems', js
 	'{}'::jsonb, 'TransactWriteItems: three creates of new keys');
 SELECT is(pg_temp.since(), 0::bigint, '... inserted first');
 SELECT is(pg_temp.v_of('u', '1'), '3', '... and written');
-SELECT is(pg_temp.body('transact_write_items', jsonb_build_object('TransactItems', jsonb_build_array(
+SELECT is(pg_temp.body('TransactWriteItems', jsonb_build_object('TransactItems', jsonb_build_array(
 	pg_temp.tx_put('v', '1', 1), pg_temp.tx_put('a', '1', 9)))) - '__type',
 	'{"Message": "Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed]",
 	  "CancellationReasons": [{"Code": "None"}, {"Code": "ConditionalCheckFailed", "Message": "The conditional request failed",
 	  "Item": {"g": {"S": "Ga"}, "v": {"N": "1"}, "pk": {"S": "a"}, "sk": {"S": "1"}}}]}'::jsonb,
 	'a create of an existing key cancels the transaction, with the old item');
 SELECT is(pg_temp.v_of('v', '1'), NULL, '... and the create inserted first before it is undone');
-SELECT is(pg_temp.body('transact_write_items', jsonb_build_object('TransactItems', jsonb_build_array(
+SELECT is(pg_temp.body('TransactWriteItems', jsonb_build_object('TransactItems', jsonb_build_array(
 	pg_temp.tx_put('w', '1', 1),
 	jsonb_build_object('Put', jsonb_build_object('TableName', 'iab', 'ConditionExpression', 'attribute_not_exists(pk)',
 		'Item', pg_temp.item('w', '2', 1) || jsonb_build_object('big', jsonb_build_object('S', repeat('x', 410000))))))))->'CancellationReasons',
@@ -149,22 +127,22 @@ SELECT is(item_table.update_item(pg_temp.upd('m', '1', 'SET v = :v, g = :g', '{"
 	'{"g": {"S": "Gm"}, "v": {"N": "5"}, "pk": {"S": "m"}, "sk": {"S": "1"}}'::jsonb,
 	'UpdateItem: a create of a new key returns the new item');
 SELECT is(pg_temp.since(), 0::bigint, '... inserted first');
-SELECT is(pg_temp.err('update_item', pg_temp.upd('m', '1', 'SET v = :v', '{":v": {"N": "6"}}')),
+SELECT is(pg_temp.msg('UpdateItem', pg_temp.upd('m', '1', 'SET v = :v', '{":v": {"N": "6"}}')),
 	'ConditionalCheckFailedException: The conditional request failed', '... and of an existing key fails its condition');
 SELECT is(pg_temp.v_of('m', '1'), '5', '... changing nothing');
-SELECT is(pg_temp.err('update_item', pg_temp.upd('n', '1', 'SET v = w + :v', '{":v": {"N": "1"}}')),
+SELECT is(pg_temp.msg('UpdateItem', pg_temp.upd('n', '1', 'SET v = w + :v', '{":v": {"N": "1"}}')),
 	'ValidationException: The provided expression refers to an attribute that does not exist in the item',
 	'an update that cannot be made on no item raises its error for a new key');
-SELECT is(pg_temp.err('update_item', pg_temp.upd('m', '1', 'SET v = w + :v', '{":v": {"N": "1"}}')),
+SELECT is(pg_temp.msg('UpdateItem', pg_temp.upd('m', '1', 'SET v = w + :v', '{":v": {"N": "1"}}')),
 	'ConditionalCheckFailedException: The conditional request failed', '... and fails the condition for an existing key');
 
 -- rights: UPDATE is needed as by the locked read, whether or not the item exists
 CREATE ROLE ia_writer;
 GRANT SELECT, INSERT ON item_data.iab TO ia_writer;
 SET ROLE ia_writer;
-SELECT is(pg_temp.st('put_item', jsonb_build_object('TableName', 'iab', 'Item', pg_temp.item('x', '1', 1),
+SELECT is(pg_temp.state('PutItem', jsonb_build_object('TableName', 'iab', 'Item', pg_temp.item('x', '1', 1),
 	'ConditionExpression', 'attribute_not_exists(pk)')), '42501', 'without UPDATE: a create of a new key is refused');
-SELECT is(pg_temp.st('put_item', jsonb_build_object('TableName', 'iab', 'Item', pg_temp.item('a', '1', 1),
+SELECT is(pg_temp.state('PutItem', jsonb_build_object('TableName', 'iab', 'Item', pg_temp.item('a', '1', 1),
 	'ConditionExpression', 'attribute_not_exists(pk)')), '42501', '... as a create of an existing key');
 RESET ROLE;
 GRANT UPDATE ON item_data.iab TO ia_writer;
