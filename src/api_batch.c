@@ -1030,7 +1030,8 @@ check_action(TxAction *a)
 			break;
 		case TX_PUT:
 			a->new = a->keyattrs;
-			a->new_size = AttrItemSize(a->new);
+			if (a->new_size == 0)	/* not yet measured by tx_insert_first */
+				a->new_size = AttrItemSize(a->new);
 			if (a->new_size > ATTR_MAX_ITEM_SIZE)
 				DynValidation("Item size has exceeded the maximum allowed size");
 			break;
@@ -1071,9 +1072,10 @@ tx_insert_first(TxAction *a, ApiInsertCache *inserts)
 {
 	Jsonb	   *newj;
 
-	if (a->kind != TX_PUT || !ApiCondRequiresAbsent(a->cond, a->def) ||
-		AttrItemSize(a->keyattrs) > ATTR_MAX_ITEM_SIZE ||
-		!ExprEvalCondition(a->cond, ApiEmptyItem()))
+	if (a->kind != TX_PUT || !ApiCondRequiresAbsent(a->cond, a->def))
+		return false;
+	a->new_size = AttrItemSize(a->keyattrs);	/* check_action's, kept */
+	if (a->new_size > ATTR_MAX_ITEM_SIZE || !ExprEvalCondition(a->cond, ApiEmptyItem()))
 		return false;
 	newj = a->stored != NULL ? a->stored : AttrItemToJsonb(a->keyattrs);
 	switch (ApiInsertIfAbsent(a->def, a->key, newj, inserts))

@@ -651,11 +651,13 @@ update_insert_first(ItemTableDef *def, ItemKey *key, AttrValue *keyattrs, Update
 		new = NULL;
 	}
 	PG_END_TRY();
-	if (new == NULL || AttrItemSize(new) > ATTR_MAX_ITEM_SIZE ||
+	if (new == NULL)
+		return false;
+	ur->size = AttrItemSize(new);
+	if (ur->size > ATTR_MAX_ITEM_SIZE ||
 		ApiInsertIfAbsent(def, key, AttrItemToJsonb(new), NULL) != DIRECT_INSERT_DONE)
 		return false;
 	ur->new = new;
-	ur->size = AttrItemSize(new);
 	return true;
 }
 
