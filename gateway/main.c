@@ -12,8 +12,11 @@
  * else.
  *
  * How a request flows.  libmicrohttpd parses HTTP (no parser of ours) and
- * calls handle_request(): first with the headers, where a Content-Length
- * over 16 MB is refused at once (413); then with pieces of the body, which
+ * calls handle_request(): first with the headers, where a body framed
+ * ambiguously (check_framing(): Content-Length twice with different values,
+ * with Transfer-Encoding, and the like) is refused with 400 and the
+ * connection closed, and a Content-Length over 16 MB is refused at once
+ * (413); then with pieces of the body, which
  * we collect up to that limit; then once more to answer.  GET and HEAD are
  * DynamoDB's health check ("healthy: ...", unauthenticated).  A POST is, in
  * order:
@@ -74,7 +77,13 @@
  * Connections are bounded (--max-connections: beyond it new ones are
  * accepted and closed at once; lowered at start if the limit of open
  * files, raised to its hard limit, cannot hold that many) and idle ones
- * time out (--timeout).
+ * time out (--timeout).  A request must arrive whole within
+ * --request-timeout of its first byte (of the accept, for a connection's
+ * first request), however slowly its bytes keep coming: reaper_main()
+ * shuts down connections past that deadline, so slow clients cannot hold
+ * the connections (slowloris), and the limit is high (libmicrohttpd polls
+ * with epoll) so that the deadline, not the limit, is what an attacker
+ * meets.
  * Accepted sockets get TCP_NODELAY, as keep-alive request/response pairs
  * otherwise wait for delayed ACKs.
  *
@@ -93,7 +102,7 @@
 #include <getopt.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <linux/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -136,6 +145,7 @@ static struct
 	const char *tls_key;
 	int			max_connections;
 	int			timeout;
+	int			request_timeout;
 	int			pool_wait_ms;
 	int			key_ttl;
 	bool		log;
@@ -143,8 +153,9 @@ static struct
 }			opt = {
 	.listen = "127.0.0.1",
 	.port = 8000,
-	.max_connections = 1000,
+	.max_connections = 10000,
 	.timeout = 60,
+	.request_timeout = 30,
 	.pool_wait_ms = 5000,
 	.key_ttl = 5,
 };
@@ -165,7 +176,38 @@ typedef struct GwRequest
 	bool		too_big;
 	bool		submitted;		/* queued for the pool, connection suspended */
 	bool		answered;
+	bool		close;			/* the answer closes the connection */
 } GwRequest;
+
+/*
+ * One HTTP connection, for the request deadline: from the first byte of a
+ * request (the accept, for the first one) until libmicrohttpd hands us its
+ * last byte, at most --request-timeout seconds may pass, or reaper_main()
+ * shuts the socket down.  Kept in a list under conns_lock, which also
+ * keeps the socket open while the reaper uses it (a connection leaves the
+ * list in connection_notify(), before libmicrohttpd closes its socket).
+ * state, since_ms and bytes_in are read and written atomically.
+ */
+typedef enum GwConnState
+{
+	CONN_WAITING,				/* a request is arriving, since since_ms */
+	CONN_BUSY,					/* the request has arrived: being answered */
+	CONN_IDLE,					/* between requests (keep-alive) */
+	CONN_CUT					/* past the deadline, shut down */
+} GwConnState;
+
+typedef struct GwConn
+{
+	struct GwConn *prev;
+	struct GwConn *next;
+	int			fd;
+	int			state;			/* GwConnState */
+	int64_t		since_ms;		/* CLOCK_MONOTONIC, ms */
+	uint64_t	bytes_in;		/* TCP bytes received when it went idle */
+} GwConn;
+
+static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
+static GwConn *conns;
 
 #define CT_AMZ_JSON "application/x-amz-json-1.0"
 
@@ -332,6 +374,8 @@ respond_owned(struct MHD_Connection *c, GwRequest *r, unsigned status,
 	MHD_add_response_header(resp, "Content-Type", content_type);
 	MHD_add_response_header(resp, "x-amzn-RequestId", r->id);
 	MHD_add_response_header(resp, "x-amz-crc32", crc);
+	if (r->close)
+		MHD_add_response_header(resp, "Connection", "close");
 	ret = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	r->answered = true;
@@ -703,6 +747,274 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 	return MHD_YES;
 }
 
+static int64_t
+now_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t) now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+static GwConn *
+conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* the bytes the kernel has received on a TCP socket (Linux 4.1 and later) */
+static bool
+tcp_bytes_received(int fd, uint64_t *bytes)
+{
+	struct tcp_info ti;
+	socklen_t	len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
+		len < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(ti.tcpi_bytes_received))
+		return false;
+	*bytes = ti.tcpi_bytes_received;
+	return true;
+}
+
+/* an idle connection's next request has begun: its deadline runs */
+static void
+conn_begin(GwConn *gc, int64_t now)
+{
+	int			idle = CONN_IDLE;
+
+	__atomic_store_n(&gc->since_ms, now, __ATOMIC_RELAXED);
+	__atomic_compare_exchange_n(&gc->state, &idle, CONN_WAITING, false,
+								__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+/* the headers are in (the reaper may not have seen the request begin) */
+static void
+conn_request_begun(struct MHD_Connection *c)
+{
+	GwConn	   *gc = conn_of(c);
+
+	if (gc && __atomic_load_n(&gc->state, __ATOMIC_ACQUIRE) == CONN_IDLE)
+		conn_begin(gc, now_ms());
+}
+
+/* the whole request is in: no deadline while it is answered */
+static void
+conn_request_arrived(struct MHD_Connection *c)
+{
+	GwConn	   *gc = conn_of(c);
+	int			waiting = CONN_WAITING;
+
+	if (gc)
+		__atomic_compare_exchange_n(&gc->state, &waiting, CONN_BUSY, false,
+									__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+/*
+ * The answer is sent: the connection is idle until the kernel has more
+ * bytes for it.  Where the kernel cannot say how many it received, the
+ * next request's deadline runs from now, idle time included.
+ */
+static void
+conn_request_done(struct MHD_Connection *c)
+{
+	GwConn	   *gc = conn_of(c);
+	uint64_t	bytes;
+	int			state,
+				next = CONN_IDLE;
+
+	if (gc == NULL)
+		return;
+	if (tcp_bytes_received(gc->fd, &bytes))
+		__atomic_store_n(&gc->bytes_in, bytes, __ATOMIC_RELAXED);
+	else
+	{
+		__atomic_store_n(&gc->since_ms, now_ms(), __ATOMIC_RELAXED);
+		next = CONN_WAITING;
+	}
+	state = __atomic_load_n(&gc->state, __ATOMIC_ACQUIRE);
+	if (state != CONN_CUT)
+		__atomic_compare_exchange_n(&gc->state, &state, next, false,
+									__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+/*
+ * The request deadline's thread.  libmicrohttpd calls us only once a
+ * request's headers are complete, and its --timeout counts idle time,
+ * which a byte every few seconds resets; so this thread looks at every
+ * connection a few times per deadline: an idle one whose socket has
+ * received bytes since its last answer has begun a request, and one
+ * whose request began more than --request-timeout ago and has not arrived
+ * whole is shut down (libmicrohttpd then reads the end of the stream and
+ * closes it, in its own thread, as if the client had gone).
+ */
+static void *
+reaper_main(void *arg)
+{
+	int64_t		deadline = (int64_t) opt.request_timeout * 1000;
+	int64_t		tick = deadline / 8;
+	struct timespec pause;
+
+	if (tick < 50)
+		tick = 50;
+	if (tick > 1000)
+		tick = 1000;
+	pause.tv_sec = tick / 1000;
+	pause.tv_nsec = (tick % 1000) * 1000000L;
+	for (;;)
+	{
+		GwConn	   *gc;
+		int64_t		now;
+		int			cut = 0;
+
+		nanosleep(&pause, NULL);
+		now = now_ms();
+		pthread_mutex_lock(&conns_lock);
+		for (gc = conns; gc; gc = gc->next)
+		{
+			int			state = __atomic_load_n(&gc->state, __ATOMIC_ACQUIRE);
+			uint64_t	bytes;
+
+			if (state == CONN_IDLE)
+			{
+				if (tcp_bytes_received(gc->fd, &bytes) &&
+					bytes != __atomic_load_n(&gc->bytes_in, __ATOMIC_RELAXED))
+					conn_begin(gc, now);
+			}
+			else if (state == CONN_WAITING &&
+					 now - __atomic_load_n(&gc->since_ms, __ATOMIC_RELAXED) >= deadline &&
+					 __atomic_compare_exchange_n(&gc->state, &state, CONN_CUT, false,
+												 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			{
+				(void) shutdown(gc->fd, SHUT_RDWR);
+				cut++;
+			}
+		}
+		pthread_mutex_unlock(&conns_lock);
+		if (cut > 0 && opt.log)
+			GwLog("closed %d connection%s: no whole request within %d s (--request-timeout)",
+				  cut, cut == 1 ? "" : "s", opt.request_timeout);
+	}
+	return NULL;
+}
+
+/*
+ * How the body is framed (RFC 9112, section 6), checked once the headers
+ * are in and before any of the body is read.  libmicrohttpd takes the
+ * first Content-Length (and refuses one that is not a number), or reads
+ * chunks in its place when the first Transfer-Encoding is "chunked"; a
+ * proxy in front could read the same bytes another way, and the request
+ * after them would then be another one for it than for us.  So a request
+ * whose framing is ambiguous is answered 400 and the connection closed,
+ * before anything after its headers is read:
+ *
+ *	- Content-Length more than once with different values (the same value
+ *	  repeated is one value, as RFC 9110, section 8.6, allows);
+ *	- Transfer-Encoding together with Content-Length, or in HTTP/1.0;
+ *	- transfer codings not ending in chunked (the length cannot be known),
+ *	  or chunked more than once, or chunked spelled other than as the one
+ *	  value of one field (libmicrohttpd would not read it as chunks);
+ *
+ * and another coding before chunked gets 501 Not Implemented (section
+ * 6.1).  The answer is text, as it is HTTP's error, not DynamoDB's.
+ */
+typedef struct Framing
+{
+	int			lengths;		/* Content-Length fields */
+	const char *length;			/* the first one */
+	bool		lengths_differ;
+	int			encodings;		/* Transfer-Encoding fields */
+	int			chunked;		/* "chunked" codings in them */
+	int			others;			/* other codings */
+	bool		chunked_last;
+} Framing;
+
+static enum MHD_Result
+framing_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	Framing    *f = cls;
+	const char *p = value ? value : "";
+
+	if (strcasecmp(key, "Content-Length") == 0)
+	{
+		if (f->lengths++ == 0)
+			f->length = p;
+		else if (strcmp(f->length, p) != 0)
+			f->lengths_differ = true;
+	}
+	else if (strcasecmp(key, "Transfer-Encoding") == 0)
+	{
+		/* a comma-separated list of codings; empty elements do not count */
+		f->encodings++;
+		while (*p)
+		{
+			size_t		n;
+
+			while (*p == ' ' || *p == '\t' || *p == ',')
+				p++;
+			if (*p == '\0')
+				break;
+			n = strcspn(p, ",");
+			while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+				n--;
+			f->chunked_last = n == 7 && strncasecmp(p, "chunked", 7) == 0;
+			if (f->chunked_last)
+				f->chunked++;
+			else
+				f->others++;
+			p += strcspn(p, ",");
+		}
+	}
+	return MHD_YES;
+}
+
+/* 0 if the body's framing is clear, else the status to answer, and why */
+static unsigned
+check_framing(struct MHD_Connection *c, const char *version, const char **why)
+{
+	Framing		f = {0};
+	const char *te;
+
+	MHD_get_connection_values(c, MHD_HEADER_KIND, framing_header, &f);
+	if (f.lengths_differ)
+	{
+		*why = "Content-Length is sent more than once, with different values.";
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	if (f.encodings == 0)
+		return 0;
+	if (f.lengths > 0)
+	{
+		*why = "Content-Length and Transfer-Encoding cannot be sent together.";
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	if (strcmp(version, MHD_HTTP_VERSION_1_0) == 0)
+	{
+		*why = "Transfer-Encoding is not read in an HTTP/1.0 request.";
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	if (!f.chunked_last || f.chunked != 1)
+	{
+		*why = "The final transfer coding must be chunked, applied once.";
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	if (f.others > 0)
+	{
+		*why = "Only the chunked transfer coding is implemented.";
+		return MHD_HTTP_NOT_IMPLEMENTED;
+	}
+	te = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding");
+	if (f.encodings != 1 || te == NULL || strcasecmp(te, "chunked") != 0)
+	{
+		*why = "Transfer-Encoding must be one field with the value chunked.";
+		return MHD_HTTP_BAD_REQUEST;
+	}
+	return 0;
+}
+
 static enum MHD_Result
 handle_request(void *cls, struct MHD_Connection *c, const char *url,
 			   const char *method, const char *version, const char *upload_data,
@@ -713,7 +1025,10 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 	if (r == NULL)
 	{
 		const char *cl;
+		const char *why;
+		unsigned	status;
 
+		conn_request_begun(c);
 		r = calloc(1, sizeof(GwRequest));
 		if (r == NULL)
 			return MHD_NO;
@@ -722,6 +1037,13 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 		r->content_type = CT_AMZ_JSON;
 		*con_cls = r;
 		__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
+
+		status = check_framing(c, version, &why);
+		if (status != 0)
+		{
+			r->close = true;
+			return respond(c, r, status, why, strlen(why), "text/plain");
+		}
 
 		/* refuse an announced oversize body before reading it */
 		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
@@ -768,6 +1090,7 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 		return MHD_YES;
 	}
 
+	conn_request_arrived(c);
 	if (r->answered)
 		return MHD_YES;
 	if (r->submitted)
@@ -796,6 +1119,7 @@ request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
 	GwRequest  *r = *con_cls;
 
+	conn_request_done(c);
 	if (r == NULL)
 		return;
 	PQclear(r->job.res);
@@ -822,13 +1146,34 @@ accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 	return MHD_YES;
 }
 
-/* count connections; Nagle off on every accepted socket */
+/*
+ * Count connections; Nagle off on every accepted socket; each one in the
+ * list of the request deadline from its accept (its first request starts
+ * then) until libmicrohttpd is about to close it.
+ */
 static void
 connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
 				  enum MHD_ConnectionNotificationCode toe)
 {
+	GwConn	   *gc = *socket_context;
+
 	if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
+	{
 		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_RELAXED);
+		if (gc)
+		{
+			pthread_mutex_lock(&conns_lock);
+			if (gc->prev)
+				gc->prev->next = gc->next;
+			else
+				conns = gc->next;
+			if (gc->next)
+				gc->next->prev = gc->prev;
+			pthread_mutex_unlock(&conns_lock);
+			free(gc);
+			*socket_context = NULL;
+		}
+	}
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
 	{
 		const union MHD_ConnectionInfo *ci =
@@ -837,7 +1182,26 @@ connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
 
 		__atomic_add_fetch(&open_connections, 1, __ATOMIC_RELAXED);
 		if (ci)
+		{
 			(void) setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			gc = calloc(1, sizeof(GwConn));
+			if (gc == NULL)
+			{
+				/* no deadline could be kept for it: refuse it */
+				(void) shutdown(ci->connect_fd, SHUT_RDWR);
+				return;
+			}
+			gc->fd = ci->connect_fd;
+			gc->state = CONN_WAITING;
+			gc->since_ms = now_ms();
+			pthread_mutex_lock(&conns_lock);
+			gc->next = conns;
+			if (conns)
+				conns->prev = gc;
+			conns = gc;
+			pthread_mutex_unlock(&conns_lock);
+			*socket_context = gc;
+		}
 	}
 }
 
@@ -894,8 +1258,10 @@ usage(FILE *out)
 			"  --key-ttl SEC          seconds an access key is cached (default 5)\n"
 			"  --tls-cert FILE        serve HTTPS with this certificate (PEM) ...\n"
 			"  --tls-key FILE         ... and this private key (PEM)\n"
-			"  --max-connections N    concurrent HTTP connections (default 1000)\n"
+			"  --max-connections N    concurrent HTTP connections (default 10000)\n"
 			"  --timeout SEC          close connections idle this long (default 60)\n"
+			"  --request-timeout SEC  close a connection whose request has not arrived\n"
+			"                         whole this long after it began (default 30)\n"
 			"  --log                  one line per request on stderr: time, client,\n"
 			"                         action, status, duration, request id\n"
 			"  --help                 show this help and exit\n\n"
@@ -933,6 +1299,7 @@ main(int argc, char **argv)
 		{"tls-key", required_argument, NULL, 'K'},
 		{"max-connections", required_argument, NULL, 'm'},
 		{"timeout", required_argument, NULL, 't'},
+		{"request-timeout", required_argument, NULL, 'R'},
 		{"log", no_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
@@ -1000,6 +1367,9 @@ main(int argc, char **argv)
 				break;
 			case 't':
 				opt.timeout = int_arg("timeout", optarg, 0);
+				break;
+			case 'R':
+				opt.request_timeout = int_arg("request-timeout", optarg, 1);
 				break;
 			case 'L':
 				opt.log = true;
@@ -1077,6 +1447,17 @@ main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+	{
+		pthread_t	reaper;
+
+		if (pthread_create(&reaper, NULL, reaper_main, NULL) != 0)
+		{
+			fprintf(stderr, "item_table_gateway: cannot start a thread\n");
+			return 1;
+		}
+		pthread_detach(reaper);
+	}
 
 	if (!PoolInit(opt.conninfo, opt.pool, opt.pool_wait_ms, opt.key_ttl, !opt.auth_none))
 	{

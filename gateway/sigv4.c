@@ -26,7 +26,12 @@
  * the service must be "dynamodb" and the scope's date that of X-Amz-Date.
  * The header values are trimmed and their inner runs of spaces folded, and
  * a header sent several times has its values joined by commas, as the
- * signing SDKs do.  Nothing here touches the network or the database: the
+ * signing SDKs do.  SignedHeaders must name host, x-amz-date and
+ * x-amz-target, and content-type and x-amz-security-token when the request
+ * carries them (else IncompleteSignatureException): what routes and
+ * frames the request cannot be changed under a valid signature.  The
+ * security token itself is not checked (access keys here have none); it
+ * is only held to be signed.  Nothing here touches the network or the database: the
  * caller passes the headers, the body and the secret.
  *
  *-------------------------------------------------------------------------
@@ -173,6 +178,27 @@ find_header(const SigV4Request *req, const char *name)
 	return NULL;
 }
 
+/* is the header name (any case) among auth's SignedHeaders? */
+static bool
+is_signed(const SigV4Auth *auth, const char *name)
+{
+	const char *s = auth->signed_headers;
+	size_t		len = strlen(name);
+
+	while (*s)
+	{
+		const char *e = strchr(s, ';');
+		size_t		n = e ? (size_t) (e - s) : strlen(s);
+
+		if (n == len && strncasecmp(s, name, n) == 0)
+			return true;
+		s += n;
+		if (*s == ';')
+			s++;
+	}
+	return false;
+}
+
 /*
  * SigV4Parse
  *		Read the Authorization header and X-Amz-Date into *auth.  On
@@ -282,26 +308,42 @@ SigV4Parse(const SigV4Request *req, SigV4Auth *auth, char *msg, size_t msglen)
 		return SIGV4_INCOMPLETE;
 	}
 
-	/* "host" must be signed */
+	/*
+	 * What the signature must cover: host, x-amz-date and x-amz-target
+	 * always, content-type and x-amz-security-token when the request has
+	 * them.  A header left out of SignedHeaders could be changed by anyone
+	 * holding a captured request: another X-Amz-Target would turn a
+	 * DescribeTable into a DeleteTable.  The SDKs and the CLI sign all of
+	 * them.
+	 */
+	if (!is_signed(auth, "host"))
 	{
-		const char *s = auth->signed_headers;
-		bool		host = false;
-
-		while (*s)
+		snprintf(msg, msglen, "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.");
+		return SIGV4_INCOMPLETE;
+	}
+	{
+		static const struct
 		{
-			const char *e = strchr(s, ';');
-			size_t		n = e ? (size_t) (e - s) : strlen(s);
+			const char *name;
+			bool		always;
+		}			required[] = {
+			{"X-Amz-Date", true},
+			{"X-Amz-Target", true},
+			{"Content-Type", false},
+			{"X-Amz-Security-Token", false},
+		};
+		size_t		i;
 
-			if (n == 4 && strncmp(s, "host", 4) == 0)
-				host = true;
-			s += n;
-			if (*s == ';')
-				s++;
-		}
-		if (!host)
+		for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
 		{
-			snprintf(msg, msglen, "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.");
-			return SIGV4_INCOMPLETE;
+			if (!required[i].always && find_header(req, required[i].name) == NULL)
+				continue;
+			if (!is_signed(auth, required[i].name))
+			{
+				snprintf(msg, msglen, "'%s' must be a 'SignedHeader' in the AWS Authorization.",
+						 required[i].name);
+				return SIGV4_INCOMPLETE;
+			}
 		}
 	}
 
