@@ -186,7 +186,10 @@ typedef struct GwRequest
  * shuts the socket down.  Kept in a list under conns_lock, which also
  * keeps the socket open while the reaper uses it (a connection leaves the
  * list in connection_notify(), before libmicrohttpd closes its socket).
- * state, since_ms and bytes_in are read and written atomically.
+ * word, since_ms and bytes_in are read and written atomically.  word holds
+ * the state in its low two bits and above them a count of the requests
+ * answered, so that the reaper, changing the state with a compare and
+ * swap, cannot act on a request that ended while it looked.
  */
 typedef enum GwConnState
 {
@@ -201,10 +204,14 @@ typedef struct GwConn
 	struct GwConn *prev;
 	struct GwConn *next;
 	int			fd;
-	int			state;			/* GwConnState */
+	uint64_t	word;			/* requests answered << 2 | GwConnState */
 	int64_t		since_ms;		/* CLOCK_MONOTONIC, ms */
 	uint64_t	bytes_in;		/* TCP bytes received when it went idle */
 } GwConn;
+
+#define CONN_STATE(w)		((int) ((w) & 3))
+#define CONN_WITH(w, state)	(((w) & ~(uint64_t) 3) | (uint64_t) (state))
+#define CONN_NEXT(w, state)	((((w) | 3) + 1) | (uint64_t) (state))
 
 static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
 static GwConn *conns;
@@ -780,15 +787,13 @@ tcp_bytes_received(int fd, uint64_t *bytes)
 	return true;
 }
 
-/* an idle connection's next request has begun: its deadline runs */
+/* gc, seen as w (idle), has begun its next request: its deadline runs */
 static void
-conn_begin(GwConn *gc, int64_t now)
+conn_begin(GwConn *gc, uint64_t w, int64_t now)
 {
-	int			idle = CONN_IDLE;
-
 	__atomic_store_n(&gc->since_ms, now, __ATOMIC_RELAXED);
-	__atomic_compare_exchange_n(&gc->state, &idle, CONN_WAITING, false,
-								__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	__atomic_compare_exchange_n(&gc->word, &w, CONN_WITH(w, CONN_WAITING), false,
+								__ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
 /* the headers are in (the reaper may not have seen the request begin) */
@@ -796,9 +801,13 @@ static void
 conn_request_begun(struct MHD_Connection *c)
 {
 	GwConn	   *gc = conn_of(c);
+	uint64_t	w;
 
-	if (gc && __atomic_load_n(&gc->state, __ATOMIC_ACQUIRE) == CONN_IDLE)
-		conn_begin(gc, now_ms());
+	if (gc == NULL)
+		return;
+	w = __atomic_load_n(&gc->word, __ATOMIC_ACQUIRE);
+	if (CONN_STATE(w) == CONN_IDLE)
+		conn_begin(gc, w, now_ms());
 }
 
 /* the whole request is in: no deadline while it is answered */
@@ -806,11 +815,14 @@ static void
 conn_request_arrived(struct MHD_Connection *c)
 {
 	GwConn	   *gc = conn_of(c);
-	int			waiting = CONN_WAITING;
+	uint64_t	w;
 
-	if (gc)
-		__atomic_compare_exchange_n(&gc->state, &waiting, CONN_BUSY, false,
-									__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	if (gc == NULL)
+		return;
+	w = __atomic_load_n(&gc->word, __ATOMIC_ACQUIRE);
+	if (CONN_STATE(w) == CONN_WAITING)
+		__atomic_compare_exchange_n(&gc->word, &w, CONN_WITH(w, CONN_BUSY), false,
+									__ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
 /*
@@ -822,9 +834,9 @@ static void
 conn_request_done(struct MHD_Connection *c)
 {
 	GwConn	   *gc = conn_of(c);
-	uint64_t	bytes;
-	int			state,
-				next = CONN_IDLE;
+	uint64_t	bytes,
+				w;
+	int			next = CONN_IDLE;
 
 	if (gc == NULL)
 		return;
@@ -835,10 +847,11 @@ conn_request_done(struct MHD_Connection *c)
 		__atomic_store_n(&gc->since_ms, now_ms(), __ATOMIC_RELAXED);
 		next = CONN_WAITING;
 	}
-	state = __atomic_load_n(&gc->state, __ATOMIC_ACQUIRE);
-	if (state != CONN_CUT)
-		__atomic_compare_exchange_n(&gc->state, &state, next, false,
-									__ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	w = __atomic_load_n(&gc->word, __ATOMIC_ACQUIRE);
+	while (CONN_STATE(w) != CONN_CUT &&
+		   !__atomic_compare_exchange_n(&gc->word, &w, CONN_NEXT(w, next), false,
+										__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
 }
 
 /*
@@ -875,18 +888,18 @@ reaper_main(void *arg)
 		pthread_mutex_lock(&conns_lock);
 		for (gc = conns; gc; gc = gc->next)
 		{
-			int			state = __atomic_load_n(&gc->state, __ATOMIC_ACQUIRE);
+			uint64_t	w = __atomic_load_n(&gc->word, __ATOMIC_ACQUIRE);
 			uint64_t	bytes;
 
-			if (state == CONN_IDLE)
+			if (CONN_STATE(w) == CONN_IDLE)
 			{
 				if (tcp_bytes_received(gc->fd, &bytes) &&
 					bytes != __atomic_load_n(&gc->bytes_in, __ATOMIC_RELAXED))
-					conn_begin(gc, now);
+					conn_begin(gc, w, now);
 			}
-			else if (state == CONN_WAITING &&
+			else if (CONN_STATE(w) == CONN_WAITING &&
 					 now - __atomic_load_n(&gc->since_ms, __ATOMIC_RELAXED) >= deadline &&
-					 __atomic_compare_exchange_n(&gc->state, &state, CONN_CUT, false,
+					 __atomic_compare_exchange_n(&gc->word, &w, CONN_WITH(w, CONN_CUT), false,
 												 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			{
 				(void) shutdown(gc->fd, SHUT_RDWR);
@@ -1192,7 +1205,7 @@ connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
 				return;
 			}
 			gc->fd = ci->connect_fd;
-			gc->state = CONN_WAITING;
+			gc->word = CONN_WAITING;
 			gc->since_ms = now_ms();
 			pthread_mutex_lock(&conns_lock);
 			gc->next = conns;
