@@ -57,8 +57,10 @@
  * SDK retries.  (ThrottlingException would claim the client went over a
  * rate, and TransactionConflictException names a conflict with another
  * transaction, which a slow trigger is not.)  The role's code cannot lift
- * them for the rest of its request: the timer was armed when the statement
- * started, and its own SETs end with the call.
+ * statement_timeout for its request (the timer was armed when the
+ * statement started; a lock_timeout it sets holds for the rest of its
+ * request only, still under statement_timeout), and its SETs end with
+ * the call.
  *
  * Tenants.  A role's requests occupy at most role_cap connections at once
  * (--pool-per-role, default half the pool): a slot takes the first queued

@@ -25,9 +25,12 @@
  *	  with SET or set_config(..., false), is undone when the call returns.
  *
  *	- fires the deferred triggers of the transaction before it returns
- *	  (as SET CONSTRAINTS ALL IMMEDIATE does), still as the role: else a
- *	  deferrable constraint trigger the role made would run at COMMIT,
- *	  after the call, with the login role's rights.
+ *	  (as SET CONSTRAINTS ALL IMMEDIATE does, which then holds for the
+ *	  rest of the transaction), still as the role: else a deferrable
+ *	  constraint trigger the role made would run at COMMIT, after the
+ *	  call, with the login role's rights.  (A pooler's transaction is the
+ *	  one call; a caller that queued deferred events of its own before
+ *	  the call sees them fire in it.)
  *
  *	- refuses, while it runs, the statements whose effect outlives the
  *	  transaction and cannot be undone cheaply (PREPARE, DEALLOCATE,
@@ -207,9 +210,18 @@ item_table_dynamodb_as(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the role of item_table.dynamodb_as() must not be null")));
 	role = PG_GETARG_OID(0);
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	tupdesc = BlessTupleDesc(tupdesc);
+	/* the row type, looked up once per call site */
+	tupdesc = (TupleDesc) fcinfo->flinfo->fn_extra;
+	if (tupdesc == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "return type must be a row type");
+		tupdesc = BlessTupleDesc(CreateTupleDescCopy(tupdesc));
+		MemoryContextSwitchTo(old);
+		fcinfo->flinfo->fn_extra = tupdesc;
+	}
 
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	if (!ItemMayBecomeRole(save_userid, role))

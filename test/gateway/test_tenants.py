@@ -201,9 +201,14 @@ def test_session_state_left_by_a_trigger_is_gone(start_gateway, tenants):
         note("prepared", "(SELECT count(*) FROM pg_prepared_statements WHERE name = 'leftover_stmt')"),
         note("listening", "(SELECT count(*) FROM pg_listening_channels())"),
         note("cursors", "(SELECT count(*) FROM pg_cursors WHERE name = 'leftover_cursor')"),
-        note("advisory", "(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 424242)"),
+        note("advisory", "(SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid IN (424242, 424243))"),
         note("pid", "pg_backend_pid()")))
+    # a request that fails after taking a session lock: released all the same
+    failing = a.table(g.url, body(a, "PERFORM pg_advisory_lock(424243);", "RAISE EXCEPTION 'no';"))
     put(a.client(g.url), leave, "x")
+    with pytest.raises(Exception) as e:
+        put(a.client(g.url), failing, "x")
+    assert e.value.response["Error"]["Code"] == "InternalServerError"
     put(b.client(g.url), look, "x")
     got = {s[0]: s[2] for s in b.seen()}
     assert got == {"prepared": "0", "listening": "0", "cursors": "0", "advisory": "0",
@@ -212,7 +217,7 @@ def test_session_state_left_by_a_trigger_is_gone(start_gateway, tenants):
     # and the gateway's own statement still works on that connection
     assert "TableNames" in b.client(g.url).list_tables()
     # other sessions can take the lock the trigger took
-    assert psql("SELECT pg_try_advisory_lock(424242)") == "t"
+    assert psql("SELECT pg_try_advisory_lock(424242) AND pg_try_advisory_lock(424243)") == "t"
 
 
 def test_temp_objects_do_not_reach_a_later_request(start_gateway, tenants):
@@ -299,7 +304,8 @@ def test_one_tenant_cannot_take_the_pool(start_gateway, tenants):
 def test_statement_timeout_answers_internal_server_error(start_gateway, tenants):
     g = start_gateway("--pool", "1", "--statement-timeout", "500", "--lock-timeout", "300")
     a = tenants("a")
-    slow = a.table(g.url, body(a, "PERFORM pg_sleep(5);"))
+    # the trigger tries to lift the timeout first: too late for its request
+    slow = a.table(g.url, body(a, "SET statement_timeout = 0; PERFORM pg_sleep(5);"))
     plain = a.table(g.url)
     ca = a.client(g.url)
     t0 = time.monotonic()
