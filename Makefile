@@ -49,7 +49,8 @@ OBJS = \
 	src/stream_number.o \
 	src/stream.o \
 	src/api_stream.o \
-	src/stream_consumer.o
+	src/stream_consumer.o \
+	src/gateway_call.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 

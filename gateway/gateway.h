@@ -88,24 +88,38 @@ typedef enum GwJobStatus
 	JOB_NO_CONNECTION,			/* PostgreSQL unreachable, not run */
 	JOB_CONNECTION_LOST,		/* the connection broke with the job out */
 	JOB_ROLE_DENIED,			/* PostgreSQL refused the key's role */
-	JOB_ROLE_FAILED				/* setting the role failed otherwise */
+	JOB_ROLE_FAILED				/* (no longer produced: the role is a
+								 * parameter of dynamodb_as) */
 } GwJobStatus;
 
-/* one call of item_table.dynamodb(action, body), queued for the pool */
+/* one call of item_table.dynamodb_as(role, action, body), queued for the pool */
 typedef struct GwJob
 {
 	struct GwJob *next;			/* the queue's link (pool.c's) */
 	struct timespec deadline;	/* pool.c's: when it stops waiting */
 	const char *action;
 	const char *body;			/* NUL-terminated */
-	const char *role;			/* run as this role; NULL: the login role */
+	const char *role;			/* run as this role (quoted as an identifier);
+								 * NULL: the login role */
 	GwJobStatus status;			/* out */
 	PGresult   *res;			/* out, JOB_RESULT only; the caller clears it */
 	void		(*done) (struct GwJob *job);	/* called once, from a pool thread */
 } GwJob;
 
-extern bool PoolInit(const char *conninfo, int size, int wait_ms,
-					 int key_ttl_s, bool need_keys);
+/* the pool's settings (main.c's options) */
+typedef struct GwPoolOptions
+{
+	int			size;			/* --pool: connections */
+	int			wait_ms;		/* --pool-wait: longest wait on the queue */
+	int			key_ttl_s;		/* --key-ttl: access key cache */
+	int			statement_timeout_ms;	/* --statement-timeout (0: none) */
+	int			lock_timeout_ms;	/* --lock-timeout (0: none) */
+	int			role_cap;		/* --pool-per-role: most connections one
+								 * role's requests hold at once */
+} GwPoolOptions;
+
+extern bool PoolInit(const char *conninfo, const GwPoolOptions *opts,
+					 bool need_keys);
 extern void PoolSubmit(GwJob *job);
 extern bool PoolRunDirect(GwJob *job);
 extern void PoolClose(void);

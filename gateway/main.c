@@ -29,8 +29,9 @@
  *	   DynamoDBStreams_20120810.<Action> (the database answers actions it
  *	   does not know with UnknownOperationException);
  *	3. run: a job (action, body, the key's role) goes to pool.c, which
- *	   runs the prepared SELECT item_table.dynamodb($1, $2) with action
- *	   and body as bound parameters on one of its connections.  The body
+ *	   runs the prepared SELECT ... FROM item_table.dynamodb_as($3, $1, $2)
+ *	   with action, body and role as bound parameters on one of its
+ *	   connections (pool.c: how the role is confined to it).  The body
  *	   is never looked into beyond a NUL byte check (libpq's text
  *	   parameters end at NUL, and what follows must not be silently
  *	   dropped): the server's jsonb input decides whether it is JSON.
@@ -148,6 +149,9 @@ static struct
 	int			request_timeout;
 	int			pool_wait_ms;
 	int			key_ttl;
+	int			statement_timeout_ms;
+	int			lock_timeout_ms;
+	int			pool_per_role;
 	bool		log;
 	const char *conninfo;
 }			opt = {
@@ -158,6 +162,8 @@ static struct
 	.request_timeout = 30,
 	.pool_wait_ms = 5000,
 	.key_ttl = 5,
+	.statement_timeout_ms = 30000,
+	.lock_timeout_ms = 5000,
 };
 
 /* one HTTP request in progress */
@@ -1265,6 +1271,12 @@ usage(FILE *out)
 			"  --threads N            HTTP worker threads (default: CPU cores)\n"
 			"  --pool-wait MS         longest wait for a connection before answering\n"
 			"                         ThrottlingException (default 5000)\n"
+			"  --pool-per-role N      most connections one role's requests hold at\n"
+			"                         once (default: half of --pool, rounded up)\n"
+			"  --statement-timeout MS cancel a request running longer, answering\n"
+			"                         InternalServerError (default 30000; 0: never)\n"
+			"  --lock-timeout MS      cancel a request waiting longer for a lock,\n"
+			"                         likewise (default 5000; 0: never)\n"
 			"  --auth sigv4|none      check AWS SigV4 signatures against\n"
 			"                         item_table.access_keys (default), or accept any\n"
 			"                         request and run it as the login role\n"
@@ -1314,6 +1326,9 @@ main(int argc, char **argv)
 		{"timeout", required_argument, NULL, 't'},
 		{"request-timeout", required_argument, NULL, 'R'},
 		{"log", no_argument, NULL, 'L'},
+		{"pool-per-role", required_argument, NULL, 'r'},
+		{"statement-timeout", required_argument, NULL, 'S'},
+		{"lock-timeout", required_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
 	};
@@ -1387,6 +1402,15 @@ main(int argc, char **argv)
 			case 'L':
 				opt.log = true;
 				break;
+			case 'r':
+				opt.pool_per_role = int_arg("pool-per-role", optarg, 1);
+				break;
+			case 'S':
+				opt.statement_timeout_ms = int_arg("statement-timeout", optarg, 0);
+				break;
+			case 'O':
+				opt.lock_timeout_ms = int_arg("lock-timeout", optarg, 0);
+				break;
 			case 'h':
 				usage(stdout);
 				return 0;
@@ -1414,6 +1438,8 @@ main(int argc, char **argv)
 		opt.pool = 2 * (int) (ncpu > 0 ? ncpu : 1);
 	if (opt.threads == 0)
 		opt.threads = (int) (ncpu > 0 ? ncpu : 1);
+	if (opt.pool_per_role == 0)
+		opt.pool_per_role = (opt.pool + 1) / 2;
 
 	/*
 	 * Each HTTP connection is a file descriptor: take the hard limit, and
@@ -1472,10 +1498,21 @@ main(int argc, char **argv)
 		pthread_detach(reaper);
 	}
 
-	if (!PoolInit(opt.conninfo, opt.pool, opt.pool_wait_ms, opt.key_ttl, !opt.auth_none))
 	{
-		fprintf(stderr, "item_table_gateway: cannot use the database (is item_table installed, and may the login role read item_table.access_keys?)\n");
-		return 1;
+		GwPoolOptions po = {
+			.size = opt.pool,
+			.wait_ms = opt.pool_wait_ms,
+			.key_ttl_s = opt.key_ttl,
+			.statement_timeout_ms = opt.statement_timeout_ms,
+			.lock_timeout_ms = opt.lock_timeout_ms,
+			.role_cap = opt.pool_per_role,
+		};
+
+		if (!PoolInit(opt.conninfo, &po, !opt.auth_none))
+		{
+			fprintf(stderr, "item_table_gateway: cannot use the database (is item_table installed, and may the login role read item_table.access_keys?)\n");
+			return 1;
+		}
 	}
 
 	hints.ai_family = AF_UNSPEC;

@@ -32,17 +32,43 @@
  * connection runs non-blocking: while sending a large batch we also read,
  * so that neither side can fill its socket buffer and wait for the other.
  *
- * Each connection, when made, prepares its two statements:
+ * Each connection, when made, sets the session's statement_timeout and
+ * lock_timeout (--statement-timeout, --lock-timeout), remembers its login
+ * role and prepares one statement:
  *
- *	dyn:  SELECT item_table.dynamodb($1, $2)
- *	role: SELECT pg_catalog.set_config('role', $1, false)
+ *	dyn:  SELECT r.response, r.reusable FROM item_table.dynamodb_as($3, $1, $2) r
  *
- * and remembers current_user.  A job whose key's role differs from the
- * session's sends role then dyn in the same segment: if PostgreSQL refuses
- * the role (the login role must be a member of every role that keys map
- * to), dyn is skipped, never run as the previous role; if dyn fails, the
- * transaction's abort also undoes the role change, and we know it.  The
- * request is passed as a bound parameter, never as SQL text.
+ * with the action, the body and the key's role as bound parameters (never
+ * SQL text; the body stays parameter $2, which main.c's reading of errors
+ * converting it relies on).  dynamodb_as (src/gateway_call.c) checks that the login role
+ * may become the role, runs the request as it in a way the role's own code
+ * (triggers, defaults, policies) cannot leave, undoes the settings that
+ * code made and refuses what would outlive the request; so the session
+ * never changes role and every request starts from the same state.  When
+ * it answers reusable = false (the request left temporary objects), the
+ * connection is closed once its batch is read: the requests pipelined
+ * behind it were refused by dynamodb_as without running (55000), and go
+ * back to the head of the queue.
+ *
+ * Timeouts.  A request that runs longer than statement_timeout, or waits
+ * for a lock longer than lock_timeout, is cancelled by PostgreSQL (57014,
+ * 55P03); main.c answers both as 500 InternalServerError, which is what
+ * DynamoDB answers a request it could not finish in time, and which every
+ * SDK retries.  (ThrottlingException would claim the client went over a
+ * rate, and TransactionConflictException names a conflict with another
+ * transaction, which a slow trigger is not.)  The role's code cannot lift
+ * statement_timeout for its request (the timer was armed when the
+ * statement started; a lock_timeout it sets holds for the rest of its
+ * request only, still under statement_timeout), and its SETs end with
+ * the call.
+ *
+ * Tenants.  A role's requests occupy at most role_cap connections at once
+ * (--pool-per-role, default half the pool): a slot takes the first queued
+ * job whose role is under its cap, and batches it only with later jobs of
+ * the same role, so a role whose requests are slow (a slow trigger, a held
+ * row lock) waits behind itself while other roles' requests find a
+ * connection; its own excess gets ThrottlingException after wait_ms, as
+ * DynamoDB throttles a hot partition.
  *
  * Waiting.  A job waits on the queue at most wait_ms; then it is answered
  * ThrottlingException without running (the slot threads, while waiting for
@@ -61,8 +87,10 @@
  *
  * Access keys.  KeyLookup answers from a cache kept key_ttl_s seconds
  * (default 5), else reads item_table.access_keys on a connection reserved
- * for it, which always runs as the login role (pooled connections may
- * have switched to a role that cannot read the catalog).  The TTL is the
+ * for it, which runs no request (so no role's code ever runs where the
+ * secrets can be read).  The role comes back quoted as an identifier
+ * (quote_ident), which is how dynamodb_as's regrole parameter reads a
+ * name.  The TTL is the
  * revocation latency: a deleted key, or a changed role, is honoured within
  * it, while a busy client costs one catalog read per key per TTL instead
  * of one per request.  Unknown keys are not cached (each costs one read).
@@ -85,15 +113,21 @@
 typedef struct PoolConn
 {
 	PGconn	   *conn;
-	char		role[GW_MAX_ROLE + 1];	/* current_user of the session */
+	char		role[GW_MAX_ROLE + 1];	/* the login role, quoted */
 	pthread_t	thread;
 	bool		lent;			/* in use by PoolRunDirect's caller */
+	bool		busy;			/* running a batch (or lent) */
+	bool		capped;			/* ... of batch_role's jobs */
+	char		batch_role[GW_MAX_ROLE + 1];	/* a copy: the jobs go first */
 	struct timespec last_used;	/* when its last batch ended */
 } PoolConn;
 
 static PoolConn *slots;
 static int	nslots;
 static int	pool_wait_ms;
+static int	pool_role_cap;		/* most slots one role's jobs may hold */
+static char pool_statement_timeout[16];
+static char pool_lock_timeout[16];
 static char *pool_conninfo;
 
 /* the queue of jobs, FIFO */
@@ -148,6 +182,7 @@ pool_connect(PoolConn *pc, bool catalog)
 {
 	const char *keywords[] = {"application_name", "dbname", "client_encoding", NULL};
 	const char *values[] = {"item_table_gateway", pool_conninfo, "UTF8", NULL};
+	const char *timeouts[2] = {pool_statement_timeout, pool_lock_timeout};
 	PGresult   *res;
 
 	if (pc->conn)
@@ -160,12 +195,14 @@ pool_connect(PoolConn *pc, bool catalog)
 	}
 	if (catalog)
 		res = PQprepare(pc->conn, "key",
-						"SELECT k.secret_access_key, r.rolname "
+						"SELECT k.secret_access_key, pg_catalog.quote_ident(r.rolname) "
 						"FROM item_table.access_keys k "
 						"LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) k.role "
 						"WHERE k.access_key_id OPERATOR(pg_catalog.=) $1", 1, NULL);
 	else
-		res = PQprepare(pc->conn, "dyn", "SELECT item_table.dynamodb($1, $2)", 2, NULL);
+		res = PQprepare(pc->conn, "dyn",
+						"SELECT r.response, r.reusable "
+						"FROM item_table.dynamodb_as($3, $1, $2) r", 3, NULL);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
 	{
 		GwLog("cannot prepare the gateway's statement: %s", PQerrorMessage(pc->conn));
@@ -175,16 +212,20 @@ pool_connect(PoolConn *pc, bool catalog)
 	PQclear(res);
 	if (!catalog)
 	{
-		res = PQprepare(pc->conn, "role", "SELECT pg_catalog.set_config('role', $1, false)", 1, NULL);
-		if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		/* session-level: what a request's code SETs ends with its call */
+		res = PQexecParams(pc->conn,
+						   "SELECT pg_catalog.set_config('statement_timeout', $1, false), "
+						   "pg_catalog.set_config('lock_timeout', $2, false)",
+						   2, NULL, timeouts, NULL, NULL, 0);
+		if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		{
-			GwLog("cannot prepare the gateway's statement: %s", PQerrorMessage(pc->conn));
+			GwLog("cannot set the gateway's timeouts: %s", PQerrorMessage(pc->conn));
 			PQclear(res);
 			goto fail;
 		}
 		PQclear(res);
 	}
-	res = PQexec(pc->conn, "SELECT pg_catalog.current_user()");
+	res = PQexec(pc->conn, "SELECT pg_catalog.quote_ident(pg_catalog.current_user())");
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
 	{
 		GwLog("cannot read current_user: %s", PQerrorMessage(pc->conn));
@@ -331,15 +372,58 @@ flush_all(PoolConn *pc)
 	return rc == 0;
 }
 
-/* a role refusal we answer AccessDenied (not an internal error) */
+/*
+ * A refusal of the key's role, answered AccessDenied with its own message:
+ * dynamodb_as's (42501, "permission denied to act as role ...") or a role
+ * gone since its key was read (42704, reading the regrole parameter).
+ */
 static bool
 role_denied(PoolConn *pc, PGresult *res)
 {
 	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
 
-	return PQstatus(pc->conn) == CONNECTION_OK && state &&
-		(strcmp(state, "42501") == 0 || strcmp(state, "22023") == 0 ||
-		 strcmp(state, "42704") == 0);
+	if (PQstatus(pc->conn) != CONNECTION_OK || state == NULL)
+		return false;
+	if (strcmp(state, "42704") == 0)
+		return true;
+	return strcmp(state, "42501") == 0 && msg &&
+		strncmp(msg, "permission denied to act as role ", 33) == 0;
+}
+
+/* dynamodb_as refused to run on a session an earlier call left dirty */
+static bool
+refused_dirty(PGresult *res)
+{
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+	return PQresultStatus(res) == PGRES_FATAL_ERROR && state &&
+		strcmp(state, "55000") == 0;
+}
+
+/*
+ * Put jobs that did not run back at the head of the queue, in their order,
+ * with their deadlines.
+ */
+static void
+requeue(GwJob **jobs, int n)
+{
+	int			i;
+
+	if (n == 0)
+		return;
+	pthread_mutex_lock(&queue_mutex);
+	for (i = n - 1; i >= 0; i--)
+	{
+		jobs[i]->next = queue_head;
+		jobs[i]->res = NULL;
+		queue_head = jobs[i];
+		if (queue_tail == NULL)
+			queue_tail = jobs[i];
+		queue_len++;
+	}
+	pthread_cond_broadcast(&queue_cond);
+	pthread_mutex_unlock(&queue_mutex);
 }
 
 /*
@@ -349,8 +433,9 @@ role_denied(PoolConn *pc, PGresult *res)
 static void
 run_batch(PoolConn *pc, GwJob **jobs, int n)
 {
-	bool		switch_role[BATCH_MAX];
-	bool		uncertain = false;
+	GwJob	   *again[BATCH_MAX];
+	int			nagain = 0;
+	bool		dirty = false;
 	int			i,
 				sent = 0;
 
@@ -361,25 +446,13 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 		return;
 	}
 
-	/* send: [role] dyn Sync per job */
+	/* send: dyn Sync per job */
 	for (i = 0; i < n; i++)
 	{
 		GwJob	   *job = jobs[i];
-		const char *params[2] = {job->action, job->body};
+		const char *params[3] = {job->action, job->body, job->role ? job->role : pc->role};
 
-		/*
-		 * Once a segment switched roles, whether it took is known only when
-		 * its answer is read: the later segments set their role anyway.
-		 */
-		switch_role[i] = job->role != NULL &&
-			(uncertain || strcmp(job->role, pc->role) != 0);
-		if (switch_role[i])
-		{
-			if (!PQsendQueryPrepared(pc->conn, "role", 1, &job->role, NULL, NULL, 0))
-				break;
-			uncertain = true;
-		}
-		if (!PQsendQueryPrepared(pc->conn, "dyn", 2, params, NULL, NULL, 0) ||
+		if (!PQsendQueryPrepared(pc->conn, "dyn", 3, params, NULL, NULL, 0) ||
 			!PQpipelineSync(pc->conn))
 			break;
 		sent++;
@@ -401,15 +474,12 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 		return;
 	}
 
-	/* read: each segment's results up to its Sync */
+	/* read: each segment's result up to its Sync */
 	for (i = 0; i < sent; i++)
 	{
 		GwJob	   *job = jobs[i];
-		PGresult   *got[2] = {NULL, NULL},
-				   *res,
-				   *dyn;
-		int			ngot = 0,
-					want = switch_role[i] ? 2 : 1;
+		PGresult   *got = NULL,
+				   *res;
 		GwJobStatus st = JOB_RESULT;
 
 		for (;;)
@@ -424,67 +494,135 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 				PQclear(res);
 				break;
 			}
-			if (ngot < want)
-				got[ngot++] = res;
+			if (got == NULL)
+				got = res;
 			else if (PQresultStatus(res) == PGRES_FATAL_ERROR &&
-					 PQresultStatus(got[ngot - 1]) != PGRES_FATAL_ERROR)
+					 PQresultStatus(got) != PGRES_FATAL_ERROR)
 			{
 				/* the commit at the Sync failed: that is the answer */
-				PQclear(got[ngot - 1]);
-				got[ngot - 1] = res;
+				PQclear(got);
+				got = res;
 			}
 			else
 				PQclear(res);
 		}
-		if (ngot < want || PQstatus(pc->conn) != CONNECTION_OK)
+		if (got == NULL || PQstatus(pc->conn) != CONNECTION_OK)
 		{
-			PQclear(got[0]);
-			PQclear(got[1]);
+			PQclear(got);
 			GwLog("PostgreSQL connection lost: %s", PQerrorMessage(pc->conn));
 			PQfinish(pc->conn);
 			pc->conn = NULL;
 			pc->role[0] = '\0';
 			for (; i < n; i++)
 				finish(jobs[i], JOB_CONNECTION_LOST, NULL);
+			requeue(again, nagain);
 			return;
 		}
-		dyn = got[want - 1];
-		if (switch_role[i])
+		if (PQresultStatus(got) == PGRES_TUPLES_OK && PQntuples(got) == 1 &&
+			PQnfields(got) == 2 && strcmp(PQgetvalue(got, 0, 1), "t") != 0)
+			dirty = true;		/* not reusable: close it after this batch */
+		else if (dirty && refused_dirty(got))
 		{
-			res = got[0];
-			if (PQresultStatus(res) != PGRES_TUPLES_OK)
-			{
-				if (role_denied(pc, res))
-					st = JOB_ROLE_DENIED;
-				else
-				{
-					GwLog("cannot set role: %s", PQresultErrorMessage(res));
-					st = JOB_ROLE_FAILED;
-				}
-			}
-			/* the new role holds only if the segment committed */
-			else if (PQresultStatus(dyn) == PGRES_TUPLES_OK)
-				snprintf(pc->role, sizeof(pc->role), "%s", job->role);
-			PQclear(res);
+			/* it did not run: it runs again, on a new connection */
+			PQclear(got);
+			again[nagain++] = job;
+			continue;
 		}
+		else if (PQresultStatus(got) == PGRES_FATAL_ERROR && role_denied(pc, got))
+			st = JOB_ROLE_DENIED;
 		if (st != JOB_RESULT)
 		{
-			PQclear(dyn);
-			dyn = NULL;
+			PQclear(got);
+			got = NULL;
 		}
-		finish(job, st, dyn);
+		finish(job, st, got);
 	}
 	for (i = sent; i < n; i++)
 		finish(jobs[i], JOB_CONNECTION_LOST, NULL);
-	if (sent < n)
+	if (sent < n || dirty)
 	{
+		if (dirty)
+			GwLog("a request left temporary objects on its PostgreSQL session: closing it");
 		PQfinish(pc->conn);
 		pc->conn = NULL;
 		pc->role[0] = '\0';
 	}
+	requeue(again, nagain);
 }
 
-/* a slot's thread: take a fair share of the queue, run it, repeat */
+/* busy slots running role's jobs (under queue_mutex) */
+static int
+role_slots(const char *role)
+{
+	int			i,
+				n = 0;
+
+	for (i = 0; i < nslots; i++)
+		if (slots[i].busy && slots[i].capped &&
+			strcmp(slots[i].batch_role, role) == 0)
+			n++;
+	return n;
+}
+
+/*
+ * The first queued job a slot may take: its role holds fewer than
+ * role_cap slots (a job without a role, --auth none, is never capped).
+ * Under queue_mutex; *prevp is set to the job before it (NULL: the head).
+ */
+static GwJob *
+first_eligible(GwJob **prevp)
+{
+	GwJob	   *prev = NULL,
+			   *job;
+
+	for (job = queue_head; job; prev = job, job = job->next)
+	{
+		if (job->role == NULL || pool_role_cap <= 0 ||
+			role_slots(job->role) < pool_role_cap)
+		{
+			*prevp = prev;
+			return job;
+		}
+	}
+	return NULL;
+}
+
+/* unlink job (whose predecessor is prev) from the queue, under queue_mutex */
+static void
+unlink_job(GwJob *prev, GwJob *job)
+{
+	if (prev)
+		prev->next = job->next;
+	else
+		queue_head = job->next;
+	if (queue_tail == job)
+		queue_tail = prev;
+	queue_len--;
+	job->next = NULL;
+}
+
+/* pc runs first's role's batch now (NULL: none), under queue_mutex */
+static void
+set_busy(PoolConn *pc, const GwJob *first)
+{
+	pc->busy = first != NULL;
+	pc->capped = first != NULL && first->role != NULL;
+	snprintf(pc->batch_role, sizeof(pc->batch_role), "%s",
+			 pc->capped ? first->role : "");
+}
+
+static bool
+same_role(const GwJob *a, const GwJob *b)
+{
+	if (a->role == NULL || b->role == NULL)
+		return a->role == b->role;
+	return strcmp(a->role, b->role) == 0;
+}
+
+/*
+ * A slot's thread: take the first job it may take and, up to a fair share
+ * of the queue, the later ones of the same role; run them; repeat.
+ */
 static void *
 slot_main(void *arg)
 {
@@ -494,29 +632,40 @@ slot_main(void *arg)
 	pthread_mutex_lock(&queue_mutex);
 	for (;;)
 	{
+		GwJob	   *first = NULL,
+				   *prev = NULL,
+				   *job,
+				   *next;
 		int			n = 0,
 					share;
 
-		while ((queue_head == NULL || pc->lent) && !stopping)
+		while (!stopping && (pc->lent || (first = first_eligible(&prev)) == NULL))
 		{
 			idle_slots++;
 			pthread_cond_wait(&queue_cond, &queue_mutex);
 			idle_slots--;
 		}
-		if (queue_head == NULL || pc->lent)
+		if (first == NULL && !pc->lent)
+			first = first_eligible(&prev);
+		if (first == NULL || pc->lent)
 			break;				/* stopping */
 		/* this slot's share, leaving the rest to the idle slots */
 		share = (queue_len + idle_slots) / (idle_slots + 1);
 		if (share > BATCH_MAX)
 			share = BATCH_MAX;
-		while (n < share && queue_head)
+		if (share < 1)
+			share = 1;
+		for (job = first; job && n < share; job = next)
 		{
-			jobs[n++] = queue_head;
-			queue_head = queue_head->next;
-			queue_len--;
+			next = job->next;
+			if (job == first || same_role(job, first))
+			{
+				unlink_job(prev, job);
+				jobs[n++] = job;
+			}
+			else
+				prev = job;
 		}
-		if (queue_head == NULL)
-			queue_tail = NULL;
 		if (queue_head && idle_slots > 0)
 		{
 			if (lent_slots > 0)
@@ -525,6 +674,7 @@ slot_main(void *arg)
 				pthread_cond_signal(&queue_cond);
 		}
 		busy_slots++;
+		set_busy(pc, jobs[0]);
 		pthread_mutex_unlock(&queue_mutex);
 
 		run_batch(pc, jobs, n);
@@ -532,6 +682,10 @@ slot_main(void *arg)
 
 		pthread_mutex_lock(&queue_mutex);
 		busy_slots--;
+		set_busy(pc, NULL);
+		/* jobs of the role this batch held may be eligible now */
+		if (queue_head && idle_slots > 0)
+			pthread_cond_broadcast(&queue_cond);
 	}
 	pthread_mutex_unlock(&queue_mutex);
 	return NULL;
@@ -557,6 +711,7 @@ PoolRunDirect(GwJob *job)
 		return false;
 	}
 	pc->lent = true;
+	set_busy(pc, job);
 	lent_slots++;
 	busy_slots++;
 	pthread_mutex_unlock(&queue_mutex);
@@ -568,6 +723,7 @@ PoolRunDirect(GwJob *job)
 
 	pthread_mutex_lock(&queue_mutex);
 	pc->lent = false;
+	set_busy(pc, NULL);
 	lent_slots--;
 	busy_slots--;
 	if (queue_head != NULL)
@@ -582,15 +738,19 @@ PoolRunDirect(GwJob *job)
  *		one to check that the database and the extension are there).
  */
 bool
-PoolInit(const char *conninfo, int size, int wait_ms, int key_ttl_s, bool need_keys)
+PoolInit(const char *conninfo, const GwPoolOptions *o, bool need_keys)
 {
 	pthread_condattr_t attr;
-	int			i;
+	int			i,
+				size = o->size;
 
 	pool_conninfo = strdup(conninfo ? conninfo : "");
 	nslots = size;
-	pool_wait_ms = wait_ms;
-	key_ttl = key_ttl_s;
+	pool_wait_ms = o->wait_ms;
+	pool_role_cap = o->role_cap;
+	snprintf(pool_statement_timeout, sizeof(pool_statement_timeout), "%d", o->statement_timeout_ms);
+	snprintf(pool_lock_timeout, sizeof(pool_lock_timeout), "%d", o->lock_timeout_ms);
+	key_ttl = o->key_ttl_s;
 	slots = calloc(size, sizeof(PoolConn));
 	if (!slots || !pool_conninfo)
 		return false;

@@ -130,4 +130,16 @@ typedef bool ItemUpdateIndexes;
 	ExecInsertIndexTuples((rri), (slot), (estate), (update), (nodup), (specconflict), (arbiters))
 #endif
 
+/*
+ * May a role take another's identity with SET ROLE?  Before PostgreSQL 16
+ * any membership allowed it (inherited or not); from 16 on it is the SET
+ * option of the grant (item_table.dynamodb_as, gateway_call.c).
+ */
+#include "utils/acl.h"
+#if PG_VERSION_NUM >= 160000
+#define ItemMayBecomeRole(member, role) member_can_set_role((member), (role))
+#else
+#define ItemMayBecomeRole(member, role) is_member_of_role((member), (role))
+#endif
+
 #endif							/* ITEM_TABLE_COMPAT_H */

@@ -75,3 +75,18 @@ CREATE FUNCTION list_access_keys()
 	$$;
 COMMENT ON FUNCTION list_access_keys() IS
 	'item_table_gateway: the access keys without their secrets (needs SELECT on the columns listed)';
+
+-- The gateway's one data call: dynamodb(action, request) run as role, for
+-- a caller that may SET ROLE to it (the gateway's login role).  The
+-- role's own code that the request reaches (triggers, defaults, policies)
+-- cannot leave the role, its settings and its session-level advisory
+-- locks end with the call, statements whose effect would outlive the
+-- request are refused, and deferred triggers fire before it returns.
+-- reusable is false when the call left temporary objects in the session:
+-- close it (or DISCARD ALL) before it serves another role.  See
+-- src/gateway_call.c and the README (Security, "Tenants of one gateway").
+CREATE FUNCTION dynamodb_as(role regrole, action text, request jsonb,
+		OUT response jsonb, OUT reusable boolean)
+	AS 'MODULE_PATHNAME', 'item_table_dynamodb_as' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION dynamodb_as(regrole, text, jsonb) IS
+	'item_table_gateway: dynamodb(action, request) as a role the caller may SET ROLE to, confined to it; reusable is false when the session must not serve another request';
