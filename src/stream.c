@@ -869,6 +869,89 @@ mark_passed(Snapshot snap, TransactionId next_xid)
 }
 
 /*
+ * A horizon of the shared counters' holders (StreamNumberHorizon), usable
+ * by snapshots whose completion count is at least completions; kept for a
+ * later call when this transaction's snapshot is older.
+ */
+typedef struct StreamFinal
+{
+	int64		seq;
+	uint64		completions;
+} StreamFinal;
+
+static StreamFinal finals[MAX_MARKS];
+static int	nfinals = 0;
+
+/*
+ * held_horizon
+ *		ItemStreamSafeHorizon with the shared counters' holders: false
+ *		without them.
+ */
+static bool
+held_horizon(int64 *horizon)
+{
+	StreamFinal f;
+	int64		last;
+	int64		target;
+	Snapshot	snap;
+	int			i;
+	int			keep;
+
+	if (!StreamNumberHorizon(sequence_relid, &f.seq, &last, &f.completions))
+		return false;
+
+	/*
+	 * In READ COMMITTED, wait a little (up to HORIZON_WAIT_MS) for the
+	 * writers that hold back the numbers handed out so far: transactions
+	 * are mostly short.
+	 */
+	target = last;
+	if (f.seq < target && f.seq > session_horizon && !IsolationUsesXactSnapshot())
+	{
+		for (i = 0; i < HORIZON_WAIT_MS && f.seq < target; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			pg_usleep(1000L);
+			(void) StreamNumberHorizon(sequence_relid, &f.seq, &last, &f.completions);
+		}
+	}
+
+	/*
+	 * The snapshot the reads will use (or an older one): in READ COMMITTED
+	 * a new one, taken after the holders were read, so it sees every
+	 * transaction they found ended; in REPEATABLE READ the transaction's
+	 * own, which may be older: then only horizons found before it was
+	 * taken hold for it.
+	 */
+	snap = GetTransactionSnapshot();
+	keep = 0;
+	for (i = 0; i < nfinals; i++)
+	{
+		if (snap->snapXactCompletionCount >= finals[i].completions)
+		{
+			if (finals[i].seq > session_horizon)
+				session_horizon = finals[i].seq;
+		}
+		else
+			finals[keep++] = finals[i];
+	}
+	nfinals = keep;
+	if (snap->snapXactCompletionCount >= f.completions)
+	{
+		if (f.seq > session_horizon)
+			session_horizon = f.seq;
+	}
+	else if (f.seq > session_horizon)
+	{
+		if (nfinals == MAX_MARKS)
+			nfinals--;
+		finals[nfinals++] = f;
+	}
+	*horizon = session_horizon;
+	return true;
+}
+
+/*
  * ItemStreamSafeHorizon
  *		The highest sequence number H such that every record numbered <= H
  *		that will ever be committed is visible to this transaction's next
@@ -881,11 +964,16 @@ ItemStreamSafeHorizon(void)
 	StreamMark	m;
 	int			i;
 	int			keep;
+	int64		held;
 
-	/* a new mark: the sequence first, then the next transaction id */
 	register_inval();
 	if (!OidIsValid(sequence_relid))
 		sequence_relid = stream_rel("stream_sequence");
+	/* with the shared counters: the holders of numbers */
+	if (held_horizon(&held))
+		return held;
+
+	/* without: a new mark, the sequence first, then the next transaction id */
 	m.seq = StreamNumberLast(sequence_relid);
 	m.next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
 

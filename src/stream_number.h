@@ -16,6 +16,12 @@ extern void StreamNumberInit(void);
 extern int64 StreamNumberNext(Oid seqid);
 /* the highest number handed out so far (0 when none) */
 extern int64 StreamNumberLast(Oid seqid);
+/*
+ * with shared counters, the highest number below every number of a
+ * transaction still in progress, the last number, and the completion count
+ * a snapshot needs to see those numbers' transactions ended; false without
+ */
+extern bool StreamNumberHorizon(Oid seqid, int64 *horizon, int64 *last, uint64 *completions);
 /* forget what is cached about the sequence (after an invalidation) */
 extern void StreamNumberForget(void);
 
