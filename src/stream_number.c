@@ -50,10 +50,49 @@
  * only above the floor (a block at or below it is thrown away, and the
  * next nextval, made after the reader read L, is above it).
  *
+ * Holders.  Readers need to know which open transactions hold numbers
+ * (stream.c, "The horizon").  The table has a holder per backend (by
+ * BackendId): a transaction's first number, handed out under the spinlock,
+ * sets the backend's holder to that number and the transaction's id in
+ * the same critical section, so a reader that read H sees the holder of
+ * every number <= H that was handed out, unless it was cleared.  It is
+ * cleared by the transaction callback at commit or abort, which
+ * PostgreSQL calls after the proc array shows the transaction ended (one
+ * spinlock per transaction that took numbers); later numbers of the
+ * transaction leave it as it is, and so do savepoints, rolled back or
+ * not.  A reader passes over a holder whose transaction the proc array
+ * shows ended (in the moment before its callback clears it, or if a
+ * process left without one): the commit it waited for is visible.
+ *
+ * Prepared transactions.  A transaction that took numbers and is
+ * PREPAREd goes on: it can commit later.  At PRE_PREPARE (where an error
+ * is still possible) it reserves one of the max_prepared_transactions
+ * holders kept for prepared transactions and takes a lock that names its
+ * lowest number (an advisory lock tag of a kind of its own, which user
+ * advisory locks never have); at PREPARE its holder moves there, under
+ * its id, which the proc array shows in progress until COMMIT or ROLLBACK
+ * PREPARED.  A prepared holder whose transaction has ended is freed by the
+ * next reader, or by the next PRE_PREPARE that finds none free.  The lock
+ * is kept in the prepared transaction's state file, and held again after
+ * a restart: the first reader of a counter (after a restart, of every
+ * counter) makes holders of the prepared transactions of its database
+ * from those locks before it answers.
+ *
+ * Crashes and restarts.  The holders are in shared memory, which a crash
+ * restart makes again: the backends' are empty, as every transaction
+ * open before it has aborted, and prepared transactions are found again
+ * by their locks, as above.
+ *
  * Without shared memory.  Not preloaded, or when every slot of the table
  * is taken, a database's sessions take each number with nextval, as
  * before, and H is the sequence's last value: numbers are then spaced by
- * the increment.  A database is in one mode for the server's life: slots
+ * the increment.  There are no holders: a transaction takes a lock of its
+ * own kind (an advisory lock tag no SQL function makes) before its first
+ * number and keeps it until it ends, and readers wait for the holders of
+ * that lock (StreamNumberTakers).  The sequence's own lock, which nextval
+ * also keeps, would not do: any role can take it (nextval takes it before
+ * it checks rights, and keeps it through the savepoint that caught the
+ * error).  A database is in one mode for the server's life: slots
  * are never given back (a slot of a dropped database, or of an extension
  * dropped and made again, stays taken until a restart), because a session
  * that took numbers by nextval while another took them from a block would
@@ -64,20 +103,25 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "access/transam.h"
 #include "access/twophase.h"
 #include "access/xact.h"
 #include "catalog/pg_sequence.h"
 #include "commands/sequence.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "storage/ipc.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "storage/lwlock.h"
+#include "storage/proc.h"
 #include "storage/procarray.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
 #include "utils/fmgrprotos.h"
+#include "utils/rel.h"
+#include "utils/resowner.h"
 #include "utils/syscache.h"
 
 #include "stream_number.h"
@@ -125,6 +169,15 @@ typedef struct StreamCounters
 #define SET_LOCKTAG_STREAM_HOLD(tag, db, low) \
 	SET_LOCKTAG_ADVISORY(tag, db, (uint32) ((uint64) (low) >> 32), (uint32) (low), \
 						 STREAM_HOLD_LOCK_KIND)
+
+/*
+ * Without the shared counters, the lock every transaction that takes
+ * numbers holds (ShareLock: takers do not conflict) from before its first
+ * one until it ends; of a kind of its own too, so no one else can take it.
+ */
+#define STREAM_TAKER_LOCK_KIND	0x4955
+#define SET_LOCKTAG_STREAM_TAKER(tag, db) \
+	SET_LOCKTAG_ADVISORY(tag, db, 0, 0, STREAM_TAKER_LOCK_KIND)
 
 static StreamCounters *counters = NULL;
 static shmem_request_hook_type prev_shmem_request = NULL;
@@ -462,7 +515,31 @@ StreamNumberNext(Oid seqid)
 	TransactionId xid = InvalidTransactionId;
 
 	if (c == NULL)
+	{
+		static LocalTransactionId taker_lxid = InvalidLocalTransactionId;
+
+		/* a taker from before its first number (StreamNumberTakers) */
+		if (taker_lxid != MyProc->lxid)
+		{
+			LOCKTAG		tag;
+			ResourceOwner owner = CurrentResourceOwner;
+
+			/* held until the transaction ends, whatever its savepoints do */
+			SET_LOCKTAG_STREAM_TAKER(tag, MyDatabaseId);
+			CurrentResourceOwner = TopTransactionResourceOwner;
+			PG_TRY();
+			{
+				(void) LockAcquire(&tag, ShareLock, false, false);
+			}
+			PG_FINALLY();
+			{
+				CurrentResourceOwner = owner;
+			}
+			PG_END_TRY();
+			taker_lxid = MyProc->lxid;
+		}
 		return nextval_internal(seqid, false);
+	}
 	if (!holding)
 		h = my_holder(&xid);
 	for (;;)
@@ -705,4 +782,47 @@ StreamNumberHorizon(Oid seqid, int64 *horizon, int64 *last, uint64 *completions)
 	*completions = ShmemVariableCache->xactCompletionCount;
 	LWLockRelease(ProcArrayLock);
 	return true;
+}
+
+/*
+ * StreamNumberTakers
+ *		Without the shared counters, where each number is a nextval: *last,
+ *		the sequence's last value (0 when none), and the transactions but
+ *		this one (*n of them, palloc'd) that hold the takers' lock.  A
+ *		transaction takes that lock before its first number and keeps it
+ *		until it ends (prepared ones included, across a restart), so every
+ *		number <= *last was taken by one of them or by a transaction that
+ *		had ended.  The value is read from the sequence's page without the
+ *		sequence's lock or rights (pg_sequence_last_value takes the lock,
+ *		until the reader's transaction ends).
+ */
+VirtualTransactionId *
+StreamNumberTakers(Oid seqid, int64 *last, int *n)
+{
+	Relation	rel = relation_open(seqid, AccessShareLock);
+	Buffer		buf;
+	Page		page;
+	ItemId		lp;
+	HeapTupleData tup;
+	Form_pg_sequence_data seq;
+	LOCKTAG		tag;
+
+	if (rel->rd_rel->relkind != RELKIND_SEQUENCE)
+		elog(ERROR, "\"%s\" is not a sequence", RelationGetRelationName(rel));
+	buf = ReadBuffer(rel, 0);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	lp = PageGetItemId(page, FirstOffsetNumber);
+	if (!ItemIdIsNormal(lp))
+		elog(ERROR, "invalid page of sequence \"%s\"", RelationGetRelationName(rel));
+	tup.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	tup.t_len = ItemIdGetLength(lp);
+	seq = (Form_pg_sequence_data) GETSTRUCT(&tup);
+	*last = seq->is_called ? seq->last_value : 0;
+	UnlockReleaseBuffer(buf);
+	relation_close(rel, NoLock);
+
+	/* ExclusiveLock conflicts with the takers' ShareLock */
+	SET_LOCKTAG_STREAM_TAKER(tag, MyDatabaseId);
+	return GetLockConflicts(&tag, ExclusiveLock, n);
 }

@@ -10,6 +10,8 @@
 #ifndef ITEM_TABLE_STREAM_NUMBER_H
 #define ITEM_TABLE_STREAM_NUMBER_H
 
+#include "storage/lock.h"
+
 /* from _PG_init: asks for the shared counters when preloaded */
 extern void StreamNumberInit(void);
 /* the next number, larger than every number handed out before this call */
@@ -22,6 +24,11 @@ extern int64 StreamNumberLast(Oid seqid);
  * a snapshot needs to see those numbers' transactions ended; false without
  */
 extern bool StreamNumberHorizon(Oid seqid, int64 *horizon, int64 *last, uint64 *completions);
+/*
+ * without them, the sequence's last value and the transactions (but this
+ * one) that hold its lock, having taken numbers (palloc'd, *n of them)
+ */
+extern VirtualTransactionId *StreamNumberTakers(Oid seqid, int64 *last, int *n);
 /* forget what is cached about the sequence (after an invalidation) */
 extern void StreamNumberForget(void);
 
