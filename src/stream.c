@@ -885,7 +885,7 @@ static int	nfinals = 0;
 
 /*
  * Without the shared counters, a mark: every number <= seq was taken by
- * one of the nwait transactions wait (which held the sequence's lock) or
+ * one of the nwait transactions wait (which held the takers' lock) or
  * by a transaction that had ended; it becomes a final once they all have.
  */
 typedef struct StreamMark
