@@ -63,34 +63,76 @@
  * of a committed transaction while 10 belonged to one still running would
  * skip 10 when it commits.  So a reader returns only records below a safe
  * horizon: a number H such that every transaction that took a number <= H
- * has ended.  It is found with marks.  A mark (H, X) is taken by reading
- * the last number handed out H and then the next transaction id X: a
- * writer took its number after it had its transaction id (the row write
- * that fires the trigger assigned it), so every number <= H belongs to a
- * transaction whose id is below X.  Once a snapshot shows every
- * transaction with an id below X ended (mark_passed: none of them in its
- * running list, and those from its xmax to X asked of the proc array; the
- * reader's own transaction apart, whose records it sees anyway), the
- * records numbered <= H are final, and that snapshot (and every later
- * one) sees all the committed ones.  A reader takes a mark on each call
- * and keeps the marks of its session (ItemStreamSafeHorizon): a mark is
- * usable as soon as a later call finds it passed, and at once when the
- * transactions it waits for end within HORIZON_WAIT_MS (in READ
- * COMMITTED, the reader waits that long at most).  The set of records at or below a usable horizon never changes
+ * has ended, and the reader's snapshot sees it ended.  Only transactions
+ * that took a number count: one that holds a transaction id or a snapshot
+ * and wrote no record (any role can open one) must not hold the streams
+ * back (README, Security, "Stream readers' horizon").
+ *
+ * With the shared counters (stream_number.c, the preloaded set-up) the
+ * holders of numbers are known: each backend's open transaction that took
+ * a number is a holder with its lowest number, set under the counter's
+ * spinlock as that number is handed out and cleared at commit or abort,
+ * after the proc array shows the transaction ended; a prepared
+ * transaction's holder is kept until COMMIT or ROLLBACK PREPARED, and
+ * after a restart is found again by a lock that names its number.
+ * StreamNumberHorizon reads the last number handed out L, then the
+ * holders: H is L, or one below the lowest number of a holder still in
+ * progress (a holder whose transaction the proc array shows ended is
+ * passed over: its commit is visible).  Every number <= H was handed out
+ * before the holders were read, with its holder set, so its transaction
+ * had ended when they were read.  The count of completed transactions
+ * read last tells which snapshots see all those ends: one whose
+ * snapXactCompletionCount is at least that count (in READ COMMITTED, the
+ * snapshot taken next; in REPEATABLE READ, the transaction's snapshot may
+ * be older, and a horizon found in an earlier call serves until then).
+ * The reader's own transaction is passed over: it sees its own records,
+ * and if it aborts, so does whatever it did with them.  A holder stays
+ * set until its top-level transaction ends, whatever its savepoints did:
+ * a record rolled back by a savepoint still holds the later ones until
+ * then (its number becomes a gap).
+ *
+ * Without the shared counters (not preloaded, or a database past the
+ * counters' table), each number is a nextval, and nothing records who
+ * holds which.  Instead a transaction takes the takers' lock (a lock of
+ * the extension's own kind, which no SQL function can take) before its
+ * first number and keeps it until it ends -- through a savepoint's
+ * rollback, into a prepared transaction, and across a restart with it --
+ * and the horizon is found with marks.  A mark (H, W) is taken by reading
+ * the last number handed out H (from the sequence's page, without its
+ * lock) and then W, the transactions but the reader's own that hold the
+ * takers' lock (StreamNumberTakers: GetLockConflicts, as CREATE INDEX
+ * CONCURRENTLY finds writers): every number <= H was taken by one of them
+ * or by a transaction that had ended.  Once all of W have ended
+ * (mark_passed, by their virtual transaction ids), H is final for the
+ * snapshots that count those ends (the completion count read then).  A
+ * reader takes a mark on each call and keeps the marks of its session
+ * (ItemStreamSafeHorizon): a mark becomes final as soon as a later call
+ * finds it passed.  Transactions that took no number hold no mark back,
+ * but a mark waits for all of W, not only for those below a number.  On a
+ * hot standby, where neither the primary's holders nor its locks are
+ * known, a mark is (H, X), X the next transaction id replayed, passed
+ * once a snapshot shows every transaction below X ended
+ * (standby_finals); standby sessions have no transaction ids.
+ *
+ * Either way, in READ COMMITTED the reader waits up to HORIZON_WAIT_MS
+ * for the transactions that hold back the numbers handed out when it
+ * came.  The set of records at or below a usable horizon never changes
  * again, and records are returned in sequence order, so a reader that
  * moves its position along them neither skips nor repeats one; the
  * changes of one item are numbered in the order they were made (its
  * writers hold its row lock until they commit), so they are read in that
- * order.  The cost is latency: a record waits for the transactions that
- * were running when the record before it was numbered; a long transaction
- * holds the stream back, which is what exactly-once in order demands.
- * Alternatives weighed: ordering by transaction id with xmin as the
- * horizon breaks per-item order (an older transaction id can write an
- * item after a younger one committed a change of it); renumbering at
- * commit by the background worker adds a second write of every record and
- * the worker's latency to every read; decoding the write-ahead log needs
- * wal_level=logical and a slot.  The marks cost readers two cheap reads
- * and writers nothing.
+ * order.  The cost is latency: a record waits for the writers that were
+ * still open when it was numbered; a long writing transaction holds the
+ * stream back, which is what exactly-once in order demands.  Alternatives
+ * weighed: ordering by transaction id with xmin as the horizon breaks
+ * per-item order (an older transaction id can write an item after a
+ * younger one committed a change of it); renumbering at commit by the
+ * background worker adds a second write of every record and the worker's
+ * latency to every read; decoding the write-ahead log needs
+ * wal_level=logical and a slot.  The holders cost a writer one spinlock
+ * at the end of a transaction that took numbers (the first number sets
+ * its holder under the spinlock it takes anyway), and a reader a pass
+ * over the holders.
  *
  * One number per record, taken when the record is written, from a
  * counter every session shares, never from a block of its own.  Numbers
@@ -822,50 +864,230 @@ ItemStreamCaptureDirect(Relation rel, Datum oldkey, Datum olditem, Datum newkey,
  * the horizon
  * ----------------------------------------------------------------
  */
-typedef struct StreamMark
-{
-	int64		seq;
-	TransactionId next_xid;
-} StreamMark;
-
 #define MAX_MARKS 32
 #define HORIZON_WAIT_MS 50
-static StreamMark marks[MAX_MARKS];
-static int	nmarks = 0;
 static int64 session_horizon = 0;
 
 /*
- * mark_passed
- *		Had every transaction with an id below next_xid ended when snap was
- *		taken -- this transaction apart?  Its own records, if it wrote any,
- *		are visible to it; if it aborts, so does whatever it read of them.
- *		Ids below the snapshot's xmax are running when listed in xip; those
- *		from xmax on were assigned but not yet seen completed, and are
- *		asked of the proc array (there are few: xmax is the latest
+ * A horizon usable by snapshots whose completion count is at least
+ * completions: every record numbered <= seq that will ever be committed
+ * belongs to a transaction such a snapshot sees ended.  Kept for a later
+ * call while this transaction's snapshot is older.
+ */
+typedef struct StreamFinal
+{
+	int64		seq;
+	uint64		completions;
+} StreamFinal;
+
+static StreamFinal finals[MAX_MARKS];
+static int	nfinals = 0;
+
+/*
+ * Without the shared counters, a mark: every number <= seq was taken by
+ * one of the nwait transactions wait (which held the takers' lock) or
+ * by a transaction that had ended; it becomes a final once they all have.
+ */
+typedef struct StreamMark
+{
+	int64		seq;
+	int			nwait;
+	VirtualTransactionId *wait; /* in TopMemoryContext */
+} StreamMark;
+
+static StreamMark marks[MAX_MARKS];
+static int	nmarks = 0;
+
+static uint64
+completion_count(void)
+{
+	uint64		c;
+
+	LWLockAcquire(ProcArrayLock, LW_SHARED);
+	c = ShmemVariableCache->xactCompletionCount;
+	LWLockRelease(ProcArrayLock);
+	return c;
+}
+
+/* have all the transactions m waits for ended?  (those found ended go) */
+static bool
+mark_passed(StreamMark *m)
+{
+	while (m->nwait > 0)
+	{
+		if (!VirtualXactLock(m->wait[m->nwait - 1], false))
+			return false;
+		m->nwait--;
+	}
+	return true;
+}
+
+static void
+add_final(int64 seq, uint64 completions)
+{
+	if (seq <= session_horizon)
+		return;
+	/* when full, the newest replaces the last */
+	if (nfinals == MAX_MARKS)
+		nfinals--;
+	finals[nfinals].seq = seq;
+	finals[nfinals].completions = completions;
+	nfinals++;
+}
+
+/*
+ * held_final
+ *		With the shared counters: the horizon under the holders' lowest
+ *		number (StreamNumberHorizon), added to the finals; false without
+ *		them.  In READ COMMITTED it waits a little (up to HORIZON_WAIT_MS)
+ *		for the writers that hold back the numbers handed out when it came:
+ *		transactions are mostly short.
+ */
+static bool
+held_final(void)
+{
+	int64		seq;
+	int64		last;
+	int64		target;
+	uint64		completions;
+	int			i;
+
+	if (!StreamNumberHorizon(sequence_relid, &seq, &last, &completions))
+		return false;
+	target = last;
+	if (seq < target && seq > session_horizon && !IsolationUsesXactSnapshot())
+	{
+		for (i = 0; i < HORIZON_WAIT_MS && seq < target; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			pg_usleep(1000L);
+			(void) StreamNumberHorizon(sequence_relid, &seq, &last, &completions);
+		}
+	}
+	add_final(seq, completions);
+	return true;
+}
+
+/*
+ * marked_finals
+ *		Without the shared counters: a new mark, then every mark whose
+ *		transactions have all ended becomes a final (in READ COMMITTED the
+ *		new one is waited for a little, as in held_final).
+ */
+static void
+marked_finals(void)
+{
+	StreamMark	m;
+	VirtualTransactionId *wait;
+	int			i;
+	int			keep;
+
+	wait = StreamNumberTakers(sequence_relid, &m.seq, &m.nwait);
+	m.wait = NULL;
+	if (m.nwait > 0)
+	{
+		m.wait = MemoryContextAlloc(TopMemoryContext, sizeof(VirtualTransactionId) * m.nwait);
+		memcpy(m.wait, wait, sizeof(VirtualTransactionId) * m.nwait);
+	}
+	pfree(wait);
+	if (m.seq > session_horizon && !IsolationUsesXactSnapshot())
+	{
+		for (i = 0; i < HORIZON_WAIT_MS && !mark_passed(&m); i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			pg_usleep(1000L);
+		}
+	}
+	if (nmarks == MAX_MARKS)
+	{
+		/* when full, the newest replaces the last */
+		if (marks[nmarks - 1].wait)
+			pfree(marks[nmarks - 1].wait);
+		nmarks--;
+	}
+	marks[nmarks++] = m;
+
+	/* the ends are seen by the snapshots that count them */
+	keep = 0;
+	for (i = 0; i < nmarks; i++)
+	{
+		if (mark_passed(&marks[i]) || marks[i].seq <= session_horizon)
+		{
+			add_final(marks[i].seq, completion_count());
+			if (marks[i].wait)
+				pfree(marks[i].wait);
+		}
+		else
+			marks[keep++] = marks[i];
+	}
+	nmarks = keep;
+}
+
+/*
+ * standby_passed
+ *		On a hot standby: had every transaction of the primary with an id
+ *		below next_xid ended when snap was taken?  Ids below the snapshot's
+ *		xmax are running when listed in xip; those from xmax on are asked
+ *		of the known assigned ids (there are few: xmax is the latest
  *		completed id plus one).
  */
 static bool
-mark_passed(Snapshot snap, TransactionId next_xid)
+standby_passed(Snapshot snap, TransactionId next_xid)
 {
 	TransactionId xid;
 	uint32		i;
 	int			n = 0;
 
 	for (i = 0; i < snap->xcnt; i++)
-	{
-		if (TransactionIdPrecedes(snap->xip[i], next_xid) &&
-			!TransactionIdIsCurrentTransactionId(snap->xip[i]))
+		if (TransactionIdPrecedes(snap->xip[i], next_xid))
 			return false;
-	}
 	for (xid = snap->xmax; TransactionIdPrecedes(xid, next_xid);)
 	{
 		if (++n > 1000)
 			return false;		/* a long way behind: wait for a later snapshot */
-		if (!TransactionIdIsCurrentTransactionId(xid) && TransactionIdIsInProgress(xid))
+		if (TransactionIdIsInProgress(xid))
 			return false;
 		TransactionIdAdvance(xid);
 	}
 	return true;
+}
+
+/*
+ * standby_finals
+ *		On a hot standby, where neither the primary's holders nor its locks
+ *		are known: a mark of the last number and the next transaction id
+ *		replayed, final once a snapshot shows every transaction below that
+ *		id ended (no session of a standby has one of its own).
+ */
+static void
+standby_finals(void)
+{
+	static int64 pending_seq[MAX_MARKS];
+	static TransactionId pending_xid[MAX_MARKS];
+	static int	npending = 0;
+	Snapshot	snap;
+	int			i;
+	int			keep;
+
+	if (npending == MAX_MARKS)
+		npending--;
+	pending_seq[npending] = StreamNumberLast(sequence_relid);
+	pending_xid[npending] = XidFromFullTransactionId(ReadNextFullTransactionId());
+	npending++;
+	snap = GetLatestSnapshot();
+	keep = 0;
+	for (i = 0; i < npending; i++)
+	{
+		if (standby_passed(snap, pending_xid[i]))
+			add_final(pending_seq[i], snap->snapXactCompletionCount);
+		else
+		{
+			pending_seq[keep] = pending_seq[i];
+			pending_xid[keep] = pending_xid[i];
+			keep++;
+		}
+	}
+	npending = keep;
 }
 
 /*
@@ -878,62 +1100,37 @@ int64
 ItemStreamSafeHorizon(void)
 {
 	Snapshot	snap;
-	StreamMark	m;
 	int			i;
 	int			keep;
 
-	/* a new mark: the sequence first, then the next transaction id */
 	register_inval();
 	if (!OidIsValid(sequence_relid))
 		sequence_relid = stream_rel("stream_sequence");
-	m.seq = StreamNumberLast(sequence_relid);
-	m.next_xid = XidFromFullTransactionId(ReadNextFullTransactionId());
+	/* with the shared counters, their holders; without, marks */
+	if (RecoveryInProgress())
+		standby_finals();
+	else if (!held_final())
+		marked_finals();
 
 	/*
 	 * The snapshot the reads will use (or an older one): in READ COMMITTED
-	 * a new one, which later statements only extend; in REPEATABLE READ
-	 * the transaction's own.
+	 * a new one, taken after the finals were found, so it sees every end
+	 * they rely on; in REPEATABLE READ the transaction's own, which may be
+	 * older: then only the finals found before it was taken hold for it.
 	 */
 	snap = GetTransactionSnapshot();
-	/* marks (oldest first) that the snapshot has passed */
 	keep = 0;
-	for (i = 0; i < nmarks; i++)
+	for (i = 0; i < nfinals; i++)
 	{
-		if (mark_passed(snap, marks[i].next_xid))
+		if (snap->snapXactCompletionCount >= finals[i].completions)
 		{
-			if (marks[i].seq > session_horizon)
-				session_horizon = marks[i].seq;
+			if (finals[i].seq > session_horizon)
+				session_horizon = finals[i].seq;
 		}
-		else
-			marks[keep++] = marks[i];
+		else if (finals[i].seq > session_horizon)
+			finals[keep++] = finals[i];
 	}
-	nmarks = keep;
-	/*
-	 * Transactions are mostly short: in READ COMMITTED, wait a little (up
-	 * to HORIZON_WAIT_MS) for those the new mark waits for, with a new
-	 * snapshot each time (later statements take later ones still).
-	 */
-	if (m.seq > session_horizon && !IsolationUsesXactSnapshot())
-	{
-		for (i = 0; i < HORIZON_WAIT_MS && !mark_passed(snap, m.next_xid); i++)
-		{
-			CHECK_FOR_INTERRUPTS();
-			pg_usleep(1000L);
-			snap = GetLatestSnapshot();
-		}
-	}
-	if (mark_passed(snap, m.next_xid))
-	{
-		if (m.seq > session_horizon)
-			session_horizon = m.seq;
-	}
-	else if (m.seq > session_horizon)
-	{
-		/* keep it for a later call; when full, the newest replaces the last */
-		if (nmarks == MAX_MARKS)
-			nmarks--;
-		marks[nmarks++] = m;
-	}
+	nfinals = keep;
 	return session_horizon;
 }
 

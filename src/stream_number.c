@@ -50,10 +50,49 @@
  * only above the floor (a block at or below it is thrown away, and the
  * next nextval, made after the reader read L, is above it).
  *
+ * Holders.  Readers need to know which open transactions hold numbers
+ * (stream.c, "The horizon").  The table has a holder per backend (by
+ * BackendId): a transaction's first number, handed out under the spinlock,
+ * sets the backend's holder to that number and the transaction's id in
+ * the same critical section, so a reader that read H sees the holder of
+ * every number <= H that was handed out, unless it was cleared.  It is
+ * cleared by the transaction callback at commit or abort, which
+ * PostgreSQL calls after the proc array shows the transaction ended (one
+ * spinlock per transaction that took numbers); later numbers of the
+ * transaction leave it as it is, and so do savepoints, rolled back or
+ * not.  A reader passes over a holder whose transaction the proc array
+ * shows ended (in the moment before its callback clears it, or if a
+ * process left without one): the commit it waited for is visible.
+ *
+ * Prepared transactions.  A transaction that took numbers and is
+ * PREPAREd goes on: it can commit later.  At PRE_PREPARE (where an error
+ * is still possible) it reserves one of the max_prepared_transactions
+ * holders kept for prepared transactions and takes a lock that names its
+ * lowest number (an advisory lock tag of a kind of its own, which user
+ * advisory locks never have); at PREPARE its holder moves there, under
+ * its id, which the proc array shows in progress until COMMIT or ROLLBACK
+ * PREPARED.  A prepared holder whose transaction has ended is freed by the
+ * next reader, or by the next PRE_PREPARE that finds none free.  The lock
+ * is kept in the prepared transaction's state file, and held again after
+ * a restart: the first reader of a counter (after a restart, of every
+ * counter) makes holders of the prepared transactions of its database
+ * from those locks before it answers.
+ *
+ * Crashes and restarts.  The holders are in shared memory, which a crash
+ * restart makes again: the backends' are empty, as every transaction
+ * open before it has aborted, and prepared transactions are found again
+ * by their locks, as above.
+ *
  * Without shared memory.  Not preloaded, or when every slot of the table
  * is taken, a database's sessions take each number with nextval, as
  * before, and H is the sequence's last value: numbers are then spaced by
- * the increment.  A database is in one mode for the server's life: slots
+ * the increment.  There are no holders: a transaction takes a lock of its
+ * own kind (an advisory lock tag no SQL function makes) before its first
+ * number and keeps it until it ends, and readers wait for the holders of
+ * that lock (StreamNumberTakers).  The sequence's own lock, which nextval
+ * also keeps, would not do: any role can take it (nextval takes it before
+ * it checks rights, and keeps it through the savepoint that caught the
+ * error).  A database is in one mode for the server's life: slots
  * are never given back (a slot of a dropped database, or of an extension
  * dropped and made again, stays taken until a restart), because a session
  * that took numbers by nextval while another took them from a block would
@@ -64,14 +103,25 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/transam.h"
+#include "access/twophase.h"
+#include "access/xact.h"
 #include "catalog/pg_sequence.h"
 #include "commands/sequence.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "storage/ipc.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
 #include "utils/fmgrprotos.h"
+#include "utils/rel.h"
+#include "utils/resowner.h"
 #include "utils/syscache.h"
 
 #include "stream_number.h"
@@ -85,13 +135,49 @@ typedef struct StreamCounter
 	int64		next;			/* the next number to hand out */
 	int64		end;			/* the block's end (exclusive); 0: no block yet */
 	int64		floor;			/* before the first block: no block at or below */
+	bool		recovered;		/* prepared transactions of before the start known */
 } StreamCounter;
+
+/*
+ * A holder: a transaction that took a number and has not ended.  One per
+ * backend (its open transaction), then one per prepared transaction.
+ */
+typedef struct StreamHolder
+{
+	Oid			dbid;
+	TransactionId xid;			/* the top transaction's id */
+	int64		low;			/* the lowest number it took; 0: free */
+	int			reserved_by;	/* prepared ones: the backend preparing into it */
+} StreamHolder;
 
 typedef struct StreamCounters
 {
 	slock_t		mutex;
+	int			nbackends;		/* holder[0 .. nbackends): by BackendId - 1 */
+	int			nholders;		/* then the prepared transactions' */
 	StreamCounter counter[STREAM_COUNTERS];
+	StreamHolder holder[FLEXIBLE_ARRAY_MEMBER];
 } StreamCounters;
+
+/*
+ * The lock a prepared transaction that took numbers holds, which names its
+ * lowest number: kept in the prepared transaction's state file, it is there
+ * again after a restart (an advisory lock tag of our own kind: user
+ * advisory locks have 1 or 2 in the last field).
+ */
+#define STREAM_HOLD_LOCK_KIND	0x4954
+#define SET_LOCKTAG_STREAM_HOLD(tag, db, low) \
+	SET_LOCKTAG_ADVISORY(tag, db, (uint32) ((uint64) (low) >> 32), (uint32) (low), \
+						 STREAM_HOLD_LOCK_KIND)
+
+/*
+ * Without the shared counters, the lock every transaction that takes
+ * numbers holds (ShareLock: takers do not conflict) from before its first
+ * one until it ends; of a kind of its own too, so no one else can take it.
+ */
+#define STREAM_TAKER_LOCK_KIND	0x4955
+#define SET_LOCKTAG_STREAM_TAKER(tag, db) \
+	SET_LOCKTAG_ADVISORY(tag, db, 0, 0, STREAM_TAKER_LOCK_KIND)
 
 static StreamCounters *counters = NULL;
 static shmem_request_hook_type prev_shmem_request = NULL;
@@ -101,12 +187,24 @@ static shmem_startup_hook_type prev_shmem_startup = NULL;
 static Oid	cached_seqid = InvalidOid;
 static StreamCounter *cached_counter = NULL;
 
+/* this backend's holder, set while its transaction holds numbers */
+static bool holding = false;
+/* the prepared transactions' holder reserved at PRE_PREPARE, or -1 */
+static int	prepared_holder = -1;
+
+static Size
+counters_size(void)
+{
+	return add_size(offsetof(StreamCounters, holder),
+					mul_size(sizeof(StreamHolder), MaxBackends + max_prepared_xacts));
+}
+
 static void
 stream_number_shmem_request(void)
 {
 	if (prev_shmem_request)
 		prev_shmem_request();
-	RequestAddinShmemSpace(sizeof(StreamCounters));
+	RequestAddinShmemSpace(counters_size());
 }
 
 static void
@@ -117,11 +215,13 @@ stream_number_shmem_startup(void)
 	if (prev_shmem_startup)
 		prev_shmem_startup();
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	counters = ShmemInitStruct("item_table stream numbers", sizeof(StreamCounters), &found);
+	counters = ShmemInitStruct("item_table stream numbers", counters_size(), &found);
 	if (!found)
 	{
-		memset(counters, 0, sizeof(StreamCounters));
+		memset(counters, 0, counters_size());
 		SpinLockInit(&counters->mutex);
+		counters->nbackends = MaxBackends;
+		counters->nholders = MaxBackends + max_prepared_xacts;
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -182,6 +282,7 @@ counter_of(Oid seqid)
 		free_slot->dbid = MyDatabaseId;
 		free_slot->seqid = seqid;
 		free_slot->next = free_slot->end = free_slot->floor = 0;
+		free_slot->recovered = false;
 		c = free_slot;
 	}
 	SpinLockRelease(&counters->mutex);
@@ -204,18 +305,243 @@ sequence_increment(Oid seqid)
 	return inc;
 }
 
+/* ----------------------------------------------------------------
+ * holders
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * forget_ended
+ *		Free the prepared transactions' holders whose transaction has ended
+ *		(committed or rolled back, seen so in the proc array): only xid is
+ *		freed, if it is still there.
+ */
+static void
+forget_ended(int index, TransactionId xid)
+{
+	StreamHolder *h = &counters->holder[index];
+
+	if (TransactionIdIsInProgress(xid))
+		return;
+	SpinLockAcquire(&counters->mutex);
+	if (h->low != 0 && h->xid == xid && h->reserved_by == 0)
+		h->low = 0;
+	SpinLockRelease(&counters->mutex);
+}
+
+static void
+forget_all_ended(void)
+{
+	int			n = counters->nholders - counters->nbackends;
+	TransactionId *xids = palloc(sizeof(TransactionId) * Max(n, 1));
+	int			i;
+
+	SpinLockAcquire(&counters->mutex);
+	for (i = 0; i < n; i++)
+	{
+		StreamHolder *h = &counters->holder[counters->nbackends + i];
+
+		xids[i] = h->low != 0 && h->reserved_by == 0 ? h->xid : InvalidTransactionId;
+	}
+	SpinLockRelease(&counters->mutex);
+	for (i = 0; i < n; i++)
+		if (TransactionIdIsValid(xids[i]))
+			forget_ended(counters->nbackends + i, xids[i]);
+	pfree(xids);
+}
+
+/*
+ * prepared_holder_for
+ *		A free holder for a prepared transaction, reserved for this backend
+ *		(reserved_by); with xid valid, the one that already holds xid, if
+ *		any.  Those of ended transactions are freed if none is free.
+ */
+static int
+prepared_holder_for(TransactionId xid, bool *found)
+{
+	int			attempt;
+
+	*found = false;
+	for (attempt = 0; attempt < 2; attempt++)
+	{
+		int			free_one = -1;
+		int			i;
+
+		SpinLockAcquire(&counters->mutex);
+		for (i = counters->nbackends; i < counters->nholders; i++)
+		{
+			StreamHolder *h = &counters->holder[i];
+
+			if (h->low == 0 && h->reserved_by == 0)
+			{
+				if (free_one < 0)
+					free_one = i;
+			}
+			else if (TransactionIdIsValid(xid) && h->low != 0 && h->xid == xid)
+			{
+				*found = true;
+				free_one = i;
+				break;
+			}
+		}
+		if (free_one >= 0 && !*found)
+			counters->holder[free_one].reserved_by = MyBackendId;
+		SpinLockRelease(&counters->mutex);
+		if (free_one >= 0)
+			return free_one;
+		forget_all_ended();
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+			 errmsg("too many prepared transactions hold stream numbers"),
+			 errhint("Commit or roll back prepared transactions, or increase max_prepared_transactions.")));
+	return -1;
+}
+
+/*
+ * stream_number_xact
+ *		The end of a transaction that took numbers: its holder is cleared
+ *		at commit and abort (called after the proc array shows it ended),
+ *		and moved to a prepared transaction's holder at PREPARE, reserved
+ *		at PRE_PREPARE (where an error is still possible), together with
+ *		the lock that names its lowest number for after a restart.
+ */
+static void
+stream_number_xact(XactEvent event, void *arg)
+{
+	StreamHolder *mine;
+
+	if (!holding && prepared_holder < 0)
+		return;
+	mine = &counters->holder[MyBackendId - 1];
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			SpinLockAcquire(&counters->mutex);
+			if (holding)
+				mine->low = 0;
+			if (prepared_holder >= 0)
+				counters->holder[prepared_holder].reserved_by = 0;
+			SpinLockRelease(&counters->mutex);
+			holding = false;
+			prepared_holder = -1;
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			if (holding && prepared_holder < 0 && max_prepared_xacts > 0)
+			{
+				LOCKTAG	tag;
+				bool		found;
+
+				prepared_holder = prepared_holder_for(InvalidTransactionId, &found);
+				SET_LOCKTAG_STREAM_HOLD(tag, MyDatabaseId, mine->low);
+				(void) LockAcquire(&tag, ExclusiveLock, false, false);
+			}
+			break;
+		case XACT_EVENT_PREPARE:
+			/*
+			 * The prepared transaction is in the proc array under the same
+			 * id: it goes on holding its numbers back.  (Numbers taken after
+			 * PRE_PREPARE, which nothing here does, would leave the
+			 * backend's holder to the prepared transaction until the
+			 * backend's next one that takes numbers.)
+			 */
+			SpinLockAcquire(&counters->mutex);
+			if (holding && prepared_holder >= 0)
+			{
+				StreamHolder *p = &counters->holder[prepared_holder];
+
+				p->dbid = mine->dbid;
+				p->xid = mine->xid;
+				p->low = mine->low;
+				mine->low = 0;
+			}
+			if (prepared_holder >= 0)
+				counters->holder[prepared_holder].reserved_by = 0;
+			SpinLockRelease(&counters->mutex);
+			holding = false;
+			prepared_holder = -1;
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * my_holder
+ *		This backend's holder, to be set with the transaction's first number
+ *		(its id, assigned if need be, in *xid).
+ */
+static StreamHolder *
+my_holder(TransactionId *xid)
+{
+	static bool registered = false;
+
+	if (MyBackendId < 1 || MyBackendId > counters->nbackends)
+		elog(ERROR, "stream numbers taken by a process without a backend id");
+	if (!registered)
+	{
+		RegisterXactCallback(stream_number_xact, NULL);
+		registered = true;
+	}
+	*xid = GetTopTransactionId();
+	return &counters->holder[MyBackendId - 1];
+}
+
+#define HOLD(h, xid_, n) \
+	do { \
+		if ((h) != NULL) \
+		{ \
+			(h)->dbid = MyDatabaseId; \
+			(h)->xid = (xid_); \
+			(h)->low = (n); \
+			holding = true; \
+		} \
+	} while (0)
+
 /*
  * StreamNumberNext
  *		A number larger than every number handed out before this call, in
- *		this database (see the header essay).
+ *		this database (see the header essay).  The transaction's first one
+ *		is its holder's lowest number, set as it is handed out.
  */
 int64
 StreamNumberNext(Oid seqid)
 {
 	StreamCounter *c = counter_of(seqid);
+	StreamHolder *h = NULL;
+	TransactionId xid = InvalidTransactionId;
 
 	if (c == NULL)
+	{
+		static LocalTransactionId taker_lxid = InvalidLocalTransactionId;
+
+		/* a taker from before its first number (StreamNumberTakers) */
+		if (taker_lxid != MyProc->lxid)
+		{
+			LOCKTAG		tag;
+			ResourceOwner owner = CurrentResourceOwner;
+
+			/* held until the transaction ends, whatever its savepoints do */
+			SET_LOCKTAG_STREAM_TAKER(tag, MyDatabaseId);
+			CurrentResourceOwner = TopTransactionResourceOwner;
+			PG_TRY();
+			{
+				(void) LockAcquire(&tag, ShareLock, false, false);
+			}
+			PG_FINALLY();
+			{
+				CurrentResourceOwner = owner;
+			}
+			PG_END_TRY();
+			taker_lxid = MyProc->lxid;
+		}
 		return nextval_internal(seqid, false);
+	}
+	if (!holding)
+		h = my_holder(&xid);
 	for (;;)
 	{
 		int64		n;
@@ -226,6 +552,7 @@ StreamNumberNext(Oid seqid)
 		if (c->next < c->end)
 		{
 			n = c->next++;
+			HOLD(h, xid, n);
 			SpinLockRelease(&counters->mutex);
 			return n;
 		}
@@ -248,6 +575,7 @@ StreamNumberNext(Oid seqid)
 		{
 			c->next = n + 1;
 			c->end = n > PG_INT64_MAX - inc ? PG_INT64_MAX : n + inc;
+			HOLD(h, xid, n);
 			SpinLockRelease(&counters->mutex);
 			return n;
 		}
@@ -314,4 +642,187 @@ StreamNumberLast(Oid seqid)
 		c->floor = last;
 	SpinLockRelease(&counters->mutex);
 	return last;
+}
+
+/*
+ * recover_prepared
+ *		After a restart, the prepared transactions that took numbers before
+ *		it are known by the locks that name their lowest numbers (restored
+ *		with them); they become holders before the counter's first horizon.
+ */
+static void
+recover_prepared(StreamCounter *c)
+{
+	LockData   *locks = GetLockStatusData();
+	int			i;
+
+	for (i = 0; i < locks->nelements; i++)
+	{
+		LockInstanceData *l = &locks->locks[i];
+		TransactionId xid;
+		int64		low;
+		int			k;
+		bool		found;
+
+		if (l->pid != 0 || l->locktag.locktag_type != LOCKTAG_ADVISORY ||
+			l->locktag.locktag_field4 != STREAM_HOLD_LOCK_KIND ||
+			l->locktag.locktag_field1 != MyDatabaseId)
+			continue;
+		if (l->backend == InvalidBackendId)
+			xid = (TransactionId) l->lxid;	/* recovered: the lxid is the xid */
+		else
+		{
+			VirtualTransactionId vxid;
+			bool		more = false;
+
+			vxid.backendId = l->backend;
+			vxid.localTransactionId = l->lxid;
+			xid = TwoPhaseGetXidByVirtualXID(vxid, &more);
+		}
+		if (!TransactionIdIsValid(xid))
+			continue;
+		low = (int64) (((uint64) l->locktag.locktag_field2 << 32) | l->locktag.locktag_field3);
+		k = prepared_holder_for(xid, &found);
+		SpinLockAcquire(&counters->mutex);
+		if (!found)
+		{
+			counters->holder[k].dbid = MyDatabaseId;
+			counters->holder[k].xid = xid;
+			counters->holder[k].low = low;
+			counters->holder[k].reserved_by = 0;
+		}
+		SpinLockRelease(&counters->mutex);
+	}
+	SpinLockAcquire(&counters->mutex);
+	c->recovered = true;
+	SpinLockRelease(&counters->mutex);
+}
+
+typedef struct Held
+{
+	int64		low;
+	TransactionId xid;
+	int			index;
+} Held;
+
+static int
+held_cmp(const void *a, const void *b)
+{
+	int64		x = ((const Held *) a)->low;
+	int64		y = ((const Held *) b)->low;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/*
+ * StreamNumberHorizon
+ *		With shared counters: *last, the highest number handed out (as
+ *		StreamNumberLast), and *horizon, the highest number below every
+ *		number of a transaction still in progress (this one apart): every
+ *		number <= *horizon that will ever be committed belongs to a
+ *		transaction that had ended before this call returned, which every
+ *		snapshot whose completion count is at least *completions sees
+ *		ended.  False without shared counters (nothing is tracked).
+ */
+bool
+StreamNumberHorizon(Oid seqid, int64 *horizon, int64 *last, uint64 *completions)
+{
+	StreamCounter *c = counter_of(seqid);
+	Held	   *held;
+	int			nheld = 0;
+	int			i;
+
+	if (c == NULL)
+		return false;
+	if (!c->recovered)
+		recover_prepared(c);
+
+	/* the last number first: each number <= it has its holder set */
+	*last = StreamNumberLast(seqid);
+	held = palloc(sizeof(Held) * counters->nholders);
+	SpinLockAcquire(&counters->mutex);
+	for (i = 0; i < counters->nholders; i++)
+	{
+		StreamHolder *h = &counters->holder[i];
+
+		if (h->low != 0 && h->low <= *last && h->dbid == MyDatabaseId)
+		{
+			held[nheld].low = h->low;
+			held[nheld].xid = h->xid;
+			held[nheld].index = i;
+			nheld++;
+		}
+	}
+	SpinLockRelease(&counters->mutex);
+	if (nheld > 1)
+		qsort(held, nheld, sizeof(Held), held_cmp);
+
+	/*
+	 * The lowest holder still in progress.  One that is not has ended (a
+	 * commit is cleared from the proc array before the holder), though its
+	 * holder may not be cleared yet.
+	 */
+	*horizon = *last;
+	for (i = 0; i < nheld; i++)
+	{
+		if (TransactionIdIsCurrentTransactionId(held[i].xid))
+			continue;
+		if (TransactionIdIsInProgress(held[i].xid))
+		{
+			*horizon = held[i].low - 1;
+			break;
+		}
+		if (held[i].index >= counters->nbackends)
+			forget_ended(held[i].index, held[i].xid);
+	}
+	pfree(held);
+
+	/* read after every end it relies on */
+	LWLockAcquire(ProcArrayLock, LW_SHARED);
+	*completions = ShmemVariableCache->xactCompletionCount;
+	LWLockRelease(ProcArrayLock);
+	return true;
+}
+
+/*
+ * StreamNumberTakers
+ *		Without the shared counters, where each number is a nextval: *last,
+ *		the sequence's last value (0 when none), and the transactions but
+ *		this one (*n of them, palloc'd) that hold the takers' lock.  A
+ *		transaction takes that lock before its first number and keeps it
+ *		until it ends (prepared ones included, across a restart), so every
+ *		number <= *last was taken by one of them or by a transaction that
+ *		had ended.  The value is read from the sequence's page without the
+ *		sequence's lock or rights (pg_sequence_last_value takes the lock,
+ *		until the reader's transaction ends).
+ */
+VirtualTransactionId *
+StreamNumberTakers(Oid seqid, int64 *last, int *n)
+{
+	Relation	rel = relation_open(seqid, AccessShareLock);
+	Buffer		buf;
+	Page		page;
+	ItemId		lp;
+	HeapTupleData tup;
+	Form_pg_sequence_data seq;
+	LOCKTAG		tag;
+
+	if (rel->rd_rel->relkind != RELKIND_SEQUENCE)
+		elog(ERROR, "\"%s\" is not a sequence", RelationGetRelationName(rel));
+	buf = ReadBuffer(rel, 0);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	lp = PageGetItemId(page, FirstOffsetNumber);
+	if (!ItemIdIsNormal(lp))
+		elog(ERROR, "invalid page of sequence \"%s\"", RelationGetRelationName(rel));
+	tup.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	tup.t_len = ItemIdGetLength(lp);
+	seq = (Form_pg_sequence_data) GETSTRUCT(&tup);
+	*last = seq->is_called ? seq->last_value : 0;
+	UnlockReleaseBuffer(buf);
+	relation_close(rel, NoLock);
+
+	/* ExclusiveLock conflicts with the takers' ShareLock */
+	SET_LOCKTAG_STREAM_TAKER(tag, MyDatabaseId);
+	return GetLockConflicts(&tag, ExclusiveLock, n);
 }
