@@ -50,7 +50,8 @@ OBJS = \
 	src/stream.o \
 	src/api_stream.o \
 	src/stream_consumer.o \
-	src/gateway_call.o
+	src/gateway_call.o \
+	src/role_guard.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 
@@ -74,7 +75,8 @@ SQL_PARTS = \
 	src/sql/partiql.sql \
 	src/sql/distributed.sql \
 	src/sql/background.sql \
-	src/sql/stream.sql
+	src/sql/stream.sql \
+	src/sql/role_guard.sql
 
 # Versions: src/sql/released/ keeps each released script as it was
 # released; the current version's script is built from src/sql/ (SQL_PARTS),
@@ -90,7 +92,8 @@ UPDATE_1_2_NEW = \
 	src/sql/partiql.sql \
 	src/sql/distributed.sql \
 	src/sql/background.sql \
-	src/sql/stream.sql
+	src/sql/stream.sql \
+	src/sql/role_guard.sql
 DATA_built = item_table--$(EXTVERSION).sql item_table--1.1--1.2.sql
 DATA = src/sql/released/item_table--1.0.sql \
 	src/sql/released/item_table--1.1.sql \

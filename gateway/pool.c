@@ -194,11 +194,20 @@ pool_connect(PoolConn *pc, bool catalog)
 		goto fail;
 	}
 	if (catalog)
+		/*
+		 * A key counts only while its role holds USAGE on the anchor
+		 * domain (src/role_guard.c): a key left by a dropped role, whose
+		 * OID a new role may have got, is unknown.
+		 */
 		res = PQprepare(pc->conn, "key",
 						"SELECT k.secret_access_key, pg_catalog.quote_ident(r.rolname) "
 						"FROM item_table.access_keys k "
-						"LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) k.role "
-						"WHERE k.access_key_id OPERATOR(pg_catalog.=) $1", 1, NULL);
+						"JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) k.role "
+						"WHERE k.access_key_id OPERATOR(pg_catalog.=) $1 "
+						"AND EXISTS (SELECT FROM pg_catalog.pg_type t, pg_catalog.aclexplode(t.typacl) a "
+						"WHERE t.oid OPERATOR(pg_catalog.=) 'item_table.role_of_access_keys_or_consumers'::pg_catalog.regtype "
+						"AND a.grantee OPERATOR(pg_catalog.=) k.role AND a.privilege_type OPERATOR(pg_catalog.=) 'USAGE')",
+						1, NULL);
 	else
 		res = PQprepare(pc->conn, "dyn",
 						"SELECT r.response, r.reusable "

@@ -270,6 +270,8 @@ extern Datum item_table_list_streams(PG_FUNCTION_ARGS);
 extern Datum item_table_describe_stream(PG_FUNCTION_ARGS);
 extern Datum item_table_get_shard_iterator(PG_FUNCTION_ARGS);
 extern Datum item_table_get_records(PG_FUNCTION_ARGS);
+extern Datum item_table_get_shard_iterator_as_of(PG_FUNCTION_ARGS);
+extern Datum item_table_get_records_as_of(PG_FUNCTION_ARGS);
 extern void ApiRequireCatalog12(const char *parameter);
 extern List *ApiParseTags(ApiRequest *req, Jsonb *arr, const char *field);
 extern void ApiStoreTags(const char *table, List *tags);

@@ -574,10 +574,12 @@ ApiPushIndexDescriptions(JsonbParseState **state, const char *table, bool on_dem
 
 	rc = SPI_execute_with_args("SELECT i.index_name, i.kind, i.hash_key, i.range_key, i.projection_type,"
 							   " i.non_key_attributes, i.status, i.element_index,"
-							   " GREATEST(c.reltuples, 0)::int8,"
-							   " (c.relpages::int8 * pg_catalog.current_setting('block_size')::int8),"
+							   " GREATEST(c.reltuples, 0)::pg_catalog.int8,"
+							   " (c.relpages::pg_catalog.int8 OPERATOR(pg_catalog.*)"
+							   " pg_catalog.current_setting('block_size')::pg_catalog.int8),"
 							   " i.read_capacity, i.write_capacity, i.backfilled"
-							   " FROM item_table.indexes i LEFT JOIN pg_catalog.pg_class c ON c.oid = i.relid"
+							   " FROM item_table.indexes i LEFT JOIN pg_catalog.pg_class c"
+							   " ON c.oid OPERATOR(pg_catalog.=) i.relid"
 							   " WHERE i.table_name OPERATOR(pg_catalog.=) $1 ORDER BY i.index_name",
 							   1, argtypes, values, NULL, false, 0);
 	if (rc != SPI_OK_SELECT)

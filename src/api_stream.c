@@ -22,9 +22,14 @@
  * shard is closed and read to its end: then there is none, which is how
  * DynamoDB tells a reader a shard is finished.
  *
- * GetShardIterator and GetRecords take an optional as_of argument that
- * stands for the current time (tests of expiry); item_table.dynamodb()
- * passes none.
+ * The time an iterator is issued at, and the time GetRecords compares it
+ * with, are the server's clock.  Whoever could choose them could make an
+ * iterator that never expires, so only the as_of variants,
+ * get_shard_iterator(request, as_of) and get_records(request, as_of)
+ * (their own C entry points below), take a time: their EXECUTE is revoked
+ * from PUBLIC (superusers, and roles a superuser grants it to, for tests
+ * of expiry).  The one-argument functions, which item_table.dynamodb()
+ * and so the gateway call, never read a second argument.
  *
  *-------------------------------------------------------------------------
  */
@@ -50,6 +55,8 @@ PG_FUNCTION_INFO_V1(item_table_list_streams);
 PG_FUNCTION_INFO_V1(item_table_describe_stream);
 PG_FUNCTION_INFO_V1(item_table_get_shard_iterator);
 PG_FUNCTION_INFO_V1(item_table_get_records);
+PG_FUNCTION_INFO_V1(item_table_get_shard_iterator_as_of);
+PG_FUNCTION_INFO_V1(item_table_get_records_as_of);
 
 #define ITERATOR_LIFETIME_USECS	(INT64CONST(15) * 60 * USECS_PER_SEC)
 
@@ -317,10 +324,14 @@ read_iterator(const char *it, int32 *stream_id, int64 *position, TimestampTz *is
 	*issued = (TimestampTz) iss;
 }
 
+/*
+ * The time to use as now: the as_of argument of the as_of variants (NULL
+ * is now), the clock for everyone else.
+ */
 static TimestampTz
-as_of_arg(FunctionCallInfo fcinfo)
+as_of_arg(FunctionCallInfo fcinfo, bool as_of_variant)
 {
-	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
+	if (as_of_variant && PG_NARGS() > 1 && !PG_ARGISNULL(1))
 		return PG_GETARG_TIMESTAMPTZ(1);
 	return GetCurrentTimestamp();
 }
@@ -528,12 +539,11 @@ trimmed(void)
 			 "The operation attempted to read past the oldest stream record in a shard.");
 }
 
-Datum
-item_table_get_shard_iterator(PG_FUNCTION_ARGS)
+static Datum
+get_shard_iterator(FunctionCallInfo fcinfo, TimestampTz now)
 {
 	MemoryContext callercxt = CurrentMemoryContext;
 	ApiRequest	req;
-	TimestampTz now = as_of_arg(fcinfo);
 	char	   *arn;
 	char	   *shard;
 	int			type;
@@ -604,12 +614,11 @@ item_table_get_shard_iterator(PG_FUNCTION_ARGS)
  * GetRecords
  * ----------------------------------------------------------------
  */
-Datum
-item_table_get_records(PG_FUNCTION_ARGS)
+static Datum
+get_records(FunctionCallInfo fcinfo, TimestampTz now)
 {
 	MemoryContext callercxt = CurrentMemoryContext;
 	ApiRequest	req;
-	TimestampTz now = as_of_arg(fcinfo);
 	char	   *it;
 	int64		limit = 1000;
 	bool		has_limit;
@@ -642,8 +651,14 @@ item_table_get_records(PG_FUNCTION_ARGS)
 		ApiRequireCatalog12("GetRecords");
 	read_iterator(it, &stream_id, &position, &issued);
 	if (now - issued > ITERATOR_LIFETIME_USECS)
+	{
+		/* timestamptz_to_str() answers in one static buffer: copy each */
+		char	   *created = pstrdup(timestamptz_to_str(issued));
+		char	   *current = pstrdup(timestamptz_to_str(now));
+
 		DynRaise(DYN_EXPIRED_ITERATOR, "Iterator expired. The iterator was created at time %s while right now it's %s which is further in the future than the tolerated delay of 900000 milliseconds.",
-				 timestamptz_to_str(issued), timestamptz_to_str(now));
+				 created, current);
+	}
 	if (!ItemStreamFetchById(stream_id, &s))
 		trimmed();				/* the whole stream was trimmed away */
 	ItemStreamCheckRead(&s);
@@ -682,4 +697,33 @@ item_table_get_records(PG_FUNCTION_ARGS)
 	MemoryContextDelete(reccxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(result);
+}
+
+/*
+ * The SQL-callable entry points: get_shard_iterator(request) and
+ * get_records(request) at the server's time; the as_of variants (revoked
+ * from PUBLIC) at the time given.
+ */
+Datum
+item_table_get_shard_iterator(PG_FUNCTION_ARGS)
+{
+	return get_shard_iterator(fcinfo, as_of_arg(fcinfo, false));
+}
+
+Datum
+item_table_get_shard_iterator_as_of(PG_FUNCTION_ARGS)
+{
+	return get_shard_iterator(fcinfo, as_of_arg(fcinfo, true));
+}
+
+Datum
+item_table_get_records(PG_FUNCTION_ARGS)
+{
+	return get_records(fcinfo, as_of_arg(fcinfo, false));
+}
+
+Datum
+item_table_get_records_as_of(PG_FUNCTION_ARGS)
+{
+	return get_records(fcinfo, as_of_arg(fcinfo, true));
 }

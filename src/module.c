@@ -19,6 +19,7 @@
 #include "item_table.h"
 #include "api.h"
 #include "distributed.h"
+#include "role_guard.h"
 #include "stream_number.h"
 #include "worker.h"
 
@@ -49,5 +50,6 @@ _PG_init(void)
 	DistInit();
 	KeySupportInit();
 	StreamNumberInit();
+	RoleGuardInit();
 	MarkGUCPrefixReserved("item_table");
 }

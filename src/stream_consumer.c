@@ -57,6 +57,7 @@
 
 #include "api.h"
 #include "jsonb_binary.h"
+#include "role_guard.h"
 #include "stream.h"
 #include "worker_start.h"
 
@@ -380,6 +381,13 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 	batch_size = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
 	position = DatumGetInt64(SPI_getbinval(tup, desc, 5, &isnull));
 
+	/* never run as a role that was dropped, or got a dropped one's OID */
+	if (!RoleGuardHolds(role))
+	{
+		park(name, psprintf("the role the consumer runs as (OID %u) was dropped, or lost its grant on item_table." ROLE_GUARD_ANCHOR,
+							role));
+		return 0;
+	}
 	if (!ItemStreamFetchById(stream_id, &s))
 	{
 		park(name, "the stream was trimmed away before the consumer read it");

@@ -108,6 +108,7 @@
 
 #include "api.h"
 #include "index_build.h"
+#include "role_guard.h"
 #include "stream.h"
 #include "worker.h"
 #include "worker_start.h"
@@ -243,6 +244,8 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 			work = lappend(work, w);
 			MemoryContextSwitchTo(old);
 		}
+		/* access keys and stream consumers of dropped roles (role_guard.c) */
+		(void) RoleGuardSweep();
 		/* streams (1.2): consumers, and trimming while any stream exists */
 		if (OidIsValid(get_relname_relid("stream_consumers", get_namespace_oid("item_table", true))))
 		{

@@ -36,7 +36,7 @@ CREATE FUNCTION create_access_key(role regrole)
 	pos AS (		-- the 42 wholly random byte positions of three UUIDs
 		SELECT p, pg_catalog.row_number() OVER (ORDER BY p) AS n
 		FROM pg_catalog.generate_series(0, 47) p
-		WHERE (p OPERATOR(pg_catalog.%) 16) NOT IN (6, 8)),
+		WHERE NOT ((p OPERATOR(pg_catalog.%) 16) OPERATOR(pg_catalog.=) ANY (ARRAY[6, 8]))),
 	k AS (
 		SELECT 'AKIT' OPERATOR(pg_catalog.||) pg_catalog.string_agg(
 				pg_catalog.substr('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567',

@@ -77,20 +77,32 @@ CREATE FUNCTION stream_trigger() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'item_table_stream_trigger' LANGUAGE C;
 COMMENT ON FUNCTION stream_trigger() IS 'writes the stream records of an item table''s changes';
 
--- The Streams API (DynamoDBStreams_20120810); as_of stands for the
--- current time (tests of iterator expiry).
+-- The Streams API (DynamoDBStreams_20120810).  Iterators are issued and
+-- checked at the server's time; the as_of variants, which take the time to
+-- use as now (tests of iterator expiry), are not for PUBLIC: whoever may
+-- choose the time can make an iterator that never expires.
 CREATE FUNCTION list_streams(request jsonb DEFAULT '{}') RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'item_table_list_streams' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION list_streams(jsonb) IS 'DynamoDB Streams ListStreams';
 CREATE FUNCTION describe_stream(request jsonb) RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'item_table_describe_stream' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION describe_stream(jsonb) IS 'DynamoDB Streams DescribeStream';
-CREATE FUNCTION get_shard_iterator(request jsonb, as_of timestamptz DEFAULT NULL) RETURNS jsonb
+CREATE FUNCTION get_shard_iterator(request jsonb) RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'item_table_get_shard_iterator' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION get_shard_iterator(jsonb, timestamptz) IS 'DynamoDB Streams GetShardIterator';
-CREATE FUNCTION get_records(request jsonb, as_of timestamptz DEFAULT NULL) RETURNS jsonb
+COMMENT ON FUNCTION get_shard_iterator(jsonb) IS 'DynamoDB Streams GetShardIterator';
+CREATE FUNCTION get_records(request jsonb) RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'item_table_get_records' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION get_records(jsonb, timestamptz) IS 'DynamoDB Streams GetRecords';
+COMMENT ON FUNCTION get_records(jsonb) IS 'DynamoDB Streams GetRecords';
+CREATE FUNCTION get_shard_iterator(request jsonb, as_of timestamptz) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_get_shard_iterator_as_of' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION get_shard_iterator(jsonb, timestamptz) IS
+	'DynamoDB Streams GetShardIterator as if the time were as_of (tests of iterator expiry; superusers only)';
+REVOKE ALL ON FUNCTION get_shard_iterator(jsonb, timestamptz) FROM PUBLIC;
+CREATE FUNCTION get_records(request jsonb, as_of timestamptz) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_get_records_as_of' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION get_records(jsonb, timestamptz) IS
+	'DynamoDB Streams GetRecords as if the time were as_of (tests of iterator expiry; superusers only)';
+REVOKE ALL ON FUNCTION get_records(jsonb, timestamptz) FROM PUBLIC;
 
 -- A stream read from SQL: the records after a sequence number, in order.
 CREATE FUNCTION stream_records(table_name text, after_sequence_number bigint DEFAULT NULL,
