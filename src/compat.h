@@ -51,6 +51,24 @@
 #endif
 
 /*
+ * Privileges on a function and on a schema (stream consumers):
+ * object_aclcheck() replaced the per-class functions in PostgreSQL 16.
+ */
+#if PG_VERSION_NUM < 160000
+#include "utils/acl.h"
+#define ItemProcAclCheck(fn, roleid, mode) pg_proc_aclcheck((fn), (roleid), (mode))
+#define ItemNamespaceAclCheck(nsp, roleid, mode) pg_namespace_aclcheck((nsp), (roleid), (mode))
+#else
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
+#include "utils/acl.h"
+#define ItemProcAclCheck(fn, roleid, mode) \
+	object_aclcheck(ProcedureRelationId, (fn), (roleid), (mode))
+#define ItemNamespaceAclCheck(nsp, roleid, mode) \
+	object_aclcheck(NamespaceRelationId, (nsp), (roleid), (mode))
+#endif
+
+/*
  * A table's privileges without an error for a relation that is gone
  * (direct_check.c): pg_class_aclmask_ext() is exported up to PostgreSQL 15
  * only; from 16 on the relation's existence is looked up first.

@@ -118,11 +118,15 @@ extern int64 ItemStreamTrimBatch(TimestampTz as_of, int max_records);
 extern List *ItemStreamConsumerNames(MemoryContext cxt);
 
 /*
- * One batch of a consumer in the current transaction (SPI connected):
- * records delivered, 0 when caught up, -1 when the consumer is not
- * active or busy elsewhere, -2 when the batch failed (recorded, retried
- * later); *full when more may wait.
+ * The worker's batch of a consumer, in two transactions (SPI connected):
+ * ItemStreamConsumerAttempt, committed first, says whether records wait
+ * and counts the batch as a failure ahead (a batch whose process is ended
+ * still counts); then ItemStreamConsumerBatch runs it: records delivered,
+ * 0 when caught up, -1 when the consumer is not active or busy elsewhere,
+ * -2 when the batch failed (recorded, retried later); *full when more may
+ * wait.
  */
+extern bool ItemStreamConsumerAttempt(const char *name);
 extern int64 ItemStreamConsumerBatch(const char *name, bool *full);
 
 #endif							/* ITEM_TABLE_STREAM_H */

@@ -37,6 +37,23 @@
  * Removing or resuming needs the privileges of that role.  Each batch
  * checks again, as that role, that it may still read the stream: a role
  * that lost SELECT on the table gets failures, and its consumer is parked.
+ * Before that, each batch checks that the role still exists and is not a
+ * superuser, and that the function still exists and the role may still
+ * use its schema and EXECUTE it (consumer_rights_lost()): a consumer that
+ * lost any of these is parked at once, with the reason in last_error,
+ * and its function is not called.  Whatever settings the function changed
+ * (set_config(..., false) included) are undone when it returns, so they
+ * never reach the next unit of work of the session that ran it.
+ *
+ * Time.  In the worker the call is held to item_table.batch_timeout
+ * (worker_start.c): past it the function is cancelled, and a function
+ * that returns after its cancellation (having caught it) fails all the
+ * same; the failure counts toward max_failures like any other.  The
+ * worker counts each batch as a failure before it runs it, in a
+ * transaction of its own (ItemStreamConsumerAttempt), and the batch's
+ * outcome clears or keeps the count: a function that ignores its
+ * cancellation until the worker's process is ended (at twice the limit)
+ * is thus counted too, and parked after max_failures such batches.
  *
  *-------------------------------------------------------------------------
  */
@@ -51,7 +68,9 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/regproc.h"
 #include "utils/resowner.h"
 #include "utils/syscache.h"
 
@@ -65,6 +84,8 @@ PG_FUNCTION_INFO_V1(item_table_add_stream_consumer);
 PG_FUNCTION_INFO_V1(item_table_remove_stream_consumer);
 PG_FUNCTION_INFO_V1(item_table_resume_stream_consumer);
 PG_FUNCTION_INFO_V1(item_table_run_stream_consumers);
+
+static int64 ConsumerRunBatch(const char *name, bool wait, bool counted, bool *full);
 
 static void
 exec_as_catalog_owner(const char *sql, int nargs, Oid *argtypes, Datum *args,
@@ -133,7 +154,7 @@ item_table_add_stream_consumer(PG_FUNCTION_ARGS)
 		name = PG_ARGISNULL(2) ? pstrdup(NameStr(p->proname)) : text_to_cstring(PG_GETARG_TEXT_PP(2));
 	}
 	ReleaseSysCache(proc);
-	if (pg_proc_aclcheck(fn, role, ACL_EXECUTE) != ACLCHECK_OK)
+	if (ItemProcAclCheck(fn, role, ACL_EXECUTE) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(fn));
 
 	SPI_connect();
@@ -259,23 +280,42 @@ item_table_resume_stream_consumer(PG_FUNCTION_ARGS)
  * one batch
  * ----------------------------------------------------------------
  */
+/*
+ * A failed batch: counted (unless the worker counted it ahead: counted),
+ * and the consumer parked after max_failures in a row.
+ */
 static void
-record_failure(const char *name, const char *message, int64 first, int64 last)
+record_failure(const char *name, const char *message, int64 first, int64 last,
+			   bool counted)
 {
-	Oid			argtypes[4] = {TEXTOID, TEXTOID, INT8OID, INT8OID};
-	Datum		args[4];
+	Oid			argtypes[5] = {TEXTOID, TEXTOID, INT8OID, INT8OID, INT4OID};
+	Datum		args[5];
 
 	args[0] = CStringGetTextDatum(name);
 	args[1] = CStringGetTextDatum(message);
 	args[2] = Int64GetDatum(first);
 	args[3] = Int64GetDatum(last);
-	exec_as_catalog_owner("UPDATE item_table.stream_consumers SET failures = failures OPERATOR(pg_catalog.+) 1,"
-						  " status = CASE WHEN failures OPERATOR(pg_catalog.+) 1 OPERATOR(pg_catalog.>=) max_failures"
+	args[4] = Int32GetDatum(counted ? 0 : 1);
+	exec_as_catalog_owner("UPDATE item_table.stream_consumers SET failures = failures OPERATOR(pg_catalog.+) $5,"
+						  " status = CASE WHEN failures OPERATOR(pg_catalog.+) $5 OPERATOR(pg_catalog.>=) max_failures"
 						  " THEN 'PARKED' ELSE status END,"
 						  " last_error = $2, failed_batch_first = $3, failed_batch_last = $4,"
 						  " last_run_at = pg_catalog.clock_timestamp()"
 						  " WHERE consumer_name OPERATOR(pg_catalog.=) $1",
-						  4, argtypes, args, NULL, SPI_OK_UPDATE);
+						  5, argtypes, args, NULL, SPI_OK_UPDATE);
+}
+
+/* a batch the worker counted ahead did not call the function after all */
+static void
+uncount(const char *name)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {CStringGetTextDatum(name)};
+
+	exec_as_catalog_owner("UPDATE item_table.stream_consumers SET failures = failures OPERATOR(pg_catalog.-) 1"
+						  " WHERE consumer_name OPERATOR(pg_catalog.=) $1"
+						  " AND failures OPERATOR(pg_catalog.>) 0",
+						  1, argtypes, args, NULL, SPI_OK_UPDATE);
 }
 
 static void
@@ -290,15 +330,93 @@ park(const char *name, const char *message)
 }
 
 /*
+ * consumer_rights_lost
+ *		Why role may no longer have function fn called as a consumer, or
+ *		NULL if it may: the role is gone or has become a superuser, the
+ *		function is gone, or the role may no longer use the function's
+ *		schema or execute it (for a SECURITY DEFINER function too: the
+ *		right to call it is the consumer's role's).
+ */
+static char *
+consumer_rights_lost(Oid fn, Oid role)
+{
+	HeapTuple	proc;
+	Oid			nsp;
+	char	   *rolname;
+	char	   *fname;
+
+	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(role)))
+		return psprintf("the role the consumer runs as (OID %u) no longer exists", role);
+	rolname = GetUserNameFromId(role, false);
+	if (superuser_arg(role))
+		return psprintf("role \"%s\" the consumer runs as is now a superuser: a stream consumer may not run as a superuser",
+						rolname);
+	proc = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	if (!HeapTupleIsValid(proc))
+		return psprintf("the consumer's function (OID %u) no longer exists", fn);
+	nsp = ((Form_pg_proc) GETSTRUCT(proc))->pronamespace;
+	ReleaseSysCache(proc);
+	fname = format_procedure_qualified(fn);
+	if (ItemNamespaceAclCheck(nsp, role, ACL_USAGE) != ACLCHECK_OK)
+		return psprintf("role \"%s\" may no longer use schema \"%s\" of the consumer's function %s",
+						rolname, get_namespace_name(nsp), fname);
+	if (ItemProcAclCheck(fn, role, ACL_EXECUTE) != ACLCHECK_OK)
+		return psprintf("role \"%s\" may no longer execute the consumer's function %s",
+						rolname, fname);
+	return NULL;
+}
+
+/*
+ * Has active consumer name records to read?  1 yes (or maybe: the batch
+ * will tell), 0 no, -1 no active consumer of that name.  Reads without
+ * locking, so that polling gives the worker no transaction id.
+ */
+static int
+records_waiting(const char *name)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {CStringGetTextDatum(name)};
+	int			rc;
+	bool		isnull;
+	int64		pos;
+	int32		sid;
+	StreamInfo	s;
+
+	rc = SPI_execute_with_args("SELECT stream_id, last_sequence_number FROM item_table.stream_consumers"
+							   " WHERE consumer_name OPERATOR(pg_catalog.=) $1"
+							   " AND status OPERATOR(pg_catalog.=) 'ACTIVE'",
+							   1, argtypes, args, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "stream consumer catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return -1;
+	sid = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	pos = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	if (ItemStreamFetchById(sid, &s) && pos >= s.trimmed_seq)
+	{
+		bool		dummy;
+		int64		upto = ItemStreamSafeHorizon();
+
+		if (s.end_seq >= 0 && upto > s.end_seq)
+			upto = s.end_seq;
+		if (ItemStreamReadRecords(&s, pos, upto, 1, CurrentMemoryContext, &dummy) == NIL)
+			return 0;
+	}
+	return 1;
+}
+
+/*
  * ConsumerRunBatch
  *		One batch of consumer name, in the current transaction (SPI
- *		connected): the number of records delivered, 0 when caught up, -1
- *		when the consumer is not active or another session runs it, -2
- *		when the batch failed (recorded; retried later).  *full is set when the batch was full (more may
- *		be waiting).
+ *		connected): the number of records delivered, 0 when caught up (or
+ *		parked), -1 when the consumer is not active or another session runs
+ *		it, -2 when the batch failed (recorded; retried later).  *full is
+ *		set when the batch was full (more may be waiting).  counted: the
+ *		worker counted this batch as a failure ahead
+ *		(ItemStreamConsumerAttempt).
  */
 static int64
-ConsumerRunBatch(const char *name, bool wait, bool *full)
+ConsumerRunBatch(const char *name, bool wait, bool counted, bool *full)
 {
 	Oid			argtypes[1] = {TEXTOID};
 	Datum		args[1] = {CStringGetTextDatum(name)};
@@ -323,7 +441,9 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
 	volatile bool ok = false;
+	volatile bool timed_out = false;
 	char	   *volatile message = NULL;
+	char	   *lost;
 
 	*full = false;
 
@@ -331,31 +451,12 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 	 * Polling finds nothing to do most of the time: look without locking
 	 * (which would give the worker a transaction id each time) first.
 	 */
-	if (!wait)
+	if (!wait && !counted)
 	{
-		int64		pos;
-		int32		sid;
+		int			r = records_waiting(name);
 
-		rc = SPI_execute_with_args("SELECT stream_id, last_sequence_number FROM item_table.stream_consumers"
-								   " WHERE consumer_name OPERATOR(pg_catalog.=) $1"
-								   " AND status OPERATOR(pg_catalog.=) 'ACTIVE'",
-								   1, argtypes, args, NULL, true, 1);
-		if (rc != SPI_OK_SELECT)
-			elog(ERROR, "stream consumer catalog read failed: %s", SPI_result_code_string(rc));
-		if (SPI_processed == 0)
-			return -1;
-		sid = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-		pos = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-		if (ItemStreamFetchById(sid, &s) && pos >= s.trimmed_seq)
-		{
-			bool		dummy;
-
-			upto = ItemStreamSafeHorizon();
-			if (s.end_seq >= 0 && upto > s.end_seq)
-				upto = s.end_seq;
-			if (ItemStreamReadRecords(&s, pos, upto, 1, cxt, &dummy) == NIL)
-				return 0;
-		}
+		if (r <= 0)
+			return r;
 	}
 	ItemAsCatalogOwnerBegin(&sw);
 	rc = SPI_execute_with_args(wait ?
@@ -383,18 +484,31 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 
 	/* never run as a role that was dropped, or got a dropped one's OID */
 	if (!RoleGuardHolds(role))
+		lost = psprintf("the role the consumer runs as (OID %u) was dropped, or lost its grant on item_table." ROLE_GUARD_ANCHOR,
+						role);
+	else
+		/* the function is not called when the consumer no longer may */
+		lost = consumer_rights_lost(fn, role);
+	if (lost != NULL)
 	{
-		park(name, psprintf("the role the consumer runs as (OID %u) was dropped, or lost its grant on item_table." ROLE_GUARD_ANCHOR,
-							role));
+		ereport(LOG,
+				(errmsg("item_table: stream consumer \"%s\" parked: %s", name, lost)));
+		if (counted)
+			uncount(name);
+		park(name, lost);
 		return 0;
 	}
 	if (!ItemStreamFetchById(stream_id, &s))
 	{
+		if (counted)
+			uncount(name);
 		park(name, "the stream was trimmed away before the consumer read it");
 		return 0;
 	}
 	if (position < s.trimmed_seq)
 	{
+		if (counted)
+			uncount(name);
 		park(name, psprintf("records after sequence number %lld were trimmed before the consumer read them",
 							(long long) position));
 		return 0;
@@ -404,7 +518,11 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 		upto = s.end_seq;
 	recs = ItemStreamReadRecords(&s, position, upto, batch_size, cxt, &more);
 	if (recs == NIL)
+	{
+		if (counted)
+			uncount(name);
 		return 0;
+	}
 	*full = more || list_length(recs) >= batch_size;
 	first = ((StreamRecord *) linitial(recs))->seq;
 	{
@@ -436,8 +554,24 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 		fc->args[0].value = JsonbPGetDatum(batch);
 		fc->args[0].isnull = false;
 		/* whatever it returns, NULL included, is ignored */
+		ItemWorkerLimitStart(psprintf("stream consumer \"%s\"", name));
 		(void) FunctionCallInvoke(fc);
-		ItemAsRoleEnd(&rsw);
+		if (ItemWorkerLimitStop())
+		{
+			/* it caught its cancellation and returned: a failure all the same */
+			timed_out = true;
+			ereport(ERROR,
+					(errcode(ERRCODE_QUERY_CANCELED),
+					 errmsg("canceling the stream consumer: it ran longer than item_table.batch_timeout")));
+		}
+
+		/*
+		 * Undo every setting it changed, set_config(..., false) and SET
+		 * included, rather than keep them for the rest of the session (as
+		 * the end of a nest level at commit would).
+		 */
+		AtEOXact_GUC(false, rsw.nestlevel);
+		SetUserIdAndSecContext(rsw.save_userid, rsw.save_sec_context);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -447,13 +581,19 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 	{
 		ErrorData  *edata;
 
+		if (ItemWorkerLimitStop())
+			timed_out = true;
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
-		message = pstrdup(edata->message);
+		if (timed_out)
+			message = psprintf("the batch ran longer than item_table.batch_timeout (%d ms) and was canceled",
+							   item_table_batch_timeout);
+		else
+			message = pstrdup(edata->message);
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();
@@ -463,7 +603,7 @@ ConsumerRunBatch(const char *name, bool wait, bool *full)
 		ereport(LOG,
 				(errmsg("item_table: stream consumer \"%s\" failed on records %lld to %lld: %s",
 						name, (long long) first, (long long) last, message)));
-		record_failure(name, message, first, last);
+		record_failure(name, message, first, last, counted);
 		*full = false;
 		return -2;
 	}
@@ -508,10 +648,58 @@ ItemStreamConsumerNames(MemoryContext cxt)
 	return active_consumers(cxt);
 }
 
+/*
+ * ItemStreamConsumerAttempt
+ *		The worker, before a batch of consumer name, in a transaction of its
+ *		own: true when records are waiting and the batch is to run
+ *		(ItemStreamConsumerBatch, in the next transaction).  The batch is
+ *		counted as a failure ahead; its end clears the count (success) or
+ *		keeps it (an error, a timeout).  A batch that never ended -- the
+ *		worker's process was ended, at twice batch_timeout for a function
+ *		that ignored its cancellation, or the server stopped -- keeps it
+ *		too, and when max_failures batches in a row never ended the
+ *		consumer is parked here instead of being called again.
+ */
+bool
+ItemStreamConsumerAttempt(const char *name)
+{
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2];
+	bool		isnull;
+	char	   *status;
+
+	if (records_waiting(name) <= 0)
+		return false;
+	args[0] = CStringGetTextDatum(name);
+	args[1] = CStringGetTextDatum("its last batches did not end: the worker's process was ended while they ran"
+								  " (a function that ignores its cancellation at item_table.batch_timeout ends it"
+								  " at twice the limit), or the server stopped");
+	exec_as_catalog_owner("UPDATE item_table.stream_consumers SET"
+						  " failures = CASE WHEN failures OPERATOR(pg_catalog.>=) max_failures THEN failures"
+						  " ELSE failures OPERATOR(pg_catalog.+) 1 END,"
+						  " status = CASE WHEN failures OPERATOR(pg_catalog.>=) max_failures THEN 'PARKED'"
+						  " ELSE status END,"
+						  " last_error = CASE WHEN failures OPERATOR(pg_catalog.>=) max_failures THEN $2"
+						  " ELSE last_error END"
+						  " WHERE consumer_name OPERATOR(pg_catalog.=) (SELECT c.consumer_name"
+						  " FROM item_table.stream_consumers c WHERE c.consumer_name OPERATOR(pg_catalog.=) $1"
+						  " AND c.status OPERATOR(pg_catalog.=) 'ACTIVE' FOR UPDATE SKIP LOCKED)"
+						  " RETURNING status",
+						  2, argtypes, args, NULL, SPI_OK_UPDATE_RETURNING);
+	if (SPI_processed == 0)
+		return false;
+	status = TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (strcmp(status, "ACTIVE") == 0)
+		return true;
+	ereport(LOG,
+			(errmsg("item_table: stream consumer \"%s\" parked: its last batches did not end", name)));
+	return false;
+}
+
 int64
 ItemStreamConsumerBatch(const char *name, bool *full)
 {
-	return ConsumerRunBatch(name, false, full);
+	return ConsumerRunBatch(name, false, true, full);
 }
 
 /*
@@ -539,7 +727,7 @@ item_table_run_stream_consumers(PG_FUNCTION_ARGS)
 
 			CHECK_FOR_INTERRUPTS();
 			/* waits for a batch the worker is running */
-			n = ConsumerRunBatch((const char *) lfirst(lc), true, &full);
+			n = ConsumerRunBatch((const char *) lfirst(lc), true, false, &full);
 			batches++;
 			if (n <= 0)
 				break;

@@ -22,8 +22,9 @@
  *   consumers are active and records keep coming, the worker does not
  *   leave between rounds: it polls every CONSUMER_POLL_MS, so a consumer's
  *   lag stays small, and leaves after CONSUMER_IDLE_SECS without records;
- *   a consumer batch that failed sends it away until worker_naptime (the
- *   retry delay).  Each batch is a transaction of its own (so no lock is held
+ *   a consumer whose batch failed is left alone for worker_naptime (the
+ *   retry delay) while the others go on being polled.  Each batch is a
+ *   transaction of its own (so no lock is held
  *   longer than a batch, and a crash loses at most one batch), checks for
  *   interrupts, and an error in one is logged and leaves the others
  *   going.  When a round leaves nothing in progress the worker exits
@@ -64,9 +65,22 @@
  * part, and the settings, live in worker_start.c, under the API that
  * calls them; this file sits above the batch steps it runs.
  *
+ * Limits on user code.  A batch can run code of the database's roles: a
+ * stream consumer's function (as its role), triggers of an item table on
+ * the rows TTL deletes or of an index table a backfill writes (as the
+ * table's owner).  None may hold the worker, and so every other role's
+ * background work, for long: each batch is held to
+ * item_table.batch_timeout (worker_start.c) -- past it, it is cancelled
+ * (which also ends a lock wait), a consumer's failure counts toward its
+ * max_failures, and the round goes on with the next unit; a batch that
+ * catches its cancellation and goes on ends the worker's process at twice
+ * the limit.  Settings a batch changed (set_config(..., false) included)
+ * are undone with its transaction, committed or not, so none reaches the
+ * next unit of work.
+ *
  * Settings (SIGHUP): worker_naptime, backfill_batch_size, ttl_batch_size,
- * max_workers; index_backfill (per session) makes UpdateTable leave a new
- * index to CALL item_table.backfill_indexes().
+ * max_workers, batch_timeout; index_backfill (per session) makes UpdateTable
+ * leave a new index to CALL item_table.backfill_indexes().
  *
  *-------------------------------------------------------------------------
  */
@@ -168,6 +182,107 @@ typedef struct WorkItem
 
 /* a round that delivered stream records to a consumer */
 static bool records_delivered = false;
+
+/*
+ * Consumers whose last batch failed, and when they are due again
+ * (worker_naptime later), in TopMemoryContext: the others are not held
+ * up meanwhile.
+ */
+typedef struct ConsumerRetry
+{
+	char	   *name;
+	TimestampTz due;
+} ConsumerRetry;
+
+static List *consumer_retries = NIL;
+
+static ConsumerRetry *
+consumer_retry(const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, consumer_retries)
+	{
+		ConsumerRetry *r = (ConsumerRetry *) lfirst(lc);
+
+		if (strcmp(r->name, name) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+/* a failed batch of consumer name: retried after worker_naptime */
+static void
+consumer_failed(const char *name)
+{
+	ConsumerRetry *r = consumer_retry(name);
+
+	if (r == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		r = palloc(sizeof(ConsumerRetry));
+		r->name = pstrdup(name);
+		consumer_retries = lappend(consumer_retries, r);
+		MemoryContextSwitchTo(old);
+	}
+	r->due = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+										 (int64) item_table_worker_naptime * 1000);
+}
+
+/* a batch of consumer name that did not fail */
+static void
+consumer_not_failed(const char *name)
+{
+	ConsumerRetry *r = consumer_retry(name);
+
+	if (r != NULL)
+	{
+		consumer_retries = list_delete_ptr(consumer_retries, r);
+		pfree(r->name);
+		pfree(r);
+	}
+}
+
+/* forget the consumers the round did not list (parked, removed) */
+static void
+consumer_retries_prune(List *work)
+{
+	ListCell   *lc;
+
+	foreach(lc, consumer_retries)
+	{
+		ConsumerRetry *r = (ConsumerRetry *) lfirst(lc);
+		ListCell   *wc;
+		bool		listed = false;
+
+		foreach(wc, work)
+		{
+			WorkItem   *w = (WorkItem *) lfirst(wc);
+
+			if (w->kind == 'c' && strcmp(w->table, r->name) == 0)
+			{
+				listed = true;
+				break;
+			}
+		}
+		if (!listed)
+		{
+			consumer_retries = foreach_delete_current(consumer_retries, lc);
+			pfree(r->name);
+			pfree(r);
+		}
+	}
+}
+
+/* is consumer name waiting for its retry? */
+static bool
+consumer_waiting(const char *name)
+{
+	ConsumerRetry *r = consumer_retry(name);
+
+	return r != NULL && GetCurrentTimestamp() < r->due;
+}
 /* when streams were last trimmed */
 static TimestampTz last_trim = 0;
 
@@ -182,11 +297,15 @@ worker_lock(bool lock)
 											Int64GetDatum(ITEM_WORKER_LOCK_KEY)));
 }
 
+/* the GUC nest level of the unit of work in progress (begin_xact) */
+static int	unit_guc_level = 0;
+
 static void
 begin_xact(const char *activity)
 {
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
+	unit_guc_level = NewGUCNestLevel();
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -196,6 +315,8 @@ begin_xact(const char *activity)
 static void
 end_xact(void)
 {
+	/* no setting the unit changed outlives it, even at session level */
+	AtEOXact_GUC(false, unit_guc_level);
 	SPI_finish();
 	PopActiveSnapshot();
 	CommitTransactionCommand();
@@ -249,10 +370,16 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 		/* streams (1.2): consumers, and trimming while any stream exists */
 		if (OidIsValid(get_relname_relid("stream_consumers", get_namespace_oid("item_table", true))))
 		{
-			rc = SPI_execute("SELECT 'c', consumer_name FROM item_table.stream_consumers"
+			/*
+			 * consumers whose last batches failed (or are counted ahead
+			 * and never ended) come after the others: one that ended the
+			 * worker's process does not keep the others from their turn
+			 * in the next worker's round
+			 */
+			rc = SPI_execute("SELECT 'c', consumer_name, failures FROM item_table.stream_consumers"
 							 " WHERE status OPERATOR(pg_catalog.=) 'ACTIVE'"
-							 " UNION ALL SELECT 's', NULL WHERE EXISTS (SELECT FROM item_table.stream_records)"
-							 " ORDER BY 1, 2", true, 0);
+							 " UNION ALL SELECT 's', NULL, 0 WHERE EXISTS (SELECT FROM item_table.stream_records)"
+							 " ORDER BY 1, 3, 2", true, 0);
 			if (rc != SPI_OK_SELECT)
 				elog(ERROR, "background work listing failed: %s", SPI_result_code_string(rc));
 			for (i = 0; i < SPI_processed; i++)
@@ -300,8 +427,11 @@ run_batch(WorkItem *w, bool *failed)
 
 			begin_xact(psprintf("item_table: backfilling index \"%s\" of table \"%s\"",
 								w->index, w->table));
+			ItemWorkerLimitStart(psprintf("the backfill of index \"%s\" of table \"%s\"",
+										  w->index, w->table));
 			more = IndexBackfillBatch(w->table, w->index, item_table_backfill_batch_size,
 									  &done, NULL);
+			(void) ItemWorkerLimitStop();
 			end_xact();
 			if (!more)
 				ereport(LOG,
@@ -311,16 +441,29 @@ run_batch(WorkItem *w, bool *failed)
 		else if (w->kind == 'c')
 		{
 			bool		full = false;
-			int64		n;
+			bool		go;
+			int64		n = 0;
 
+			/*
+			 * counted as a failure ahead, and committed, then run (the
+			 * consumer's function is held to the limit inside)
+			 */
 			begin_xact(psprintf("item_table: stream consumer \"%s\"", w->table));
-			n = ItemStreamConsumerBatch(w->table, &full);
+			go = ItemStreamConsumerAttempt(w->table);
 			end_xact();
+			if (go)
+			{
+				begin_xact(psprintf("item_table: stream consumer \"%s\"", w->table));
+				n = ItemStreamConsumerBatch(w->table, &full);
+				end_xact();
+			}
 			if (n > 0)
 				records_delivered = true;
 			/* a failed batch is retried after worker_naptime */
 			if (n == -2)
-				*failed = true;
+				consumer_failed(w->table);
+			else if (n >= 0)
+				consumer_not_failed(w->table);
 			more = full;
 		}
 		else if (w->kind == 's')
@@ -331,7 +474,9 @@ run_batch(WorkItem *w, bool *failed)
 										   item_table_worker_naptime * 1000))
 			{
 				begin_xact("item_table: trimming streams");
+				ItemWorkerLimitStart("stream trimming");
 				n = ItemStreamTrimBatch(GetCurrentTimestamp(), item_table_ttl_batch_size);
+				(void) ItemWorkerLimitStop();
 				end_xact();
 				if (n < item_table_ttl_batch_size)
 					last_trim = GetCurrentTimestamp();
@@ -343,20 +488,34 @@ run_batch(WorkItem *w, bool *failed)
 			int64		n;
 
 			begin_xact(psprintf("item_table: expiring items of table \"%s\"", w->table));
+			ItemWorkerLimitStart(psprintf("the Time to Live batch of table \"%s\"", w->table));
 			n = TtlExpireBatch(w->table, GetCurrentTimestamp(), item_table_ttl_batch_size, false);
+			(void) ItemWorkerLimitStop();
 			end_xact();
 			more = n >= item_table_ttl_batch_size;
 		}
 	}
 	PG_CATCH();
 	{
+		bool		timed_out = ItemWorkerLimitStop();
+
 		MemoryContextSwitchTo(cxt);
 		/* a termination request is FATAL and never gets here */
 		EmitErrorReport();
 		FlushErrorState();
+		if (timed_out)
+			ereport(LOG,
+					(errmsg("item_table worker: a batch (%s%s%s) ran longer than item_table.batch_timeout (%d ms) and was canceled",
+							w->kind == 'b' ? "index backfill of table " : w->kind == 't' ? "Time to Live of table " :
+							w->kind == 'c' ? "stream consumer " : "stream trimming",
+							w->table ? w->table : "", w->index ? w->index : "",
+							item_table_batch_timeout)));
 		AbortCurrentTransaction();
 		pgstat_report_activity(STATE_IDLE, NULL);
-		*failed = true;
+		if (w->kind == 'c')
+			consumer_failed(w->table);
+		else
+			*failed = true;
 		more = false;
 	}
 	PG_END_TRY();
@@ -485,6 +644,7 @@ item_table_worker_main(Datum main_arg)
 	}
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("item_table worker");
+	ItemWorkerLimitInit();
 
 	StartTransactionCommand();
 	locked = worker_lock(true);
@@ -510,6 +670,7 @@ item_table_worker_main(Datum main_arg)
 		work = list_work(roundcxt, &present, &ttl_tables);
 		if (!present)
 			proc_exit(0);
+		consumer_retries_prune(work);
 		records_delivered = false;
 		foreach(lc, work)
 		{
@@ -518,7 +679,11 @@ item_table_worker_main(Datum main_arg)
 			bool		w_more;
 
 			if (w->kind == 'c')
+			{
 				consumers = true;
+				if (consumer_waiting(w->table))
+					continue;
+			}
 
 			do
 			{

@@ -25,11 +25,18 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+#include <signal.h>
+
 #include "access/xact.h"
 #include "commands/dbcommands.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
 #include "utils/guc.h"
+#include "utils/timeout.h"
+#include "utils/timestamp.h"
 
 #include "worker_start.h"
 
@@ -40,6 +47,7 @@ int			item_table_worker_naptime = 10;
 int			item_table_backfill_batch_size = 1000;
 int			item_table_ttl_batch_size = 1000;
 int			item_table_max_workers = 4;
+int			item_table_batch_timeout = 10000;
 
 static const struct config_enum_entry index_backfill_options[] = {
 	{"worker", INDEX_BACKFILL_WORKER, false},
@@ -76,6 +84,103 @@ ItemWorkerDefineSettings(void)
 							"Each worker is a background worker process: max_worker_processes must leave room.",
 							&item_table_max_workers, 4, 1, 64,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("item_table.batch_timeout",
+							"Longest time one batch of the background worker may run: a stream consumer's call, a Time to Live, backfill or trimming batch (0: no limit).",
+							"A batch that runs longer is cancelled and fails (a consumer's failure counts toward max_failures); one that ignores its cancellation ends the worker at twice the limit.",
+							&item_table_batch_timeout, 10000, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+}
+
+/* ----------------------------------------------------------------
+ * the time limit of a batch (in the worker only)
+ * ----------------------------------------------------------------
+ */
+
+/* past the limit, the cancellation is repeated this often */
+#define LIMIT_REPEAT_MS		100
+
+static bool limit_registered = false;
+static TimeoutId limit_timeout;
+static volatile sig_atomic_t limit_expired = false;
+static volatile sig_atomic_t limit_overrun = false;
+static TimestampTz limit_hard_end = 0;
+static char limit_what[NAMEDATALEN * 2];
+
+/*
+ * The timeout's handler (in a signal handler: flags only).  From the limit
+ * on, it cancels the running statement every LIMIT_REPEAT_MS, as
+ * statement_timeout would once; a batch still running at twice the limit
+ * has caught its cancellation (an EXCEPTION clause can) and is ended with
+ * the process, which no exception handler can catch.
+ */
+static void
+limit_handler(void)
+{
+	int			save_errno = errno;
+
+	limit_expired = true;
+	if (GetCurrentTimestamp() >= limit_hard_end)
+	{
+		limit_overrun = true;
+		ProcDiePending = true;
+	}
+	else
+		QueryCancelPending = true;
+	InterruptPending = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/* say why the worker ends, when it is for that */
+static void
+limit_exit(int code, Datum arg)
+{
+	if (limit_overrun)
+		ereport(LOG,
+				(errmsg("item_table worker: %s ignored its cancellation at item_table.batch_timeout (%d ms): the worker ends at twice the limit, and comes back after item_table.worker_naptime",
+						limit_what, item_table_batch_timeout)));
+}
+
+void
+ItemWorkerLimitInit(void)
+{
+	if (limit_registered)
+		return;
+	limit_timeout = RegisterTimeout(USER_TIMEOUT, limit_handler);
+	before_shmem_exit(limit_exit, (Datum) 0);
+	limit_registered = true;
+}
+
+void
+ItemWorkerLimitStart(const char *what)
+{
+	TimestampTz now;
+
+	if (!limit_registered || item_table_batch_timeout <= 0)
+		return;
+	limit_expired = false;
+	strlcpy(limit_what, what, sizeof(limit_what));
+	now = GetCurrentTimestamp();
+	limit_hard_end = TimestampTzPlusMilliseconds(now, 2 * (int64) item_table_batch_timeout);
+	enable_timeout_every(limit_timeout,
+						 TimestampTzPlusMilliseconds(now, (int64) item_table_batch_timeout),
+						 LIMIT_REPEAT_MS);
+}
+
+bool
+ItemWorkerLimitStop(void)
+{
+	bool		expired;
+
+	if (!limit_registered)
+		return false;
+	disable_timeout(limit_timeout, false);
+	expired = limit_expired;
+	limit_expired = false;
+	/* a cancellation of ours that came after the last check is dropped */
+	if (expired)
+		QueryCancelPending = false;
+	return expired;
 }
 
 /*

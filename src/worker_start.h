@@ -25,6 +25,7 @@ extern int	item_table_worker_naptime;	/* seconds */
 extern int	item_table_backfill_batch_size;
 extern int	item_table_ttl_batch_size;
 extern int	item_table_max_workers;
+extern int	item_table_batch_timeout;	/* milliseconds, 0: no limit */
 
 /* the settings above as GUCs (from _PG_init, through ItemWorkerInit) */
 extern void ItemWorkerDefineSettings(void);
@@ -35,6 +36,18 @@ extern void ItemWorkerDefineSettings(void);
  */
 extern bool ItemWorkerLaunch(Oid dboid, const char *dbname, pid_t notify_pid,
 							 BackgroundWorkerHandle **handle);
+
+/*
+ * The time limit of one batch of background work (item_table.batch_timeout),
+ * armed only in the worker (after ItemWorkerLimitInit): from Start on, the
+ * running statement is cancelled once the limit has passed (again every
+ * 100 ms while it goes on), and the process ends at twice the limit.  Stop
+ * disarms it and says whether the limit was reached.  Outside the worker
+ * both do nothing (the session's statement_timeout applies there).
+ */
+extern void ItemWorkerLimitInit(void);
+extern void ItemWorkerLimitStart(const char *what);
+extern bool ItemWorkerLimitStop(void);
 
 /* start this database's worker when the current transaction commits */
 extern void ItemWorkerRequest(void);
