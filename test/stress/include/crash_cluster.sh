@@ -30,7 +30,7 @@ q() { "$PGBIN/psql" -X -q -At -d "$CC_DB" -c "$1" 2>/dev/null; }
 cluster_pids() {
 	# shellcheck disable=SC2016  # expanded by the inner shell
 	pg_user bash -c 'for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/cwd" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+		[ "$p/cwd" -ef "$1" ] && echo "${p#/proc/}"
 	done; true' _ "$CC_PGDATA"
 }
 
