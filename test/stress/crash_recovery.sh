@@ -588,6 +588,9 @@ writer() {
 				E) fin=1; break ;;
 			esac
 		done
+		# no answer in time (not the end of the output): psql hangs, its
+		# write in flight has an unknown outcome
+		((fin)) || [ "$SECONDS" -lt "$deadline" ] || kill -KILL "$PQ_PID" 2>/dev/null
 		for ((i = 1; i <= a; i++)); do
 			log_effects "$i" acked
 		done >>"$acked"
