@@ -18,7 +18,7 @@ def streams(endpoint, app_key):
                         aws_access_key_id=app_key[0], aws_secret_access_key=app_key[1], config=cfg)
 
 
-def read_all(streams, iterator, want, timeout=10):
+def read_all(streams, iterator, want, timeout=60):
     """GetRecords until want records came (records of transactions still
     running are held back, so a first call may return fewer)."""
     records = []

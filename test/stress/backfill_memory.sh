@@ -57,20 +57,20 @@ SQL
 psql -At -c "SELECT 'loaded ' || count(*) || ' items, ' || pg_size_pretty(pg_total_relation_size('item_data.docs')) FROM item_data.docs"
 
 # The session: load the library and warm the caches (an API read),
-# report the pid, give the sampler a moment for the baseline,
-# then backfill.
+# report the pid, wait until the sampler has its baseline (the first
+# sample; 60 s at most), then backfill.
 cat >"$TMP/session.sql" <<SQL
 SELECT item_table.describe_table('{"TableName": "docs"}') IS NOT NULL AS warm;
 SELECT item_table.get_item('{"TableName": "docs", "Key": {"pk": {"S": "DOC#1"}}}') ? 'Item' AS warm;
 SELECT pg_backend_pid() \g $TMP/pid
-SELECT pg_sleep(1);
+\! n=0; while [ ! -s "$TMP/samples" ] && [ \$n -lt 600 ]; do sleep 0.1; n=\$((n + 1)); done
 CALL item_table.backfill_indexes('docs', 1000);
 SQL
 psql -At -f "$TMP/session.sql" >"$TMP/session.out" 2>&1 &
 session=$!
 
 # sample: RssAnon and VmRSS (kB) of the session's backend until it is done
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
 	[ -s "$TMP/pid" ] && break
 	sleep 0.1
 done

@@ -83,38 +83,39 @@ psql -At -c "SELECT 'UpdateTable Create: ' || (item_table.update_table('{\"Table
 		\"Projection\": {\"ProjectionType\": \"ALL\"}}}]}')->'TableDescription'->'GlobalSecondaryIndexes'->0->>'IndexStatus')" ||
 	die "UpdateTable"
 
-progress() { q "SELECT coalesce((SELECT backfilled FROM item_table.indexes WHERE table_name = 'bgc' AND index_name = 'by_g' AND status = 'CREATING'), -1)"; }
+PROGRESS_SQL="coalesce((SELECT backfilled FROM item_table.indexes WHERE table_name = 'bgc' AND index_name = 'by_g' AND status = 'CREATING'), -1)"
+WORKER_SQL="SELECT pid FROM pg_stat_activity WHERE backend_type = 'item_table worker' AND datname = 'bg' LIMIT 1"
+progress() { q "SELECT $PROGRESS_SQL"; }
 status() { q "SELECT item_table.describe_table('{\"TableName\": \"bgc\"}')->'Table'->'GlobalSecondaryIndexes'->0->>'IndexStatus'"; }
-worker_pid() { q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'item_table worker' AND datname = 'bg' LIMIT 1"; }
+worker_pid() { q "$WORKER_SQL"; }
 
-# wait for committed progress, then kill the worker
-wait_progress() {  # wait_progress MIN: until progress > MIN (and not finished)
-	local i p
-	for i in $(seq 1 300); do
-		p=$(progress)
-		[ -n "$p" ] && [ "$p" -gt "$1" ] && { echo "$p"; return 0; }
-		[ "$p" = "-1" ] && { echo "-1"; return 0; }
-		sleep 0.1
-	done
-	return 1
+# wait_progress MIN: wait (on the server, WAIT_SECS at most) until the
+# committed progress is above MIN or the backfill is done; prints the
+# progress (-1: done) and the worker's pid, both seen at that moment
+wait_progress() {
+	await "$WAIT_SECS" "SELECT CASE WHEN p > $1 OR p = -1 THEN p || ' ' || coalesce(($WORKER_SQL)::text, '') END
+		FROM (SELECT $PROGRESS_SQL AS p) s"
 }
-p1=$(wait_progress 0) || die "the worker made no progress on the backfill"
+# committed progress, then kill the worker at once
+read -r p1 wpid <<<"$(wait_progress 0)"
+[ -n "$p1" ] || die "the worker made no progress on the backfill in $WAIT_SECS s"
 [ "$p1" = "-1" ] && die "the backfill finished before it could be interrupted (raise BG_CRASH_ITEMS)"
-wpid=$(worker_pid)
 [ -n "$wpid" ] || die "no item_table worker in pg_stat_activity"
-pg_user kill -KILL "$wpid"
+$SUDO kill -KILL "$wpid"
+crashed "$wpid" || die "the server log does not show the worker's death by kill -9"
 echo "backfill: killed the worker (pid $wpid) at $p1 items"
-wait_ready 60 || die "the server did not come back after the worker was killed"
+wait_ready 120 || die "the server did not come back after the worker was killed"
 p2=$(progress)
 [ "$p2" = "-1" ] || [ "$p2" -ge "$p1" ] || die "the backfill went back from $p1 to $p2 items"
-p3=$(wait_progress "$p2") || die "the backfill did not resume after the crash"
+read -r p3 _ <<<"$(wait_progress "$p2")"
+[ -n "$p3" ] || die "the backfill did not resume after the crash within $WAIT_SECS s"
 [ "$p3" = "-1" ] && die "the backfill finished before the postmaster could be killed (raise BG_CRASH_ITEMS)"
 pm=$($SUDO head -n 1 "$CC_PGDATA/postmaster.pid")
 pg_user kill -KILL "$pm"
 kill_all
 echo "backfill: resumed to $p3 items; killed the postmaster"
 pg_start || die "could not restart the server"
-wait_ready 60 || die "the server did not come back"
+wait_ready 120 || die "the server did not come back"
 
 deadline=$(($(date +%s) + WAIT_SECS))
 while [ "$(status)" != "ACTIVE" ]; do
@@ -139,40 +140,32 @@ expired0=$(q "$expired_sql")
 kept0=$(q "$kept_sql")
 psql -At -c "SELECT 'UpdateTimeToLive: ' || item_table.update_time_to_live('{\"TableName\": \"bgc\", \"TimeToLiveSpecification\": {\"AttributeName\": \"exp\", \"Enabled\": true}}')::text" ||
 	die "UpdateTimeToLive"
-deleted() { q "SELECT items_expired FROM item_table.time_to_live WHERE table_name = 'bgc'"; }
-for i in $(seq 1 300); do
-	d=$(deleted)
-	[ -n "$d" ] && [ "$d" -gt 0 ] && break
-	sleep 0.05
-done
-[ "${d:-0}" -gt 0 ] || die "the worker deleted nothing"
+# the first committed deletions, and the worker's pid at that moment: kill
+# it at once
+read -r d wpid <<<"$(await "$WAIT_SECS" "SELECT CASE WHEN items_expired > 0 THEN items_expired || ' ' || coalesce(($WORKER_SQL)::text, '') END
+	FROM item_table.time_to_live WHERE table_name = 'bgc'")"
+[ "${d:-0}" -gt 0 ] || die "the worker deleted nothing in $WAIT_SECS s"
 [ "$d" -lt "$expired0" ] || die "the TTL pass finished before it could be interrupted (raise BG_CRASH_ITEMS)"
-wpid=$(worker_pid)
-[ -n "$wpid" ] && pg_user kill -KILL "$wpid"
+if [ -n "$wpid" ]; then
+	$SUDO kill -KILL "$wpid"
+	crashed "$wpid" || die "the server log does not show the worker's death by kill -9"
+fi
 echo "ttl: killed the worker (pid ${wpid:-none}) after $d of $expired0 expired items"
-wait_ready 60 || die "the server did not come back"
+wait_ready 120 || die "the server did not come back"
 # SIGTERM (pg_terminate_backend) ends the worker promptly; it comes back
 # (the deadline below): wait for the restarted worker while expired items
 # are left for it
-wpid=""
-for i in $(seq 1 600); do
-	wpid=$(worker_pid)
-	[ -n "$wpid" ] && break
-	[ "$(q "$expired_sql")" = "0" ] && break
-	sleep 0.1
-done
+wpid=$(await "$WAIT_SECS" "SELECT coalesce(($WORKER_SQL)::text, CASE WHEN ($expired_sql) = 0 THEN 'done' END)")
+[ "$wpid" = "done" ] && wpid=""
 if [ -n "$wpid" ]; then
+	t0=$(date +%s.%N)
 	t=$(q "SELECT pg_terminate_backend($wpid)")
 	[ "$t" = "t" ] || die "pg_terminate_backend of the worker failed"
-	for i in $(seq 1 100); do
-		[ -z "$(q "SELECT 1 FROM pg_stat_activity WHERE pid = $wpid")" ] && break
-		sleep 0.1
-	done
-	[ -z "$(q "SELECT 1 FROM pg_stat_activity WHERE pid = $wpid")" ] ||
-		die "the worker (pid $wpid) is still there 10 s after pg_terminate_backend"
-	echo "ttl: pg_terminate_backend ended the worker (pid $wpid) within $((i / 10)).$((i % 10)) s"
+	[ "$(await 30 "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $wpid) THEN 'gone' END")" = gone ] ||
+		die "the worker (pid $wpid) is still there 30 s after pg_terminate_backend"
+	echo "ttl: pg_terminate_backend ended the worker (pid $wpid) within $(it_elapsed "$t0") s"
 elif [ "$(q "$expired_sql")" != "0" ]; then
-	die "no item_table worker came back after the crash within 60 s"
+	die "no item_table worker came back after the crash within $WAIT_SECS s"
 else
 	echo "ttl: the restarted worker finished before it could be terminated (raise BG_CRASH_ITEMS)"
 fi

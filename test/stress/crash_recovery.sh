@@ -10,9 +10,10 @@
 # and an LSI (KEYS_ONLY), plus a few thousand filler items so that every
 # btree has inner pages.
 #
-# Four writers run psql in batches; each batch is a series of transactions
-# (BEGIN; write; COMMIT; \echo A <n>), so psql prints "A <n>" only after the
-# COMMIT of write n returned.  Writes are PutItem, UpdateItem (SET and ADD
+# Four writers each keep one psql session open (fed through a FIFO, its
+# output read back line by line) and send it batches; each batch is a
+# series of transactions (BEGIN; write; COMMIT; \echo A <n>), so psql
+# prints "A <n>" only after the COMMIT of write n returned.  Writes are PutItem, UpdateItem (SET and ADD
 # changing GSI and LSI keys, REMOVE of the sparse index key),
 # DeleteItem, TransactWriteItems (Put/Update/Delete/ConditionCheck) and plain
 # SQL (INSERT, INSERT ... ON CONFLICT, UPDATE, DELETE on the physical table).
@@ -21,18 +22,23 @@
 # whose state the writer knows is conditional on that state (v = :p,
 # attribute_not_exists(pk), or the whole item for SQL), so a lost or
 # phantom write makes a later write fail, which the writer records as an
-# error.  When a batch dies with the connection, the write in flight has an
-# unknown outcome: it goes to the writer's "unknown" log with the item it
-# would have produced, its keys become uncertain, and the writer's next
-# write on them is an unconditional PutItem.  Acknowledged writes go to the
-# writer's "acked" log, after psql printed their marker.
+# error.  When the session dies in a batch, the write in flight (the first
+# one not acknowledged) has an unknown outcome: it goes to the writer's
+# "unknown" log with the item it would have produced, its keys become
+# uncertain, and the writer's next write on them is an unconditional
+# PutItem; the writer then opens a new session, as soon as the server
+# accepts it.  Acknowledged writes go to the writer's "acked" log, after
+# psql printed their marker.
 #
 # Meanwhile the script kills, CRASH_ROUNDS times (default 4), after
-# CRASH_SECONDS seconds (default 4) of writing: a random client backend with
-# kill -9 (the postmaster then ends every backend and recovers), and every
-# fourth round and the last one the postmaster itself (kill -9, then the
-# backends it left behind, then pg_ctl start).  Writers reconnect by running
-# their next batch; every round must acknowledge writes.  At the last kill
+# CRASH_SECONDS seconds (default 4) of writing and at least one
+# acknowledged write: with kill -9 a writer's backend caught inside a write
+# (a poll on the server waits until one is active in an item_table call,
+# a plain SQL write or its COMMIT; the postmaster then ends every backend
+# and recovers), and every fourth round and the last one the postmaster
+# itself (kill -9, then the backends it left behind, then pg_ctl start).
+# Every wait is for a condition, bounded by a generous deadline, so that a
+# loaded machine only makes the test slower.  At the last kill
 # the writers stop before the server starts again, so the final state is
 # what recovery made of the writes acknowledged before the crash; the
 # earlier crashes are checked by the conditional writes that follow them.
@@ -61,7 +67,10 @@ ROUNDS=${CRASH_ROUNDS:-4}
 ROUND_SECS=${CRASH_SECONDS:-4}
 WRITERS=4
 KEYS=48                 # keys per writer: 6 partitions of 8 items
-BATCH=8                 # transactions per psql run
+BATCH=8                 # transactions sent to the session at a time
+PQ_WAIT=120             # seconds a writer waits for its session's answer
+KILL_WAIT=120           # seconds kill_backend may take to catch a writer
+ACK_WAIT=120            # seconds a round may wait for its first acknowledgement
 FILLER=3000
 T0=$(date +%s.%N)
 
@@ -88,7 +97,7 @@ pg_user() { it_as_postgres "$@"; }
 cluster_pids() {
 	# shellcheck disable=SC2016  # expanded by the inner shell
 	pg_user bash -c 'for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/cwd" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+		[ "$p/cwd" -ef "$1" ] && echo "${p#/proc/}"
 	done; true' _ "$CR_PGDATA"
 }
 
@@ -119,7 +128,7 @@ wait_ready() {
 }
 
 pg_start() {
-	pg_user "$PGBIN/pg_ctl" -D "$CR_PGDATA" -l "$CR_PG/server.log" -w -t 60 start \
+	pg_user "$PGBIN/pg_ctl" -D "$CR_PGDATA" -l "$CR_PG/server.log" -w -t 120 start \
 		>>"$CR_TMP/pg_ctl.log" 2>&1
 }
 
@@ -127,7 +136,7 @@ pg_start() {
 # until they are gone.
 kill_leftovers() {
 	local pids p i
-	for i in 1 2 3 4 5 6 7 8 9 10; do
+	for i in $(seq 1 100); do
 		pids=$(cluster_pids)
 		[ -z "$pids" ] && return 0
 		for p in $pids; do
@@ -174,7 +183,7 @@ cleanup() {
 		local keep="$IT_ROOT/log/crash_recovery"
 		if mkdir -p "$keep" 2>/dev/null; then
 			rm -f "$keep"/*
-			[ -n "$CR_TMP" ] && cp "$CR_TMP"/*.log "$CR_TMP"/*.acked "$CR_TMP"/*.unknown "$CR_TMP"/*.err "$keep"/ 2>/dev/null
+			[ -n "$CR_TMP" ] && cp "$CR_TMP"/*.log "$CR_TMP"/*.acked "$CR_TMP"/*.unknown "$CR_TMP"/*.err "$CR_TMP"/*.inflight "$keep"/ 2>/dev/null
 			[ -n "$CR_PG" ] && $SUDO cat "$CR_PG/server.log" >"$keep/server.log" 2>/dev/null
 			echo "(logs kept in log/crash_recovery/)"
 		fi
@@ -223,6 +232,29 @@ wait_ready 60 || die "cluster not ready"
 # every client call is bounded in time
 psql() { timeout -k 5 300 "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 "$@"; }
 psql -d postgres -c 'CREATE DATABASE crash' || die "createdb"
+# kill_backend's poll: the pid of a writer's backend active in a write (an
+# item_table call, plain SQL on the item table, or the COMMIT), waiting
+# for one at most secs seconds (NULL then)
+psql -d postgres >/dev/null <<'SQL' || die "setup of busy_writer()"
+CREATE FUNCTION busy_writer(secs float8) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	p int;
+	give_up timestamptz := clock_timestamp() + secs * interval '1 second';
+BEGIN
+	LOOP
+		PERFORM pg_stat_clear_snapshot();
+		SELECT a.pid INTO p FROM pg_stat_activity a
+		WHERE a.datname = 'crash' AND a.backend_type = 'client backend' AND a.state = 'active'
+		  AND a.pid <> pg_backend_pid()
+		  AND (a.query LIKE 'SELECT item_table.%' OR a.query LIKE '%item_data.crash %' OR a.query LIKE 'COMMIT%')
+		ORDER BY random() LIMIT 1;
+		IF p IS NOT NULL OR clock_timestamp() > give_up THEN
+			RETURN p;
+		END IF;
+		PERFORM pg_sleep(0.002);
+	END LOOP;
+END $$;
+SQL
 
 # ---------------------------------------------------------------- schema
 
@@ -454,17 +486,67 @@ log_effects() {	# log_effects i status: one line per key the write left in a sta
 	done
 }
 
+# The writer's psql: one session, kept open, fed through a FIFO; its
+# output (only the \echo markers: query results go to /dev/null) comes
+# back line by line through another.  pq_open connects and reads the
+# backend's pid (BPID); it fails when the server does not accept the
+# connection.  pq_close ends the session (psql reads the end of its input,
+# or was killed) and leaves its exit status in PQ_RC.
+pq_open() {
+	local line
+	: >"$PQ_ERR"
+	stdbuf -oL "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -o /dev/null \
+		<"$PQ_IN" >"$PQ_OUT" 2>"$PQ_ERR" &
+	PQ_PID=$!
+	exec {PQ_TO}>"$PQ_IN" {PQ_FROM}<"$PQ_OUT"
+	printf '%s\n' 'SET search_path = item_table, public;' \
+		'SELECT pg_backend_pid() AS bpid \gset' '\echo S :bpid' 1>&"$PQ_TO" 2>/dev/null
+	if read -r -t "$PQ_WAIT" -u "$PQ_FROM" line && [[ $line == "S "* ]]; then
+		BPID=${line#S }
+		return 0
+	fi
+	pq_close
+	return 1
+}
+
+pq_close() {
+	[ -n "$PQ_PID" ] || return 0
+	exec {PQ_TO}>&- {PQ_FROM}<&-
+	# a psql that hangs (its answer did not come within PQ_WAIT) is killed
+	if ! wait_gone "$PQ_PID" 10; then
+		kill -KILL "$PQ_PID" 2>/dev/null
+	fi
+	wait "$PQ_PID"
+	PQ_RC=$?
+	PQ_PID=""
+}
+
+wait_gone() {	# wait_gone PID SECONDS: until the process has exited, bounded
+	local i
+	for ((i = 0; i < $2 * 20; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 writer() {
 	W=$1
-	trap - EXIT INT TERM HUP
+	trap - EXIT INT HUP
+	# a write to the FIFO of a psql that is gone fails instead of killing us
+	trap '' PIPE
+	trap '[ -n "$PQ_PID" ] && kill -KILL "$PQ_PID" 2>/dev/null; exit 143' TERM
 	RANDOM=$((W * 7919 + $$ % 7907))
 	local acked="$CR_TMP/w$W.acked" unknown="$CR_TMP/w$W.unknown" errs="$CR_TMP/w$W.err"
-	local batchf="$CR_TMP/w$W.sql" outf="$CR_TMP/w$W.out" errf="$CR_TMP/w$W.stderr"
-	local k i rc a started script line
-	local -a lines
+	local inflight="$CR_TMP/w$W.inflight"
+	local k i a fin line script rc deadline left
+	PQ_IN="$CR_TMP/w$W.in" PQ_OUT="$CR_TMP/w$W.out" PQ_ERR="$CR_TMP/w$W.stderr"
+	PQ_PID="" PQ_RC=0 PQ_TO="" PQ_FROM="" BPID=""
 	: >"$acked"
 	: >"$unknown"
 	: >"$errs"
+	: >"$inflight"
+	mkfifo "$PQ_IN" "$PQ_OUT" || exit 1
 	POOL=$(head -c 4500 /dev/urandom | base64 -w0 | tr -d '+/=')
 	POOLMAX=$((${#POOL} - 2600))
 	declare -gA M=() U=() T=() TU=()
@@ -475,53 +557,67 @@ writer() {
 	done
 	N=0
 	while [ ! -e "$CR_TMP/stop" ]; do
+		# (re)connect: the server may be down or recovering
+		if [ -z "$PQ_PID" ] && ! pq_open; then
+			sleep 0.2
+			continue
+		fi
 		for ((k = 0; k < KEYS; k++)); do
 			T[$k]=${M[$k]}
 			TU[$k]=${U[$k]}
 		done
-		script="SET search_path = item_table, public;"$'\n''\echo S'$'\n'
+		script=""
 		for ((i = 1; i <= BATCH; i++)); do
 			N=$((N + 1))
 			gen_op
 			BN[i]=$N BT[i]=$OPT BK[i]=$OPK BS[i]=$OPS BC[i]=$OPC
 			script+="BEGIN;"$'\n'"$OPSQL"$'\n'"COMMIT;"$'\n''\echo A '"$i"$'\n'
 		done
-		printf '%s' "$script" >"$batchf"
-		timeout -k 5 60 "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -o /dev/null -f "$batchf" \
-			>"$outf" 2>"$errf" </dev/null
-		rc=$?
+		script+='\echo E'$'\n'
+		printf '%s' "$script" 1>&"$PQ_TO" 2>/dev/null
+		# "A i" comes once the COMMIT of write i returned, "E" after the
+		# batch; the end of the output means psql is gone (the connection
+		# died, or a write failed); nothing within PQ_WAIT: psql is killed
 		a=0
-		started=0
-		mapfile -t lines <"$outf"
-		for line in "${lines[@]}"; do
+		fin=0
+		deadline=$((SECONDS + PQ_WAIT))
+		while left=$((deadline - SECONDS)); ((left > 0)); do
+			read -r -t "$left" -u "$PQ_FROM" line || break
 			case $line in
-				S) started=1 ;;
 				"A "*) a=${line#A } ;;
+				E) fin=1; break ;;
 			esac
 		done
+		# no answer in time (not the end of the output): psql hangs, its
+		# write in flight has an unknown outcome
+		((fin)) || [ "$SECONDS" -lt "$deadline" ] || kill -KILL "$PQ_PID" 2>/dev/null
 		for ((i = 1; i <= a; i++)); do
 			log_effects "$i" acked
 		done >>"$acked"
-		if ((a < BATCH)) && ((started)); then
-			i=$((a + 1))
-			if [ "$rc" = 3 ] && ! grep -Eq "$CONNLOST" "$errf" || [ "$rc" = 0 ]; then
-				# a definite failure: never expected, the test fails
-				{
-					echo "writer $W write v=${BN[$i]} (${BT[$i]}, psql status $rc):"
-					head -c 2000 "$errf"
-					echo
-				} >>"$errs"
-				log_effects "$i" failed >/dev/null
-				[ -n "${BC[$i]}" ] && U[${BC[$i]}]=1
-			else
-				log_effects "$i" unknown >>"$unknown"
-			fi
+		((fin)) && continue
+		pq_close
+		rc=$PQ_RC
+		i=$((a + 1))
+		if ((a == BATCH)); then
+			:	# the session died after the batch: nothing in flight
+		elif [ "$rc" = 3 ] && ! grep -Eq "$CONNLOST" "$PQ_ERR" || [ "$rc" = 0 ]; then
+			# a definite failure: never expected, the test fails
+			{
+				echo "writer $W write v=${BN[$i]} (${BT[$i]}, psql status $rc):"
+				head -c 2000 "$PQ_ERR"
+				echo
+			} >>"$errs"
+			log_effects "$i" failed >/dev/null
+			[ -n "${BC[$i]}" ] && U[${BC[$i]}]=1
+		else
+			# the write in flight when the session died: its outcome is unknown
+			log_effects "$i" unknown >>"$unknown"
+			echo "$BPID" >>"$inflight"
 		fi
-		if [ "$rc" != 0 ]; then
-			sleep 0.2
-		fi
+		sleep 0.2
 	done
-	rm -f "$batchf" "$outf" "$errf"
+	pq_close
+	rm -f "$PQ_IN" "$PQ_OUT" "$PQ_ERR"
 	exit 0
 }
 
@@ -542,30 +638,37 @@ writers_alive() {
 # ---------------------------------------------------------------- kills
 
 BACKEND_KILLS=0
+KILLED_PIDS=()
 POSTMASTER_KILLS=0
 half=$(awk -v s="$ROUND_SECS" 'BEGIN { print s / 2 }')
 
-kill_backend() {	# a client backend, busy if possible; it may end before the kill: retry
-	local pid="" i
-	for i in $(seq 1 50); do
-		pid=$(psql -At -c "SELECT pid FROM pg_stat_activity
-			WHERE backend_type = 'client backend' AND datname = 'crash' AND pid <> pg_backend_pid()
-			ORDER BY state = 'active' DESC, random() LIMIT 1" 2>/dev/null)
-		if [ -n "$pid" ] && pg_user kill -KILL "$pid" 2>/dev/null && killed_by_us "$pid"; then
+# kill_backend ROUND: kill -9 a client backend caught inside a write.
+# busy_writer() (in the postgres database) polls pg_stat_activity every
+# few milliseconds, on the server, until a writer's backend is active in
+# an item_table call, a plain SQL write or its COMMIT, for at most 30 s;
+# the kill follows at once.  Each writer keeps its session, so a backend
+# is always there to find, and the kill is retried (the whole bounded by
+# KILL_WAIT seconds) if it missed.
+kill_backend() {
+	local pid deadline=$((SECONDS + KILL_WAIT))
+	while [ "$SECONDS" -lt "$deadline" ]; do
+		pid=$(psql -d postgres -At -c 'SELECT busy_writer(30)' 2>/dev/null)
+		if [ -n "$pid" ] && $SUDO kill -KILL "$pid" 2>/dev/null && killed_by_us "$pid"; then
 			BACKEND_KILLS=$((BACKEND_KILLS + 1))
+			KILLED_PIDS+=("$pid")
 			KILLED="backend $pid"
 			return 0
 		fi
 		sleep 0.1
 	done
-	die "round $1: found no backend to kill"
+	die "round $1: no backend caught inside a write within $KILL_WAIT s"
 }
 
 # Did the postmaster see that backend die of our signal?  (It may have been
 # exiting already when the signal came.)
 killed_by_us() {
 	local i
-	for i in $(seq 1 30); do
+	for i in $(seq 1 300); do
 		$SUDO grep -q "(PID $1) was terminated by signal 9" "$CR_PG/server.log" && return 0
 		sleep 0.1
 	done
@@ -576,7 +679,7 @@ killed_by_us() {
 stop_writers() {
 	local p i busy
 	: >"$CR_TMP/stop"
-	for i in $(seq 1 900); do
+	for i in $(seq 1 1500); do
 		busy=0
 		for p in "${WRITER_PIDS[@]}"; do
 			kill -0 "$p" 2>/dev/null && busy=1
@@ -601,7 +704,7 @@ kill_postmaster() {
 	pm=$(postmaster_pid)
 	[ -n "$pm" ] || die "round $1: no postmaster.pid"
 	pg_user kill -KILL "$pm" || die "round $1: kill of postmaster $pm failed"
-	for i in $(seq 1 100); do
+	for i in $(seq 1 300); do
 		pid_alive "$pm" || break
 		sleep 0.1
 	done
@@ -623,12 +726,17 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	((r % 2)) && psql -c CHECKPOINT >/dev/null 2>&1
 	sleep "$half"
 	writers_alive || die "round $r: a writer died"
-	now=$(acked_lines)
+	# every round, the first included, must have acknowledged writes (the
+	# server came back and serves writes): on a slow machine the round
+	# waits for the first, up to ACK_WAIT seconds
+	deadline=$((SECONDS + ACK_WAIT))
+	while now=$(acked_lines); [ "$now" -le "$prev" ] && [ "$SECONDS" -lt "$deadline" ]; do
+		writers_alive || die "round $r: a writer died"
+		sleep 0.2
+	done
 	acks=$((now - prev))
 	prev=$now
-	# every round, the first included, must have acknowledged writes (the
-	# server came back and serves writes)
-	[ "$acks" -gt 0 ] || die "round $r: no write acknowledged since the previous round"
+	[ "$acks" -gt 0 ] || die "round $r: no write acknowledged in $ROUND_SECS + $ACK_WAIT s since the previous round"
 	if [ -z "$MIN_ROUND" ] || [ "$acks" -lt "$MIN_ROUND" ]; then
 		MIN_ROUND=$acks
 	fi
@@ -640,13 +748,15 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	else
 		kill_backend "$r"
 	fi
-	wait_ready 60 || die "round $r: the server is not back after 60 s"
-	echo "round $r: $acks item writes acknowledged, then killed $KILLED; accepting connections again after $(it_elapsed "$t") s"
+	took=$(it_elapsed "$t")
+	t=$(date +%s.%N)
+	wait_ready 120 || die "round $r: the server is not back after 120 s"
+	echo "round $r: $acks item writes acknowledged, then killed $KILLED (in $took s); accepting connections again after $(it_elapsed "$t") s"
 done
 
 # ---------------------------------------------------------------- checks
 
-wait_ready 60 || die "the server is not up for the checks"
+wait_ready 120 || die "the server is not up for the checks"
 FAIL=0
 for f in "$CR_TMP"/w*.acked; do
 	[ -s "$f" ] || { echo "writer ${f##*/}: no acknowledged write"; FAIL=1; }
@@ -742,6 +852,12 @@ FILLER_N=$(val filler 2) FILLER_OK=$(val filler 3) VERIFY=$(val verify 2)
 AM_IDX=$(val amcheck 2) AM_TAB=$(val amcheck 3) AM_PROB=$(val amcheck 4)
 ERRS=$(cat "$CR_TMP"/w*.err | grep -c '^writer ')
 RECOVERIES=$($SUDO grep -c 'automatic recovery in progress' "$CR_PG/server.log")
+# backend kills that cut a write off: the killed backend's writer had a
+# batch out and not all of it acknowledged
+HITS=0
+for p in "${KILLED_PIDS[@]}"; do
+	cat "$CR_TMP"/w*.inflight | grep -qx "$p" && HITS=$((HITS + 1))
+done
 
 if [ "$WRONG" != 0 ]; then
 	echo "keys whose stored item is wrong (first 20):"
@@ -771,7 +887,7 @@ if [ "$KEYS_PRESENT" = 0 ] || [ "$KEYS_PRESENT" = "$KEYS_N" ]; then
 	FAIL=1
 fi
 
-echo "kills: $ROUNDS rounds ($BACKEND_KILLS of a backend, $POSTMASTER_KILLS of the postmaster); $RECOVERIES crash recoveries in the server log"
+echo "kills: $ROUNDS rounds ($BACKEND_KILLS of a backend, $HITS of them cutting off that backend's write in flight; $POSTMASTER_KILLS of the postmaster); $RECOVERIES crash recoveries in the server log"
 echo "writes: $ACK_TX acknowledged transactions ($ACK_W item writes, at least $MIN_ROUND in each round), $UNK_TX of unknown outcome, $ERRS failed"
 echo "checked: $KEYS_N keys ($KEYS_PRESENT present) against their last acknowledged write: $WRONG wrong; $FILLER_N filler items $([ "$FILLER_OK" = 1 ] && echo unchanged || echo CHANGED)"
 echo "verified: $VERIFIED of $ACK_W acknowledged item writes (by the final state, or by the conditional write that followed; the others were followed by a write of unknown outcome)"

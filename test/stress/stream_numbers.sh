@@ -107,13 +107,17 @@ echo "with the preload: 100 more records numbered consecutively above $top1, up 
 # 3. kill -9 in the middle of a write load, restart, write again
 writer a 251 30000 & A=$!
 writer b 151 30000 & B=$!
-sleep 2
+# in the middle of the load: once both writers have committed records (120
+# s at most; they have tens of thousands to go)
+[ "$(await 120 "SELECT CASE WHEN count(DISTINCT new_image->'pk'->>'S' LIKE 'a-%') = 2 AND count(*) >= 100 THEN 'writing' END
+	FROM item_table.stream_records WHERE seq > $top2")" = writing ] ||
+	die "the two writers did not write within 120 s"
 pm=$($SUDO head -n 1 "$CC_PGDATA/postmaster.pid")
 pg_user kill -KILL "$pm"
 kill_all
 wait "$A" "$B" 2>/dev/null
 pg_start || die "could not restart after the crash"
-wait_ready 60 || die "the server did not come back"
+wait_ready 120 || die "the server did not come back"
 top3=$(q "SELECT max(seq) FROM item_table.stream_records")
 writer a 30001 30100 & A=$!
 writer b 30001 30100 & B=$!

@@ -79,19 +79,23 @@ writer 1 & W1=$!
 writer 2 & W2=$!
 
 sleep "$LOAD_SECS"
-wpid=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'item_table worker' AND datname = 'sc'")
+# the worker (it may be between two rounds: wait for it, 120 s at most),
+# killed the moment it is seen
+wpid=$(await 120 "SELECT pid FROM pg_stat_activity WHERE backend_type = 'item_table worker' AND datname = 'sc'")
+[ -n "$wpid" ] || die "no worker running the consumer after $LOAD_SECS + 120 s"
+$SUDO kill -KILL "$wpid"
+crashed "$wpid" || die "the server log does not show the worker's death by kill -9"
+wait_ready 120 || die "the server did not come back after the worker was killed"
+# what the consumer had committed when it was killed
 before=$(q "SELECT count(*) FROM public.applied")
-[ -n "$wpid" ] || die "no worker running the consumer after $LOAD_SECS s"
-pg_user kill -KILL "$wpid"
 echo "killed the worker (pid $wpid) after $before records applied"
-wait_ready 60 || die "the server did not come back after the worker was killed"
 sleep "$LOAD_SECS"
 pm=$($SUDO head -n 1 "$CC_PGDATA/postmaster.pid")
 pg_user kill -KILL "$pm"
 kill_all
 echo "killed the postmaster after $(grep -h -c '^A ' "$CC_TMP"/w*.out | paste -sd+ | bc) acknowledged writes"
 pg_start || die "could not restart the cluster"
-wait_ready 60 || die "the server did not come back"
+wait_ready 120 || die "the server did not come back"
 sleep 2
 : >"$CC_TMP/stop"
 wait "$W1" "$W2"

@@ -25,8 +25,9 @@ SELECT item_table.put_item('{"TableName": "Stale", "Item": {"pk": {"S": "a"}, "g
 
 -- this session's definition: undistributed
 SELECT item_table.get_item('{"TableName": "Stale", "Key": {"pk": {"S": "a"}}}') -> 'Item' AS cached;
--- the other session: lock 4242, distribute (the local rows removed), commit
-\! ("$IT_PSQL" -X -q -v ON_ERROR_STOP=1 -o /dev/null -c "SET client_min_messages = warning" -c "BEGIN" -c "SELECT pg_catalog.pg_advisory_xact_lock(4242)" -c "SELECT pg_catalog.pg_sleep(0.2)" -c "SELECT item_table.distribute_table('Stale', 4)" -c "SELECT truncate_local_data_after_distributing_table(t) FROM (VALUES ('item_data.\"Stale\"'::regclass), ('item_data.\"Stale#byG\"')) v (t)" -c "COMMIT" 2>"${TMPDIR:-/tmp}/item_table_stale.$PPID" &)
+-- the other session: lock 4242, wait until this session waits for it (30 s
+-- at most), distribute (the local rows removed), commit
+\! ("$IT_PSQL" -X -q -v ON_ERROR_STOP=1 -o /dev/null -c "SET client_min_messages = warning" -c "BEGIN" -c "SELECT pg_catalog.pg_advisory_xact_lock(4242)" -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP EXIT WHEN EXISTS (SELECT FROM pg_catalog.pg_locks l WHERE l.locktype = 'advisory' AND l.objid = 4242 AND NOT l.granted); PERFORM pg_catalog.pg_sleep(0.05); END LOOP; END \$\$" -c "SELECT item_table.distribute_table('Stale', 4)" -c "SELECT truncate_local_data_after_distributing_table(t) FROM (VALUES ('item_data.\"Stale\"'::regclass), ('item_data.\"Stale#byG\"')) v (t)" -c "COMMIT" 2>"${TMPDIR:-/tmp}/item_table_stale.$PPID" &)
 -- waits until the other session holds advisory lock 4242 (30 s at most)
 DO $$
 BEGIN
@@ -56,7 +57,7 @@ SELECT * FROM item_table.verify('Stale');
 -- the other way: this session's definition distributed, the other session
 -- undistributes the table, this session updates an item
 SELECT item_table.get_item('{"TableName": "Stale", "Key": {"pk": {"S": "a"}}}') -> 'Item' AS cached;
-\! ("$IT_PSQL" -X -q -v ON_ERROR_STOP=1 -o /dev/null -c "SET client_min_messages = warning" -c "BEGIN" -c "SELECT pg_catalog.pg_advisory_xact_lock(4242)" -c "SELECT pg_catalog.pg_sleep(0.2)" -c "SELECT item_table.undistribute_table('Stale')" -c "COMMIT" 2>"${TMPDIR:-/tmp}/item_table_stale.$PPID" &)
+\! ("$IT_PSQL" -X -q -v ON_ERROR_STOP=1 -o /dev/null -c "SET client_min_messages = warning" -c "BEGIN" -c "SELECT pg_catalog.pg_advisory_xact_lock(4242)" -c "DO \$\$ BEGIN FOR i IN 1..600 LOOP EXIT WHEN EXISTS (SELECT FROM pg_catalog.pg_locks l WHERE l.locktype = 'advisory' AND l.objid = 4242 AND NOT l.granted); PERFORM pg_catalog.pg_sleep(0.05); END LOOP; END \$\$" -c "SELECT item_table.undistribute_table('Stale')" -c "COMMIT" 2>"${TMPDIR:-/tmp}/item_table_stale.$PPID" &)
 -- waits until the other session holds advisory lock 4242 (30 s at most)
 DO $$
 BEGIN

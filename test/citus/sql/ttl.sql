@@ -71,7 +71,7 @@ FROM (VALUES (30, -60), (31, 86400)) v(i, d);
 SELECT item_table.start_worker() AS worker_started;
 DO $$
 BEGIN
-  FOR i IN 1 .. 240 LOOP
+  FOR i IN 1 .. 480 LOOP
     EXIT WHEN NOT EXISTS (SELECT 1 FROM item_data."Sessions" WHERE item -> 'id' ->> 'S' = 's30');
     PERFORM pg_sleep(0.25);
   END LOOP;

@@ -10,7 +10,7 @@
 # creates CC_DB.  The EXIT trap stops and removes it; a script's writers
 # stop when the file "$CC_TMP/stop" appears.  Also defined: die, pg_user,
 # psql and q (on CC_DB), cluster_pids, kill_all (kill -9 of every process
-# of the cluster), wait_ready [SECONDS], pg_start.
+# of the cluster), wait_ready [SECONDS], pg_start, crashed and await (below).
 
 CC_TMP=""
 CC_PGDATA=""
@@ -30,13 +30,13 @@ q() { "$PGBIN/psql" -X -q -At -d "$CC_DB" -c "$1" 2>/dev/null; }
 cluster_pids() {
 	# shellcheck disable=SC2016  # expanded by the inner shell
 	pg_user bash -c 'for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/cwd" 2>/dev/null)" = "$1" ] && echo "${p#/proc/}"
+		[ "$p/cwd" -ef "$1" ] && echo "${p#/proc/}"
 	done; true' _ "$CC_PGDATA"
 }
 
 kill_all() {
 	local p i
-	for i in 1 2 3 4 5 6 7 8 9 10; do
+	for i in $(seq 1 100); do
 		p=$(cluster_pids)
 		[ -z "$p" ] && break
 		# shellcheck disable=SC2086
@@ -47,16 +47,36 @@ kill_all() {
 }
 
 wait_ready() {
-	local i
-	for i in $(seq 1 $((${1:-60} * 5))); do
+	local deadline=$((SECONDS + ${1:-120}))
+	while [ "$SECONDS" -lt "$deadline" ]; do
 		"$PGBIN/pg_isready" -q -t 2 >/dev/null 2>&1 && return 0
 		sleep 0.2
 	done
 	return 1
 }
 
+# crashed PID: wait (60 s at most) until the postmaster has logged that
+# process's death by kill -9, so that the crash restart has begun (until
+# then the server may still accept connections, which the restart ends)
+crashed() {
+	local deadline=$((SECONDS + 60))
+	while [ "$SECONDS" -lt "$deadline" ]; do
+		$SUDO grep -q "(PID $1) was terminated by signal 9" "$CC_TMP/pg/server.log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# await SECONDS SQL: run SQL (one value) until it returns a value that is
+# neither empty nor NULL, and print it; fails after SECONDS.  The loop runs
+# on the server, so that what it waits for is caught the moment it shows
+# (no client started per try), and the caller acts on it at once.
+await() {
+	q "SELECT public.cc_await(\$cc\$$2\$cc\$, $1)"
+}
+
 pg_start() {
-	pg_user "$PGBIN/pg_ctl" -D "$CC_PGDATA" -l "$CC_TMP/pg/server.log" -w -t 60 start \
+	pg_user "$PGBIN/pg_ctl" -D "$CC_PGDATA" -l "$CC_TMP/pg/server.log" -w -t 120 start \
 		>>"$CC_TMP/pg_ctl.log" 2>&1
 }
 
@@ -105,4 +125,20 @@ CONF
 	export PGHOST="$CC_TMP/pg" PGPORT="$port" PGUSER=postgres
 	pg_start || { cat "$CC_TMP/pg_ctl.log"; die "could not start the cluster"; }
 	"$PGBIN/createdb" "$CC_DB" || die "createdb"
+	psql -f - >/dev/null <<'SQL' || die "setup of cc_await()"
+CREATE FUNCTION public.cc_await(query text, secs float8) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	v text;
+	give_up timestamptz := clock_timestamp() + secs * interval '1 second';
+BEGIN
+	LOOP
+		PERFORM pg_stat_clear_snapshot();
+		EXECUTE query INTO v;
+		IF v <> '' OR clock_timestamp() > give_up THEN
+			RETURN v;
+		END IF;
+		PERFORM pg_sleep(0.005);
+	END LOOP;
+END $$;
+SQL
 }
