@@ -154,6 +154,14 @@ ORDER+=(put_item_new put_if_absent update_if_absent batch_write25_new transact_1
 EXT[query_begins_with]="SELECT item_table.query(('{\"TableName\": \"qbench\", \"KeyConditionExpression\": \"pk = :pk AND begins_with(sk, :pre)\", \"ExpressionAttributeValues\": {\":pk\": {\"S\": \"P100#' || (\$1 % $((CG_SCALE / 200))) || '\"}, \":pre\": {\"S\": \"ITEM#00' || (\$1 % 10) || '\"}}}')::jsonb)"
 BASE[query_begins_with]="SELECT key, item FROM item_data.qbench WHERE key OPERATOR(item_table.^@) ('S\"P100#' || (\$1 % $((CG_SCALE / 200))) || '\"|S\"ITEM#00' || (\$1 % 10) || '\"')::item_table.item_key ORDER BY key"
 ORDER+=(query_begins_with)
+# the gateway's call (item_table.dynamodb_as: the role switch, the settings
+# level, the deferred-trigger flush and the advisory-lock release of each
+# request) against the same GetItem and PutItem through item_table.dynamodb
+EXT[gateway_get]="SELECT (item_table.dynamodb_as('postgres', 'GetItem', ('{\"TableName\": \"bench\", \"Key\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}}}')::jsonb)).response"
+BASE[gateway_get]="SELECT item_table.dynamodb('GetItem', ('{\"TableName\": \"bench\", \"Key\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}}}')::jsonb)"
+EXT[gateway_put]="SELECT (item_table.dynamodb_as('postgres', 'PutItem', ('{\"TableName\": \"bench\", \"Item\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}, \"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}}')::jsonb)).response"
+BASE[gateway_put]="SELECT item_table.dynamodb('PutItem', ('{\"TableName\": \"bench\", \"Item\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}, \"name\": {\"S\": \"user\"}, \"n\": {\"N\": \"' || \$1 || '\"}}}')::jsonb)"
+ORDER+=(gateway_get gateway_put)
 
 cases=("$@")
 [ "${#cases[@]}" -gt 0 ] || cases=("${ORDER[@]}")
