@@ -160,4 +160,35 @@ typedef bool ItemUpdateIndexes;
 #define ItemMayBecomeRole(member, role) is_member_of_role((member), (role))
 #endif
 
+/*
+ * A backend's place among the MaxBackends regular backends, the local id of
+ * its transaction, the virtual transaction of a lock's holder, and the
+ * shared transaction counters (stream_number.c, stream.c): PostgreSQL 17
+ * numbered procs from 0 (ProcNumber) where backend ids counted from 1, moved
+ * a proc's lxid into its vxid, and renamed ShmemVariableCache.
+ */
+#include "access/transam.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
+#if PG_VERSION_NUM >= 170000
+#define ItemMyBackendSlot() ((int) MyProcNumber)
+#define ItemMyLocalXid() (MyProc->vxid.lxid)
+#define ItemLockHolderVxid(l) ((l)->vxid)
+#define ItemTransamVariables TransamVariables
+#else
+#include "storage/backendid.h"
+#define ItemMyBackendSlot() ((int) MyBackendId - 1)
+#define ItemMyLocalXid() (MyProc->lxid)
+static inline VirtualTransactionId
+ItemLockHolderVxid(const LockInstanceData *l)
+{
+	VirtualTransactionId vxid;
+
+	vxid.backendId = l->backend;
+	vxid.localTransactionId = l->lxid;
+	return vxid;
+}
+#define ItemTransamVariables ShmemVariableCache
+#endif
+
 #endif							/* ITEM_TABLE_COMPAT_H */

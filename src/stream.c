@@ -904,7 +904,7 @@ completion_count(void)
 	uint64		c;
 
 	LWLockAcquire(ProcArrayLock, LW_SHARED);
-	c = ShmemVariableCache->xactCompletionCount;
+	c = ItemTransamVariables->xactCompletionCount;
 	LWLockRelease(ProcArrayLock);
 	return c;
 }

@@ -124,6 +124,7 @@
 #include "utils/resowner.h"
 #include "utils/syscache.h"
 
+#include "compat.h"
 #include "stream_number.h"
 
 #define STREAM_COUNTERS 1024
@@ -385,7 +386,7 @@ prepared_holder_for(TransactionId xid, bool *found)
 			}
 		}
 		if (free_one >= 0 && !*found)
-			counters->holder[free_one].reserved_by = MyBackendId;
+			counters->holder[free_one].reserved_by = ItemMyBackendSlot() + 1;
 		SpinLockRelease(&counters->mutex);
 		if (free_one >= 0)
 			return free_one;
@@ -413,7 +414,7 @@ stream_number_xact(XactEvent event, void *arg)
 
 	if (!holding && prepared_holder < 0)
 		return;
-	mine = &counters->holder[MyBackendId - 1];
+	mine = &counters->holder[ItemMyBackendSlot()];
 	switch (event)
 	{
 		case XACT_EVENT_COMMIT:
@@ -479,7 +480,7 @@ my_holder(TransactionId *xid)
 {
 	static bool registered = false;
 
-	if (MyBackendId < 1 || MyBackendId > counters->nbackends)
+	if (ItemMyBackendSlot() < 0 || ItemMyBackendSlot() >= counters->nbackends)
 		elog(ERROR, "stream numbers taken by a process without a backend id");
 	if (!registered)
 	{
@@ -487,7 +488,7 @@ my_holder(TransactionId *xid)
 		registered = true;
 	}
 	*xid = GetTopTransactionId();
-	return &counters->holder[MyBackendId - 1];
+	return &counters->holder[ItemMyBackendSlot()];
 }
 
 #define HOLD(h, xid_, n) \
@@ -519,7 +520,7 @@ StreamNumberNext(Oid seqid)
 		static LocalTransactionId taker_lxid = InvalidLocalTransactionId;
 
 		/* a taker from before its first number (StreamNumberTakers) */
-		if (taker_lxid != MyProc->lxid)
+		if (taker_lxid != ItemMyLocalXid())
 		{
 			LOCKTAG		tag;
 			ResourceOwner owner = CurrentResourceOwner;
@@ -536,7 +537,7 @@ StreamNumberNext(Oid seqid)
 				CurrentResourceOwner = owner;
 			}
 			PG_END_TRY();
-			taker_lxid = MyProc->lxid;
+			taker_lxid = ItemMyLocalXid();
 		}
 		return nextval_internal(seqid, false);
 	}
@@ -659,6 +660,7 @@ recover_prepared(StreamCounter *c)
 	for (i = 0; i < locks->nelements; i++)
 	{
 		LockInstanceData *l = &locks->locks[i];
+		VirtualTransactionId vxid;
 		TransactionId xid;
 		int64		low;
 		int			k;
@@ -668,15 +670,13 @@ recover_prepared(StreamCounter *c)
 			l->locktag.locktag_field4 != STREAM_HOLD_LOCK_KIND ||
 			l->locktag.locktag_field1 != MyDatabaseId)
 			continue;
-		if (l->backend == InvalidBackendId)
-			xid = (TransactionId) l->lxid;	/* recovered: the lxid is the xid */
+		vxid = ItemLockHolderVxid(l);
+		if (VirtualTransactionIdIsRecoveredPreparedXact(vxid))
+			xid = (TransactionId) vxid.localTransactionId;	/* the lxid is the xid */
 		else
 		{
-			VirtualTransactionId vxid;
 			bool		more = false;
 
-			vxid.backendId = l->backend;
-			vxid.localTransactionId = l->lxid;
 			xid = TwoPhaseGetXidByVirtualXID(vxid, &more);
 		}
 		if (!TransactionIdIsValid(xid))
@@ -779,7 +779,7 @@ StreamNumberHorizon(Oid seqid, int64 *horizon, int64 *last, uint64 *completions)
 
 	/* read after every end it relies on */
 	LWLockAcquire(ProcArrayLock, LW_SHARED);
-	*completions = ShmemVariableCache->xactCompletionCount;
+	*completions = ItemTransamVariables->xactCompletionCount;
 	LWLockRelease(ProcArrayLock);
 	return true;
 }
