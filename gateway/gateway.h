@@ -129,7 +129,6 @@ typedef enum KeyStatus
 {
 	KEY_FOUND,
 	KEY_UNKNOWN,
-	KEY_NO_ROLE,				/* the key's role was dropped */
 	KEY_ERROR					/* the catalog could not be read */
 } KeyStatus;
 

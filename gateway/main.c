@@ -706,7 +706,6 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 		switch (KeyLookup(auth.key_id, secret, sizeof(secret), role, sizeof(r->role)))
 		{
 			case KEY_FOUND:
-			case KEY_NO_ROLE:
 				break;
 			case KEY_UNKNOWN:
 				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,

@@ -148,7 +148,6 @@ typedef struct KeyEntry
 	char		key_id[GW_MAX_KEY_ID + 1];
 	char	   *secret;
 	char		role[GW_MAX_ROLE + 1];
-	bool		no_role;
 	struct timespec expires;
 } KeyEntry;
 
@@ -867,7 +866,7 @@ KeyLookup(const char *key_id, char *secret, size_t secretlen,
 		{
 			snprintf(secret, secretlen, "%s", e->secret);
 			snprintf(role, rolelen, "%s", e->role);
-			st = e->no_role ? KEY_NO_ROLE : KEY_FOUND;
+			st = KEY_FOUND;
 			pthread_mutex_unlock(&key_mutex);
 			return st;
 		}
@@ -898,14 +897,13 @@ KeyLookup(const char *key_id, char *secret, size_t secretlen,
 	if (e == NULL || (e->secret = strdup(PQgetvalue(res, 0, 0))) == NULL)
 		abort();
 	snprintf(e->key_id, sizeof(e->key_id), "%s", key_id);
-	e->no_role = PQgetisnull(res, 0, 1);
-	snprintf(e->role, sizeof(e->role), "%s", e->no_role ? "" : PQgetvalue(res, 0, 1));
+	snprintf(e->role, sizeof(e->role), "%s", PQgetvalue(res, 0, 1));
 	PQclear(res);
 	e->expires = now;
 	e->expires.tv_sec += key_ttl;
 	snprintf(secret, secretlen, "%s", e->secret);
 	snprintf(role, rolelen, "%s", e->role);
-	st = e->no_role ? KEY_NO_ROLE : KEY_FOUND;
+	st = KEY_FOUND;
 	if (key_ttl > 0 && key_cache_n < KEY_CACHE_MAX)
 	{
 		e->next = key_cache;
