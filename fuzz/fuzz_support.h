@@ -29,6 +29,8 @@
 
 #include "utils/jsonb.h"
 
+#include "compat.h"
+
 /* per-input bracket: stack base for check_stack_depth, memory arena */
 extern void fz_input_begin(void);
 extern void fz_input_end(void);
@@ -49,7 +51,7 @@ extern bool fz_call(FzBody body, void *arg);
 extern const ErrorData *fz_last_error(void);
 
 /* a broken invariant: print the message and abort (a libFuzzer crash) */
-extern void fz_fail(const char *fmt,...) pg_attribute_printf(1, 2) pg_attribute_noreturn();
+pg_noreturn extern void fz_fail(const char *fmt,...) pg_attribute_printf(1, 2);
 #define fz_check(cond, ...) \
 	do { \
 		if (!(cond)) \

@@ -423,7 +423,7 @@ encode_token(const PqItem *it, JsonbValue *lek)
 	return out;
 }
 
-static void pg_attribute_noreturn()
+pg_noreturn static void
 invalid_token(void)
 {
 	DynValidation("Invalid NextToken: it is not a token this operation returned");

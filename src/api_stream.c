@@ -364,7 +364,7 @@ item_table_list_streams(PG_FUNCTION_ARGS)
 	int			after_id = 0;
 	Oid			argtypes[3] = {TEXTOID, INT4OID, INT4OID};
 	Datum		args[3];
-	char		nulls[3] = "   ";
+	char		nulls[3] = {' ', ' ', ' '};
 	StreamInfo	last;
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));

@@ -704,7 +704,7 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		Oid			argtypes[11] = {TEXTOID, OIDOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID,
 		TEXTOID, INT8OID, INT8OID, BOOLOID, TEXTOID};
 		Datum		values[11];
-		char		nulls[11] = "           ";
+		char		nulls[11] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 
 		values[0] = CStringGetTextDatum(name);
 		values[1] = ObjectIdGetDatum(relid);
@@ -1163,7 +1163,7 @@ item_table_list_tables(PG_FUNCTION_ARGS)
 	Jsonb	   *result;
 	Oid			argtypes[2] = {TEXTOID, INT8OID};
 	Datum		values[2];
-	char		nulls[2] = "  ";
+	char		nulls[2] = {' ', ' '};
 	int			rc;
 	uint64		i;
 	uint64		n;

@@ -191,4 +191,35 @@ ItemLockHolderVxid(const LockInstanceData *l)
 #define ItemTransamVariables ShmemVariableCache
 #endif
 
+/*
+ * A function that does not return: PostgreSQL 18 marks it with the
+ * pg_noreturn prefix and dropped the pg_attribute_noreturn() suffix.
+ */
+#ifndef pg_noreturn
+#define pg_noreturn __attribute__((noreturn))
+#endif
+
+/*
+ * A relation's primary key: PostgreSQL 18 asks whether a deferrable one
+ * counts (item_guard.c checks the key of an item table, never deferrable).
+ */
+#include "utils/relcache.h"
+#if PG_VERSION_NUM >= 180000
+#define ItemRelationGetPrimaryKeyIndex(rel) RelationGetPrimaryKeyIndex((rel), false)
+#else
+#define ItemRelationGetPrimaryKeyIndex(rel) RelationGetPrimaryKeyIndex(rel)
+#endif
+
+/*
+ * The pre-check of a speculative insert: PostgreSQL 18 takes the tid of the
+ * row being updated, to be skipped (none for an insert).
+ */
+#if PG_VERSION_NUM >= 180000
+#define ItemExecCheckIndexConstraints(rri, slot, estate, conflict, arbiters) \
+	ExecCheckIndexConstraints((rri), (slot), (estate), (conflict), NULL, (arbiters))
+#else
+#define ItemExecCheckIndexConstraints(rri, slot, estate, conflict, arbiters) \
+	ExecCheckIndexConstraints((rri), (slot), (estate), (conflict), (arbiters))
+#endif
+
 #endif							/* ITEM_TABLE_COMPAT_H */

@@ -251,7 +251,7 @@ insert_row(ApiInsertCache *t, ItemKey *key, Jsonb *item, bool absent)
 		CHECK_FOR_INTERRUPTS();
 		/* 1. waits for an inserter or deleter of key in progress */
 		if (precheck &&
-			!ExecCheckIndexConstraints(t->rri, slot, t->estate, &conflict_tid, t->arbiters))
+			!ItemExecCheckIndexConstraints(t->rri, slot, t->estate, &conflict_tid, t->arbiters))
 		{
 			result = t->upsert || IsolationUsesXactSnapshot() ?
 				DIRECT_INSERT_STATEMENT : DIRECT_INSERT_EXISTS;

@@ -22,6 +22,8 @@
 
 #include "utils/jsonb.h"
 
+#include "compat.h"
+
 typedef enum DynError
 {
 	DYN_VALIDATION = 0,
@@ -79,13 +81,13 @@ extern int	DynErrorSqlstate(DynError err);
  * Raise a DynamoDB exception with a printf-style message (DynamoDB's own
  * text).  Never returns.
  */
-extern void DynRaise(DynError err, const char *fmt,...) pg_attribute_printf(2, 3) pg_attribute_noreturn();
+pg_noreturn extern void DynRaise(DynError err, const char *fmt,...) pg_attribute_printf(2, 3);
 
 /*
  * Raise with extra members in the error body (CancellationReasons, Item):
  * extra is a jsonb object whose members are appended to the body, or NULL.
  */
-extern void DynRaiseBody(DynError err, Jsonb *extra, const char *message) pg_attribute_noreturn();
+pg_noreturn extern void DynRaiseBody(DynError err, Jsonb *extra, const char *message);
 
 /* printf-style formatting into a palloc'd string (messages of any length) */
 extern char *DynFormatV(const char *fmt, va_list args) pg_attribute_printf(1, 0);

@@ -246,8 +246,8 @@ tok_len(ExprParser *p, int tok)
 	return p->toks[tok].len;
 }
 
-static void expr_error(ExprParser *p, const char *msg) pg_attribute_noreturn();
-static void syntax_error(ExprParser *p) pg_attribute_noreturn();
+pg_noreturn static void expr_error(ExprParser *p, const char *msg);
+pg_noreturn static void syntax_error(ExprParser *p);
 
 /*
  * expr_error

@@ -571,8 +571,8 @@ could_be_item_table(Oid relid, Oid data_nsp)
 	return result;
 }
 
-static void refuse(const char *kind, Relation rel, const char *rule,
-				   const char *hint) pg_attribute_noreturn();
+pg_noreturn static void refuse(const char *kind, Relation rel, const char *rule,
+								const char *hint);
 
 /* 42P16: the command would break rule of item or index table rel */
 static void
@@ -674,7 +674,7 @@ check_shape(Oid relid, bool is_index, bool dropping, Oid data_nsp)
 
 	/* distributed with Citus (distributed.c): the primary key ends with it */
 	dist = get_attnum(relid, is_index ? DIST_INDEX_COLUMN : DIST_TABLE_COLUMN);
-	pk = RelationGetPrimaryKeyIndex(rel);
+	pk = ItemRelationGetPrimaryKeyIndex(rel);
 	if (OidIsValid(pk))
 	{
 		Relation	idx = index_open(pk, AccessShareLock);

@@ -113,8 +113,8 @@ static const char *const pq_keywords[] = {
 #define IS_PQ_NAME_START(c) (IS_PQ_ALPHA(c) || (c) == '_')
 #define IS_PQ_NAME_CHAR(c) (IS_PQ_NAME_START(c) || IS_PQ_DIGIT(c) || (c) == '$')
 
-static void pq_syntax(PqParser *p, const char *what) pg_attribute_noreturn();
-static void unexpected(PqParser *p) pg_attribute_noreturn();
+pg_noreturn static void pq_syntax(PqParser *p, const char *what);
+pg_noreturn static void unexpected(PqParser *p);
 
 /* ----------------------------------------------------------------
  * lexer

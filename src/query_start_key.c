@@ -71,7 +71,7 @@ ReadParseStartKey(Jsonb *j)
  *		(wrong_type: names them with values of other types), in Query's or
  *		Scan's words.
  */
-static void start_key_mismatch(bool for_scan, bool wrong_type) pg_attribute_noreturn();
+pg_noreturn static void start_key_mismatch(bool for_scan, bool wrong_type);
 
 static void
 start_key_mismatch(bool for_scan, bool wrong_type)

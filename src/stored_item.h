@@ -13,11 +13,12 @@
 #include "utils/jsonb.h"
 
 #include "attr_value.h"
+#include "compat.h"
 #include "item_table.h"
 
-extern void StoredRaiseBadItem(const char *table, const char *index,
-								  const ItemKey *key, Jsonb *item) pg_attribute_noreturn();
-extern void StoredRaiseNullKey(const char *table, const char *index) pg_attribute_noreturn();
+pg_noreturn extern void StoredRaiseBadItem(const char *table, const char *index,
+										  const ItemKey *key, Jsonb *item);
+pg_noreturn extern void StoredRaiseNullKey(const char *table, const char *index);
 extern void StoredCheckColumns(const char *table, const char *index,
 								TupleDesc desc, int keycol, int itemcol);
 extern void StoredCheckItem(const char *table, const char *index,
