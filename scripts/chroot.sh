@@ -110,7 +110,9 @@ it_chroot_base() {
 it_chroot_unpack() {
     local suite=$1 dir=$2
     it_chroot_base "$suite" || return 1
-    $SUDO mkdir -p "$dir" && $SUDO tar -C "$dir" -xf "$IT_CHROOT_CACHE/$suite.base.tar"
+    # the root of a system is world-readable (mktemp made the original 0700)
+    $SUDO mkdir -p "$dir" && $SUDO tar -C "$dir" -xf "$IT_CHROOT_CACHE/$suite.base.tar" &&
+        $SUDO chmod 755 "$dir"
 }
 
 it_chroot_build() {

@@ -79,17 +79,18 @@ IT_GATEWAY_PKGS=(libmicrohttpd-dev zlib1g-dev libssl-dev libpq-dev
 # benchmark, or only the packages named as arguments.  apt is skipped
 # entirely when everything is already installed.
 # shellcheck disable=SC2120  # the package arguments are optional
+# The fuzzers' toolchain only when the fuzz suite is among IT_SUITES (or
+# IT_SUITES is unset); contrib (amcheck) is part of postgresql-N.
 it_install_deps() {
     local pkgs=(
         "postgresql-$IT_PG_MAJOR"
-        postgresql-contrib
         "postgresql-server-dev-$IT_PG_MAJOR"
         "postgresql-$IT_PG_MAJOR-pgtap"
         libtap-parser-sourcehandler-pgtap-perl
         build-essential
-        "${IT_FUZZ_PKGS[@]}"
         "${IT_GATEWAY_PKGS[@]}"
     )
+    case " ${IT_SUITES-fuzz} " in *" fuzz "*) pkgs+=("${IT_FUZZ_PKGS[@]}") ;; esac
     [ $# -gt 0 ] && pkgs=("$@")
     local missing=() p status
     for p in "${pkgs[@]}"; do

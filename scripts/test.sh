@@ -30,6 +30,8 @@ IT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$IT_ROOT" || exit 1
 # shellcheck source=scripts/lib.sh
 . "$IT_ROOT/scripts/lib.sh"
+# shellcheck source=scripts/chroot.sh
+. "$IT_ROOT/scripts/chroot.sh"
 
 TOTAL_PASS=0
 TOTAL_FAIL=0
@@ -480,6 +482,94 @@ suite_citus() {
     record citus tests "$p" "$f" "log: ${IT_LOG_DIR#"$IT_ROOT"/}/citus"
 }
 
+# The version matrix.  IT_PG_VERSIONS lists the PostgreSQL majors to test
+# (default "15 17 18"): the host's own major ($IT_PG_MAJOR) ran every suite
+# above; each other one runs MATRIX_SUITES in a Debian chroot of the suite
+# that ships it (scripts/chroot.sh: made with debootstrap on first use,
+# cached after), from a fresh copy of this tree, with this same script.
+# IT_PG_VERSIONS=15 tests the host's major only.
+MATRIX_SUITES="regress isolation pgtap security upgrade gateway"
+
+debian_suite_of_major() {
+    case "$1" in
+        15) echo bookworm ;;
+        17) echo trixie ;;
+        18) echo sid ;;
+        *) return 1 ;;
+    esac
+}
+
+# Copy the working tree (tracked and new files, not ignored ones) to DIR.
+copy_tree() {
+    local dest=$1
+    $SUDO rm -rf -- "$dest" && $SUDO mkdir -p "$dest" || return 1
+    if git -C "$IT_ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+        (cd "$IT_ROOT" && git ls-files -z -co --exclude-standard |
+            xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+            tar --null -T - -cf -) | $SUDO tar -C "$dest" -xf -
+    else
+        (cd "$IT_ROOT" && tar --exclude=./log --exclude='*.o' --exclude='*.so' \
+            --exclude='*.bc' --exclude=./results --exclude=node_modules -cf - .) |
+            $SUDO tar -C "$dest" -xf -
+    fi
+}
+
+# Compiler warnings in a build log (0 is the rule on every major).
+count_warnings() {
+    grep -c 'warning:' "$1" 2>/dev/null || true
+}
+
+matrix_version() {
+    local major=$1 suite dir out rc t0 line p f note warn
+    t0=$(date +%s.%N)
+    if ! suite=$(debian_suite_of_major "$major"); then
+        record "pg$major" tests 0 1 "no Debian suite here ships PostgreSQL $major"
+        return
+    fi
+    it_say "pg$major: the per-version suites in a Debian $suite chroot"
+    if ! dir=$(it_chroot_build "$suite"); then
+        record "pg$major" tests 0 1 "could not make the $suite chroot"
+        return
+    fi
+    if ! copy_tree "$dir/build/item_table"; then
+        record "pg$major" tests 0 1 "could not copy the tree into the $suite chroot"
+        return
+    fi
+    out="$IT_LOG_DIR/pg$major.out"
+    it_chroot_run "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+        LANG=C.UTF-8 TERM=dumb CI="${CI:-}" IT_PG_MAJOR="$major" IT_PG_VERSIONS="$major" \
+        IT_SUITES="$MATRIX_SUITES" IT_FUZZ_SECONDS=0 \
+        bash /build/item_table/scripts/test.sh </dev/null >"$out" 2>&1
+    rc=$?
+    rm -rf "$IT_LOG_DIR/pg$major"
+    $SUDO cp -a "$dir/build/item_table/log" "$IT_LOG_DIR/pg$major" 2>/dev/null
+    # the inner run's summary: its suite lines, then "N passed, N failed"
+    sed -n '/^== summary$/,$p' "$out" | sed '1d;$d' | sed "s/^/    pg$major /"
+    line=$(tail -n 1 "$out")
+    if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        p=${BASH_REMATCH[1]}
+        f=${BASH_REMATCH[2]}
+    else
+        tail -n 40 "$out"
+        p=0
+        f=1
+    fi
+    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    if [ "$f" -gt 0 ]; then
+        echo "---- pg$major: failures (from ${out#"$IT_ROOT"/}) ----"
+        grep -E 'FAILED|failed|ERROR' "$out" | grep -v ' 0 failed' | head -n 40
+        echo "---- end ----"
+    fi
+    warn=$(count_warnings "$IT_LOG_DIR/pg$major/build.log")
+    note="$(sed -nE 's/^== PostgreSQL ([0-9.]+) started.*/PostgreSQL \1/p' "$out" | head -n 1) in $suite"
+    note="$note, $warn compiler warning(s), $(it_elapsed "$t0") s"
+    if [ "${warn:-0}" -gt 0 ]; then
+        grep 'warning:' "$IT_LOG_DIR/pg$major/build.log" | head -n 20
+        f=$((f + 1))
+    fi
+    record "pg$major" tests "$p" "$f" "$note"
+}
+
 main() {
     local t0
     t0=$(date +%s.%N)
@@ -490,6 +580,11 @@ main() {
     it_install_node || fatal "nodejs/npm installation failed"
     it_pg_env || fatal "PostgreSQL tools not found"
     it_build_install || fatal "build failed"
+    local warn
+    warn=$(count_warnings "$IT_LOG_DIR/build.log")
+    if [ "${warn:-0}" -gt 0 ]; then
+        record build warnings 0 1 "$warn compiler warning(s) (log/build.log)"
+    fi
     it_start_cluster || fatal "could not start the test cluster"
 
     # IT_SUITES (a space-separated subset, for development) picks suites;
@@ -501,6 +596,18 @@ main() {
         fi
         "suite_$s"
     done
+
+    # the other majors, each in its chroot (the host's cluster is not needed)
+    local v others=()
+    for v in ${IT_PG_VERSIONS:-15 17 18}; do
+        [ "$v" = "$IT_PG_MAJOR" ] || others+=("$v")
+    done
+    if [ "${#others[@]}" -gt 0 ]; then
+        it_cleanup
+        for v in "${others[@]}"; do
+            matrix_version "$v"
+        done
+    fi
 
     it_say "tests finished in $(it_elapsed "$t0") s (logs in ${IT_LOG_DIR#"$IT_ROOT"/}/)"
     finish

@@ -2,7 +2,11 @@
 -- through the btree (planner support) and through GiST, checked against
 -- sequential scans for more than 1,000 random prefixes.
 SET search_path = item_table, public;
-SELECT setseed(0.31);
+-- pseudo-random numbers in [0, 1) fixed by their arguments, so that the data
+-- is the same whatever order a plan evaluates the rows in
+CREATE FUNCTION pg_temp.rnd(VARIADIC a text[]) RETURNS float8
+	LANGUAGE sql IMMUTABLE STRICT
+	AS $$ SELECT ('x' || left(md5(array_to_string(a, ',')), 8))::bit(32)::bigint / 4294967296.0 $$;
 
 -- semantics
 SELECT k, p, k ^@ p AS begins_with
@@ -36,16 +40,17 @@ INSERT INTO bw_items
 SELECT DISTINCT k FROM (
 	SELECT item_key(jsonb_build_object('S', 'P' || (g % 13)),
 					jsonb_build_object('S', string_agg(
-						(ARRAY['a', 'b', 'é', '中', '😀', U&'\+10FFFF', '#', '0'])[1 + floor(random() * 8)::int], ''))) AS k
+						(ARRAY['a', 'b', 'é', '中', '😀', U&'\+10FFFF', '#', '0'])[1 + floor(pg_temp.rnd('s', g::text, c::text) * 8)::int], '' ORDER BY c))) AS k
 	FROM generate_series(1, 15000) g, generate_series(1, 1 + (g % 7)) c
 	GROUP BY g
 	UNION ALL
 	SELECT item_key(jsonb_build_object('B', translate(encode(decode(lpad(to_hex(g % 5), 2, '0'), 'hex'), 'base64'), E'\n', '')),
 					jsonb_build_object('B', translate(encode(decode(string_agg(
-						(ARRAY['00', 'ff', 'fe', '01', '7f', '80'])[1 + floor(random() * 6)::int], ''), 'hex'), 'base64'), E'\n', '')))
+						(ARRAY['00', 'ff', 'fe', '01', '7f', '80'])[1 + floor(pg_temp.rnd('b', g::text, c::text) * 6)::int], '' ORDER BY c), 'hex'), 'base64'), E'\n', '')))
 	FROM generate_series(1, 5000) g, generate_series(1, 1 + (g % 5)) c
-	GROUP BY g) s;
-INSERT INTO bw_items SELECT DISTINCT partition_key(key) FROM bw_items;
+	GROUP BY g) s
+ORDER BY k;
+INSERT INTO bw_items SELECT DISTINCT partition_key(key) FROM bw_items ORDER BY 1;
 ANALYZE bw_items;
 
 -- prefixes: truncations of existing sort values (by characters for S, by
@@ -53,12 +58,12 @@ ANALYZE bw_items;
 CREATE TEMP TABLE bw_prefixes (id serial, p item_key);
 INSERT INTO bw_prefixes (p)
 SELECT item_key(partition_value(key),
-				jsonb_build_object('S', left(sort_value(key)->>'S', 1 + floor(random() * length(sort_value(key)->>'S'))::int)))
+				jsonb_build_object('S', left(sort_value(key)->>'S', 1 + floor(pg_temp.rnd('ps', key::text) * length(sort_value(key)->>'S'))::int)))
 FROM bw_items TABLESAMPLE BERNOULLI (9) REPEATABLE (1)
 WHERE sort_value(key) ? 'S';
 INSERT INTO bw_prefixes (p)
 SELECT item_key(partition_value(key),
-				jsonb_build_object('B', translate(encode(substr(b, 1, 1 + floor(random() * length(b))::int), 'base64'), E'\n', '')))
+				jsonb_build_object('B', translate(encode(substr(b, 1, 1 + floor(pg_temp.rnd('pb', key::text) * length(b))::int), 'base64'), E'\n', '')))
 FROM (SELECT key, decode(sort_value(key)->>'B', 'base64') AS b
 	  FROM bw_items TABLESAMPLE BERNOULLI (10) REPEATABLE (2)
 	  WHERE sort_value(key) ? 'B') s;

@@ -2,7 +2,11 @@
 -- sequential scans, range conditions use the index.
 SET search_path = item_table, public;
 CREATE EXTENSION IF NOT EXISTS amcheck;
-SELECT setseed(0.77);
+-- pseudo-random numbers in [0, 1) fixed by their arguments, so that the data
+-- is the same whatever order a plan evaluates the rows in
+CREATE FUNCTION pg_temp.rnd(VARIADIC a text[]) RETURNS float8
+	LANGUAGE sql IMMUTABLE STRICT
+	AS $$ SELECT ('x' || left(md5(array_to_string(a, ',')), 8))::bit(32)::bigint / 4294967296.0 $$;
 
 -- 100,000 random keys: S, N and B partitions, S/N/B sort parts, some
 -- partition-only; string parts share prefixes on purpose
@@ -11,14 +15,15 @@ INSERT INTO bt_items
 SELECT DISTINCT ON (k) k, g FROM (
 	SELECT g, item_key(
 		CASE g % 3
-			WHEN 0 THEN jsonb_build_object('S', 'USER#' || floor(random() * 2000)::int)
-			WHEN 1 THEN jsonb_build_object('N', (floor(random() * 2000)::int - 1000)::text || 'e' || floor(random() * 60 - 30)::int)
+			WHEN 0 THEN jsonb_build_object('S', 'USER#' || floor(pg_temp.rnd('u', g::text) * 2000)::int)
+			WHEN 1 THEN jsonb_build_object('N', (floor(pg_temp.rnd('n', g::text) * 2000)::int - 1000)::text || 'e' || floor(pg_temp.rnd('e', g::text) * 60 - 30)::int)
 			ELSE jsonb_build_object('B', translate(encode(decode(md5((g % 500)::text), 'hex'), 'base64'), E'\n', '')) END,
 		CASE WHEN g % 11 = 0 THEN NULL
-			 WHEN g % 4 = 0 THEN jsonb_build_object('N', (random() * 1e6)::numeric(20, 4)::text)
+			 WHEN g % 4 = 0 THEN jsonb_build_object('N', (pg_temp.rnd('sn', g::text) * 1e6)::numeric(20, 4)::text)
 			 WHEN g % 4 = 1 THEN jsonb_build_object('B', translate(encode(decode(md5(g::text) || 'ff00', 'hex'), 'base64'), E'\n', ''))
-			 ELSE jsonb_build_object('S', 'ORDER#' || lpad(floor(random() * 1e6)::int::text, 7, '0') || repeat('é', g % 4)) END) AS k
-	FROM generate_series(1, 106000) g) s;
+			 ELSE jsonb_build_object('S', 'ORDER#' || lpad(floor(pg_temp.rnd('ss', g::text) * 1e6)::int::text, 7, '0') || repeat('é', g % 4)) END) AS k
+	FROM generate_series(1, 106000) g) s
+ORDER BY k, g;
 SELECT count(*) >= 100000 AS at_least_100k FROM bt_items;
 ANALYZE bt_items;
 

@@ -12,8 +12,12 @@ SELECT s.k FROM unnest(ARRAY['S"p"|B"gA=="', 'S"p"|B"fw=="', 'S"p"|B"AA=="',
 							 'S"p"|N10', 'S"p"|N9', 'S"p"|N-1']::item_key[]) s(k)
 ORDER BY s.k;
 
--- value generators, deterministic under setseed
-SELECT setseed(0.4242);
+-- value generators
+-- pseudo-random numbers in [0, 1) fixed by their arguments, so that the data
+-- is the same whatever order a plan evaluates the rows in
+CREATE FUNCTION pg_temp.rnd(VARIADIC a text[]) RETURNS float8
+	LANGUAGE sql IMMUTABLE STRICT
+	AS $$ SELECT ('x' || left(md5(array_to_string(a, ',')), 8))::bit(32)::bigint / 4294967296.0 $$;
 
 CREATE TEMP TABLE parts (id serial, t text, num numeric, bytes bytea, av jsonb);
 
@@ -23,19 +27,20 @@ INSERT INTO parts (t, bytes)
 SELECT 'S', convert_to(w, 'UTF8')
 FROM (SELECT string_agg(
 				(ARRAY['a', 'b', 'Z', '#', 'é', 'ж', '中', '\uff5e', '😀', '𝄞',
-					   U&'\+10FFFF', U&'\+00007F', '~'])[1 + floor(random() * 13)::int], '')
-				 AS w
+					   U&'\+10FFFF', U&'\+00007F', '~'])[1 + floor(pg_temp.rnd('w', g::text, c::text) * 13)::int], '' ORDER BY c)
+				 AS w, g
 	  FROM generate_series(1, 3000) g, generate_series(1, 1 + (g % 6)) c
-	  GROUP BY g) words;
+	  GROUP BY g) words
+ORDER BY g;
 
 -- numbers: random digits (1..38) and exponents over the whole range, both
 -- signs, plus zero and the extremes
 INSERT INTO parts (t, num)
 SELECT 'N', (sign || digits || 'e' || ex)::numeric
-FROM (SELECT CASE WHEN random() < 0.5 THEN '-' ELSE '' END AS sign,
-			 (SELECT string_agg((floor(random() * 10))::int::text, '')
-			  FROM generate_series(1, 1 + (g % 38))) AS digits,
-			 floor(random() * 250 - 125)::int - (g % 38) AS ex,
+FROM (SELECT CASE WHEN pg_temp.rnd('sign', g::text) < 0.5 THEN '-' ELSE '' END AS sign,
+			 (SELECT string_agg((floor(pg_temp.rnd('d', g::text, d::text) * 10))::int::text, '' ORDER BY d)
+			  FROM generate_series(1, 1 + (g % 38)) d) AS digits,
+			 floor(pg_temp.rnd('ex', g::text) * 250 - 125)::int - (g % 38) AS ex,
 			 g
 	  FROM generate_series(1, 3000) g) r
 WHERE (digits || 'e' || ex)::numeric <> 0
@@ -51,10 +56,11 @@ INSERT INTO parts (t, num) VALUES
 -- binary: random bytes biased towards 0x00, 0x01, 0xFE and 0xFF
 INSERT INTO parts (t, bytes)
 SELECT 'B', decode(string_agg(
-			(ARRAY['00', '01', 'fe', 'ff', '7f', '80', lpad(to_hex(floor(random() * 256)::int), 2, '0')])
-				[1 + floor(random() * 7)::int], ''), 'hex')
+			(ARRAY['00', '01', 'fe', 'ff', '7f', '80', lpad(to_hex(floor(pg_temp.rnd('b', g::text, c::text) * 256)::int), 2, '0')])
+				[1 + floor(pg_temp.rnd('bi', g::text, c::text) * 7)::int], '' ORDER BY c), 'hex')
 FROM generate_series(1, 2000) g, generate_series(1, 1 + (g % 5)) c
-GROUP BY g;
+GROUP BY g
+ORDER BY g;
 
 UPDATE parts SET av = CASE t
 	WHEN 'S' THEN jsonb_build_object('S', convert_from(bytes, 'UTF8'))
@@ -66,9 +72,9 @@ CREATE TEMP TABLE keys AS
 SELECT p.t AS pt, p.num AS pn, p.bytes AS pb,
 	   s.t AS st, s.num AS sn, s.bytes AS sb,
 	   item_key(p.av, s.av) AS k
-FROM (SELECT g, 1 + floor(random() * 400)::int AS pid,
-			 CASE WHEN random() < 0.1 THEN NULL
-				  ELSE 1 + floor(random() * (SELECT max(id) FROM parts))::int END AS sid
+FROM (SELECT g, 1 + floor(pg_temp.rnd('p', g::text) * 400)::int AS pid,
+			 CASE WHEN pg_temp.rnd('po', g::text) < 0.1 THEN NULL
+				  ELSE 1 + floor(pg_temp.rnd('s', g::text) * (SELECT max(id) FROM parts))::int END AS sid
 	  FROM generate_series(1, 12000) g) r
 JOIN parts p ON p.id = (SELECT min(id) FROM parts) + r.pid * 17 % (SELECT count(*) FROM parts)
 LEFT JOIN parts s ON s.id = r.sid;
