@@ -25,6 +25,8 @@
 # stopped before it_chroot_run returns (it kills what is left).
 
 IT_CHROOT_CACHE=${IT_CHROOT_CACHE:-/var/cache/item_table/chroot}
+# where, inside a chroot, the host's CA bundle is copied
+IT_CHROOT_HOST_CA=/etc/ssl/host-ca-certificates.crt
 
 # The mirror the host installs Debian from: deb822 sources first, then
 # one-line sources.  Only the URL, the suites are chosen here.
@@ -135,6 +137,12 @@ it__chroot_mount() {
     $SUDO mount -t devpts -o newinstance,ptmxmode=0666 devpts "$dir/dev/pts" &&
     $SUDO mount -t tmpfs -o mode=1777 shm "$dir/dev/shm" &&
     $SUDO cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null
+    # the certificate authorities the host trusts (a proxy in front of the
+    # npm registry may sign with a local one): NODE_EXTRA_CA_CERTS names it
+    if [ -s /etc/ssl/certs/ca-certificates.crt ]; then
+        $SUDO mkdir -p "$dir/etc/ssl" &&
+            $SUDO cp /etc/ssl/certs/ca-certificates.crt "$dir/$IT_CHROOT_HOST_CA" 2>/dev/null
+    fi
     return 0
 }
 

@@ -21,6 +21,13 @@
 #   9. fuzz                  scripts/fuzz.sh, libFuzzer on the C parsers,
 #                            IT_FUZZ_SECONDS in total (default 60; 0 skips)
 #                                                              (counted per target)
+#  10. pg17, pg18            the other PostgreSQL majors (IT_PG_VERSIONS,
+#                            default "15 17 18"): regress, isolation, pgTAP,
+#                            security, upgrade and gateway in a Debian chroot
+#                            of the suite that ships each one (trixie, sid;
+#                            made with debootstrap on first use and cached in
+#                            /var/cache/item_table/chroot), compiler warnings
+#                            counted as failures          (counted per test)
 # and ends with one line "N passed, N failed".  Exit status 0 only if every
 # suite ran and nothing failed.  Logs go to log/ (regress.out, isolation.out,
 # pgtap/*.out, build.log, server.log, fuzz.out and fuzz/).
@@ -537,7 +544,8 @@ matrix_version() {
     fi
     out="$IT_LOG_DIR/pg$major.out"
     it_chroot_run "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-        LANG=C.UTF-8 TERM=dumb CI="${CI:-}" IT_PG_MAJOR="$major" IT_PG_VERSIONS="$major" \
+        LANG=C.UTF-8 TERM=dumb CI="${CI:-}" NODE_EXTRA_CA_CERTS="$IT_CHROOT_HOST_CA" \
+        IT_PG_MAJOR="$major" IT_PG_VERSIONS="$major" \
         IT_SUITES="$MATRIX_SUITES" IT_FUZZ_SECONDS=0 \
         bash /build/item_table/scripts/test.sh </dev/null >"$out" 2>&1
     rc=$?

@@ -226,8 +226,10 @@ REFUSED = [
      HEAD + b"Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 400),
     ("chunked in HTTP/1.0",
      HEAD.replace(b"HTTP/1.1", b"HTTP/1.0") + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 400),
+    # 501 from the gateway under libmicrohttpd 0.9 (bookworm); 1.0 (trixie,
+    # sid) refuses the coding itself, with 400, before the gateway sees it
     ("an unknown coding before chunked",
-     HEAD + b"Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 501),
+     HEAD + b"Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", (501, 400)),
     ("Content-Length not a number", HEAD + b"Content-Length: 2x\r\n\r\n{}", 400),
     ("Content-Length negative", HEAD + b"Content-Length: -2\r\n\r\n{}", 400),
     ("Content-Length signed", HEAD + b"Content-Length: +2\r\n\r\n{}", 400),
@@ -239,7 +241,9 @@ REFUSED = [
 @pytest.mark.parametrize("name,payload,status", [pytest.param(*case, id=case[0]) for case in REFUSED])
 def test_conflicting_framing_refused(open_gateway, name, payload, status):
     data, closed = talk(open_gateway.port, payload)
-    assert data.startswith(b"HTTP/1.1 %d " % status), (name, data[:200])
+    allowed = status if isinstance(status, tuple) else (status,)
+    status = next((s for s in allowed if data.startswith(b"HTTP/1.1 %d " % s)), None)
+    assert status is not None, (name, data[:200])
     # nothing read past it.  (libmicrohttpd 0.9.75 sends the head of its own
     # answer to a Content-Length that is not a number twice: the same 400.)
     assert set(re.findall(rb"HTTP/1\.1 (\d{3}) ", data)) == {b"%d" % status}, (name, data)
