@@ -170,6 +170,25 @@ cmd_build() {
     fi
 }
 
+# The chroot's apt gets SUITE-updates and SUITE-security beside SUITE, as an
+# installed Debian system has them (a package built on an up-to-date system
+# depends on the PostgreSQL minor release it was built with: pg_buildext,
+# minor_versions).  The security archive is the one the host's apt sources
+# name (IT_DEBIAN_SECURITY_MIRROR overrides), else the mirror's sibling
+# debian-security.  Not for unstable, which has neither.
+chroot_updates() {
+    local suite=$1 mirror security
+    case "$suite" in sid|unstable|experimental|rc-buggy) return 0 ;; esac
+    mirror=$(it_debian_mirror) || return 1
+    security=${IT_DEBIAN_SECURITY_MIRROR:-$(awk '
+        /^URIs:/ && $2 ~ /security/ { print $2; exit }
+        $1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\/.*security/) { print $i; exit } }' \
+        /etc/apt/sources.list.d/*.sources /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | head -n 1)}
+    [ -n "$security" ] || security="${mirror%/}-security"
+    printf 'deb %s %s-updates main\ndeb %s %s-security main\n' "$mirror" "$suite" "$security" "$suite" |
+        $SUDO tee "$CHROOT/etc/apt/sources.list.d/updates.list" >/dev/null
+}
+
 # Run a command in the chroot, its output to a log.
 in_chroot() {
     local log=$1
@@ -188,7 +207,9 @@ cmd_check() {
     log="$LOG/check-$suite.log"
     : >"$log"
     it_say "check: $suite chroot in $CHROOT (log: ${log#"$IT_ROOT"/})"
-    if it_chroot_unpack "$suite" "$CHROOT" && it__chroot_mount "$CHROOT"; then
+    # (the base tarball's top directory may be 0700, the mktemp directory it
+    # was made in: the chroot's users need to reach their files)
+    if it_chroot_unpack "$suite" "$CHROOT" && $SUDO chmod 755 "$CHROOT" && it__chroot_mount "$CHROOT"; then
         step "chroot $suite" OK
     else
         step "chroot $suite" FAIL
@@ -197,7 +218,12 @@ cmd_check() {
 
     # the packages: the gateway, and the extension for the majors SUITE has
     $SUDO mkdir -p "$CHROOT/tmp/debs"
-    in_chroot "$log" apt-get update
+    chroot_updates "$suite"
+    if ! in_chroot "$log" apt-get update; then
+        # without the updates, if their archive cannot be reached
+        $SUDO rm -f "$CHROOT/etc/apt/sources.list.d/updates.list"
+        in_chroot "$log" apt-get update || { tail -n 20 "$log"; step "apt-get update" FAIL; return; }
+    fi
     for f in "$debdir"/postgresql-*-item-table_*.deb; do
         [ -e "$f" ] || continue
         major=$(basename "$f" | sed -E 's/^postgresql-([0-9]+)-item-table_.*/\1/')
