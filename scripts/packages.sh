@@ -76,6 +76,7 @@ finish() {
     exit 1
 }
 
+# shellcheck disable=SC2317  # called by the traps
 on_signal() {
     exec 1>&"$IT_OUT_FD" 2>&"$IT_ERR_FD"
     echo "interrupted ($1)" >&2
@@ -159,12 +160,12 @@ cmd_build() {
 
     # every package of the generated debian/control, and nothing else
     local pkg missing=()
-    for pkg in $(sed -n 's/^Package: //p' "$src/debian/control"); do
+    while read -r pkg; do
         compgen -G "$WORK/${pkg}_*.deb" >/dev/null || missing+=("$pkg")
-    done
+    done < <(sed -n 's/^Package: //p' "$src/debian/control")
     n=$(find "$WORK" -maxdepth 1 -name '*.deb' | wc -l)
     if [ "${#missing[@]}" -eq 0 ] && cp "$WORK"/*.deb "$outdir"/; then
-        step "packages" OK "$n .deb files in $outdir: $(cd "$WORK" && ls ./*.deb | sed 's|^\./||' | tr '\n' ' ')"
+        step "packages" OK "$n .deb files in $outdir: $(find "$WORK" -maxdepth 1 -name '*.deb' -printf '%f ' | sed 's/ $//')"
     else
         step "packages" FAIL "missing: ${missing[*]}"
     fi
@@ -241,8 +242,10 @@ cmd_check() {
         return
     fi
     $SUDO cp "${debs[@]}" "$CHROOT/tmp/debs/"
+    local names=()
+    for f in "${debs[@]}"; do names+=("./${f##*/}"); done
     if in_chroot "$log" env DEBIAN_FRONTEND=noninteractive sh -c \
-            'cd /tmp/debs && apt-get install -y -q "$@"' sh $(printf './%s ' "${debs[@]##*/}"); then
+            'cd /tmp/debs && apt-get install -y -q "$@"' sh "${names[@]}"; then
         step "apt-get install" OK "${pkgs[*]}"
     else
         tail -n 30 "$log"
@@ -265,6 +268,7 @@ cmd_check() {
         [ -e "$CHROOT$p" ] || missing+=("$p")
     done
     [ -n "$unit" ] || missing+=(item-table-gateway.service)
+    # shellcheck disable=SC2016  # dpkg-query's ${field}
     if [ "${#missing[@]}" -eq 0 ] && $SUDO chroot "$CHROOT" dpkg-query -W -f='${Conffiles}\n' item-table-gateway |
             grep -q '/etc/item_table/gateway.conf'; then
         step "installed files" OK "PostgreSQL $major; unit $unit; conffile /etc/item_table/gateway.conf"
@@ -274,8 +278,10 @@ cmd_check() {
 
     # the packaged cluster, on a free port, with the library preloaded
     local pgport gwport
-    pgport=$(it_pick_port) && gwport=$(it_pick_port) && [ "$pgport" != "$gwport" ] ||
-        { step "free ports" FAIL; return; }
+    if ! pgport=$(it_pick_port) || ! gwport=$(it_pick_port) || [ "$pgport" = "$gwport" ]; then
+        step "free ports" FAIL
+        return
+    fi
     [ -d "$CHROOT/etc/postgresql/$major/main" ] || in_chroot "$log" pg_createcluster "$major" main
     if in_chroot "$log" pg_conftool "$major" main set port "$pgport" &&
        in_chroot "$log" pg_conftool "$major" main set listen_addresses '' &&
@@ -326,8 +332,10 @@ cmd_check() {
         return
     fi
     in_chroot "$log" useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user"
-    uid=$($SUDO chroot "$CHROOT" id -u "$user") && gid=$($SUDO chroot "$CHROOT" id -g "$user") ||
-        { step "user $user" FAIL; return; }
+    if ! uid=$($SUDO chroot "$CHROOT" id -u "$user") || ! gid=$($SUDO chroot "$CHROOT" id -g "$user"); then
+        step "user $user" FAIL
+        return
+    fi
     $SUDO tee "$CHROOT/etc/item_table/gateway.conf" >/dev/null <<EOF
 # written by scripts/packages.sh check
 dbname = dbname=item_table user=$user port=$pgport
@@ -336,11 +344,11 @@ port = $gwport
 log = true
 pool = 2
 EOF
-    local gwout="$LOG/gateway-$suite.out" gwlog="$LOG/gateway-$suite.log" i started=0
+    local gwout="$LOG/gateway-$suite.out" gwlog="$LOG/gateway-$suite.log" started=0
     # shellcheck disable=SC2086  # ExecStart is a command line of plain words
     $SUDO chroot --userspec="$uid:$gid" "$CHROOT" $exec </dev/null >"$gwout" 2>"$gwlog" &
     GW_PID=$!
-    for i in $(seq 1 100); do
+    for _ in $(seq 1 100); do
         grep -q 'listening on ' "$gwout" 2>/dev/null && { started=1; break; }
         kill -0 "$GW_PID" 2>/dev/null || break
         sleep 0.1
@@ -408,6 +416,7 @@ PY
             [ -e "$CHROOT$p" ] && missing+=("$p")
         done
         for p in "${pkgs[@]}"; do
+            # shellcheck disable=SC2016  # dpkg-query's ${field}
             $SUDO chroot "$CHROOT" dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qv '^not-installed$' &&
                 missing+=("package $p")
         done
