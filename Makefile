@@ -127,11 +127,16 @@ $(OBJS): $(wildcard src/*.h)
 
 # The HTTP gateway (gateway/) is a client program, built by its own PGXS
 # Makefile: PGXS allows one of MODULE_big, MODULES and PROGRAM per Makefile.
+# WITH_GATEWAY=no leaves it out (the Debian packages build the extension
+# once per PostgreSQL major and the gateway once).
+WITH_GATEWAY ?= yes
+ifeq ($(WITH_GATEWAY),yes)
 all: gateway-all
 install: gateway-install
 clean: gateway-clean
 installdirs: gateway-installdirs
 uninstall: gateway-uninstall
+endif
 gateway-all gateway-install gateway-clean gateway-installdirs gateway-uninstall:
 	$(MAKE) -C gateway PG_CONFIG=$(PG_CONFIG) $(patsubst gateway-%,%,$@)
 .PHONY: gateway-all gateway-install gateway-clean gateway-installdirs gateway-uninstall

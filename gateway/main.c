@@ -1253,6 +1253,10 @@ read_file(const char *path)
 	return buf;
 }
 
+#ifndef GW_VERSION
+#define GW_VERSION "unknown"
+#endif
+
 static void
 usage(FILE *out)
 {
@@ -1272,7 +1276,8 @@ usage(FILE *out)
 			"                         ThrottlingException (default 5000)\n"
 			"  --pool-per-role N      most connections one role's requests hold at\n"
 			"                         once (default: half of --pool, rounded up)\n"
-			"  --statement-timeout MS cancel a request running longer, answering\n"
+			"  --statement-timeout MS\n"
+			"                         cancel a request running longer, answering\n"
 			"                         InternalServerError (default 30000; 0: never)\n"
 			"  --lock-timeout MS      cancel a request waiting longer for a lock,\n"
 			"                         likewise (default 5000; 0: never)\n"
@@ -1288,49 +1293,271 @@ usage(FILE *out)
 			"                         whole this long after it began (default 30)\n"
 			"  --log                  one line per request on stderr: time, client,\n"
 			"                         action, status, duration, request id\n"
-			"  --help                 show this help and exit\n\n"
+			"  --config FILE          read options from FILE, where --config stands:\n"
+			"                         options after it override the file's\n"
+			"  --help                 show this help and exit\n"
+			"  --version              show the version and exit\n\n"
+			"A configuration file has one \"name = value\" a line, the name a long\n"
+			"option without its dashes (\"port = 8000\", \"dbname = dbname=app\",\n"
+			"\"log = true\"); lines starting with # and blank lines are ignored.\n\n"
 			"When it is ready it prints \"item_table_gateway: listening on URL\".\n"
 			"SIGTERM or SIGINT stops it after the requests in progress.\n");
 }
 
+/*
+ * Options.  The command line and --config FILE set the same options, in
+ * order: a file's lines take effect where --config stands, so options after
+ * it override the file's and options before it are overridden by it.  A
+ * file has one "name = value" a line, the name a long option without its
+ * dashes and the value the rest of the line, trimmed (a connection string
+ * may hold '=' and '#'); a flag takes true or false (yes/no, on/off, 1/0);
+ * lines whose first non-blank character is '#', and blank lines, are
+ * ignored.  An error names the file and the line.
+ */
+static const struct option longopts[] = {
+	{"listen", required_argument, NULL, 'l'},
+	{"port", required_argument, NULL, 'p'},
+	{"dbname", required_argument, NULL, 'd'},
+	{"pool", required_argument, NULL, 'P'},
+	{"threads", required_argument, NULL, 'T'},
+	{"pool-wait", required_argument, NULL, 'w'},
+	{"auth", required_argument, NULL, 'a'},
+	{"key-ttl", required_argument, NULL, 'k'},
+	{"tls-cert", required_argument, NULL, 'c'},
+	{"tls-key", required_argument, NULL, 'K'},
+	{"max-connections", required_argument, NULL, 'm'},
+	{"timeout", required_argument, NULL, 't'},
+	{"request-timeout", required_argument, NULL, 'R'},
+	{"log", no_argument, NULL, 'L'},
+	{"pool-per-role", required_argument, NULL, 'r'},
+	{"statement-timeout", required_argument, NULL, 'S'},
+	{"lock-timeout", required_argument, NULL, 'O'},
+	{"config", required_argument, NULL, 'C'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0}
+};
+
+/* "FILE:LINE" while a configuration file's line is applied, else NULL */
+static const char *opt_where = NULL;
+
+/* was --dbname given on the command line (not only in a file)? */
+static bool conninfo_from_cli = false;
+
+static void
+bad_value(const char *name, const char *s, const char *hint)
+{
+	if (opt_where)
+		fprintf(stderr, "item_table_gateway: %s: invalid value for %s: \"%s\"%s\n",
+				opt_where, name, s, hint);
+	else
+		fprintf(stderr, "item_table_gateway: invalid value for --%s: \"%s\"%s\n",
+				name, s, hint);
+	exit(2);
+}
+
 static int
-int_arg(const char *name, const char *s, int min)
+int_arg(const char *name, const char *s, int min, long max)
 {
 	char	   *end;
 	long		v = strtol(s, &end, 10);
 
-	if (*s == '\0' || *end != '\0' || v < min || v > 1000000000L)
+	if (*s == '\0' || *end != '\0' || v < min || v > max)
+		bad_value(name, s, "");
+	return (int) v;
+}
+
+static void read_config(const char *path);
+
+/*
+ * Apply one option; arg is NULL for a flag given on the command line.  A
+ * string option keeps arg, which must outlive the options (argv does; a
+ * file's values are copied).
+ */
+static void
+set_option(int ch, const char *name, const char *arg)
+{
+	switch (ch)
 	{
-		fprintf(stderr, "item_table_gateway: invalid value for --%s: \"%s\"\n", name, s);
+		case 'l':
+			opt.listen = arg;
+			break;
+		case 'p':
+			opt.port = int_arg(name, arg, 0, 65535);
+			break;
+		case 'd':
+			opt.conninfo = arg;
+			if (opt_where == NULL)
+				conninfo_from_cli = true;
+			break;
+		case 'P':
+			opt.pool = int_arg(name, arg, 1, 1000000000L);
+			break;
+		case 'T':
+			opt.threads = int_arg(name, arg, 1, 1000000000L);
+			break;
+		case 'w':
+			opt.pool_wait_ms = int_arg(name, arg, 0, 1000000000L);
+			break;
+		case 'a':
+			if (strcmp(arg, "none") == 0)
+				opt.auth_none = true;
+			else if (strcmp(arg, "sigv4") == 0)
+				opt.auth_none = false;
+			else
+				bad_value(name, arg, " (sigv4 or none)");
+			break;
+		case 'k':
+			opt.key_ttl = int_arg(name, arg, 0, 1000000000L);
+			break;
+		case 'c':
+			opt.tls_cert = arg;
+			break;
+		case 'K':
+			opt.tls_key = arg;
+			break;
+		case 'm':
+			opt.max_connections = int_arg(name, arg, 1, 1000000000L);
+			break;
+		case 't':
+			opt.timeout = int_arg(name, arg, 0, 1000000000L);
+			break;
+		case 'R':
+			opt.request_timeout = int_arg(name, arg, 1, 1000000000L);
+			break;
+		case 'L':
+			if (arg == NULL || strcmp(arg, "true") == 0 || strcmp(arg, "yes") == 0 ||
+				strcmp(arg, "on") == 0 || strcmp(arg, "1") == 0)
+				opt.log = true;
+			else if (strcmp(arg, "false") == 0 || strcmp(arg, "no") == 0 ||
+					 strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0)
+				opt.log = false;
+			else
+				bad_value(name, arg, " (true or false)");
+			break;
+		case 'r':
+			opt.pool_per_role = int_arg(name, arg, 1, 1000000000L);
+			break;
+		case 'S':
+			opt.statement_timeout_ms = int_arg(name, arg, 0, 1000000000L);
+			break;
+		case 'O':
+			opt.lock_timeout_ms = int_arg(name, arg, 0, 1000000000L);
+			break;
+		case 'C':
+			read_config(arg);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("item_table_gateway (item_table) %s\n", GW_VERSION);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
+	}
+}
+
+static char *
+trim(char *s)
+{
+	char	   *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+static void
+read_config(const char *path)
+{
+	FILE	   *f;
+	char	   *line = NULL;
+	size_t		cap = 0;
+	long		lineno = 0;
+
+	if (opt_where)
+	{
+		fprintf(stderr, "item_table_gateway: %s: a configuration file cannot read another (config)\n",
+				opt_where);
 		exit(2);
 	}
-	return (int) v;
+	f = fopen(path, "r");
+	if (f == NULL)
+	{
+		fprintf(stderr, "item_table_gateway: cannot read configuration file \"%s\": %s\n",
+				path, strerror(errno));
+		exit(2);
+	}
+	while (getline(&line, &cap, f) != -1)
+	{
+		char		where[4096];
+		char	   *s = trim(line),
+				   *eq,
+				   *name,
+				   *value;
+		const struct option *o;
+
+		lineno++;
+		if (*s == '\0' || *s == '#')
+			continue;
+		snprintf(where, sizeof(where), "%s:%ld", path, lineno);
+		eq = strchr(s, '=');
+		if (eq == NULL)
+		{
+			fprintf(stderr, "item_table_gateway: %s: expected \"name = value\", found \"%s\"\n",
+					where, s);
+			exit(2);
+		}
+		*eq = '\0';
+		name = trim(s);
+		value = trim(eq + 1);
+		for (o = longopts; o->name; o++)
+			if (strcmp(o->name, name) == 0)
+				break;
+		if (o->name == NULL)
+		{
+			fprintf(stderr, "item_table_gateway: %s: unknown option \"%s\"\n", where, name);
+			exit(2);
+		}
+		if (o->val == 'C' || o->val == 'h' || o->val == 'V')
+		{
+			fprintf(stderr, "item_table_gateway: %s: \"%s\" is for the command line only\n",
+					where, name);
+			exit(2);
+		}
+		if (*value == '\0')
+		{
+			fprintf(stderr, "item_table_gateway: %s: no value for %s\n", where, name);
+			exit(2);
+		}
+		value = strdup(value);
+		if (value == NULL)
+		{
+			fprintf(stderr, "item_table_gateway: out of memory\n");
+			exit(1);
+		}
+		opt_where = where;
+		set_option(o->val, o->name, value);
+		opt_where = NULL;
+	}
+	if (ferror(f))
+	{
+		fprintf(stderr, "item_table_gateway: cannot read configuration file \"%s\": %s\n",
+				path, strerror(errno));
+		exit(2);
+	}
+	free(line);
+	fclose(f);
 }
 
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"listen", required_argument, NULL, 'l'},
-		{"port", required_argument, NULL, 'p'},
-		{"dbname", required_argument, NULL, 'd'},
-		{"pool", required_argument, NULL, 'P'},
-		{"threads", required_argument, NULL, 'T'},
-		{"pool-wait", required_argument, NULL, 'w'},
-		{"auth", required_argument, NULL, 'a'},
-		{"key-ttl", required_argument, NULL, 'k'},
-		{"tls-cert", required_argument, NULL, 'c'},
-		{"tls-key", required_argument, NULL, 'K'},
-		{"max-connections", required_argument, NULL, 'm'},
-		{"timeout", required_argument, NULL, 't'},
-		{"request-timeout", required_argument, NULL, 'R'},
-		{"log", no_argument, NULL, 'L'},
-		{"pool-per-role", required_argument, NULL, 'r'},
-		{"statement-timeout", required_argument, NULL, 'S'},
-		{"lock-timeout", required_argument, NULL, 'O'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}
-	};
 	struct addrinfo hints = {0},
 			   *ai;
 	struct MHD_Daemon *d;
@@ -1340,87 +1567,25 @@ main(int argc, char **argv)
 	const union MHD_DaemonInfo *info;
 	sigset_t	sigs;
 	int			ch,
+				idx = 0,
 				sig,
 				port,
 				waited;
 	long		ncpu;
 
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "h", longopts, &idx)) != -1)
 	{
-		switch (ch)
+		if (ch == '?')
 		{
-			case 'l':
-				opt.listen = optarg;
-				break;
-			case 'p':
-				opt.port = int_arg("port", optarg, 0);
-				if (opt.port > 65535)
-					opt.port = int_arg("port", "-1", 0);
-				break;
-			case 'd':
-				opt.conninfo = optarg;
-				break;
-			case 'P':
-				opt.pool = int_arg("pool", optarg, 1);
-				break;
-			case 'T':
-				opt.threads = int_arg("threads", optarg, 1);
-				break;
-			case 'w':
-				opt.pool_wait_ms = int_arg("pool-wait", optarg, 0);
-				break;
-			case 'a':
-				if (strcmp(optarg, "none") == 0)
-					opt.auth_none = true;
-				else if (strcmp(optarg, "sigv4") == 0)
-					opt.auth_none = false;
-				else
-				{
-					fprintf(stderr, "item_table_gateway: --auth must be sigv4 or none\n");
-					return 2;
-				}
-				break;
-			case 'k':
-				opt.key_ttl = int_arg("key-ttl", optarg, 0);
-				break;
-			case 'c':
-				opt.tls_cert = optarg;
-				break;
-			case 'K':
-				opt.tls_key = optarg;
-				break;
-			case 'm':
-				opt.max_connections = int_arg("max-connections", optarg, 1);
-				break;
-			case 't':
-				opt.timeout = int_arg("timeout", optarg, 0);
-				break;
-			case 'R':
-				opt.request_timeout = int_arg("request-timeout", optarg, 1);
-				break;
-			case 'L':
-				opt.log = true;
-				break;
-			case 'r':
-				opt.pool_per_role = int_arg("pool-per-role", optarg, 1);
-				break;
-			case 'S':
-				opt.statement_timeout_ms = int_arg("statement-timeout", optarg, 0);
-				break;
-			case 'O':
-				opt.lock_timeout_ms = int_arg("lock-timeout", optarg, 0);
-				break;
-			case 'h':
-				usage(stdout);
-				return 0;
-			default:
-				usage(stderr);
-				return 2;
+			usage(stderr);
+			return 2;
 		}
+		set_option(ch, ch == 'h' ? "help" : longopts[idx].name, optarg);
 	}
 	if (optind < argc)
 	{
-		if (opt.conninfo || optind + 1 < argc)
+		/* one CONNINFO argument, overriding a configuration file's dbname */
+		if (conninfo_from_cli || optind + 1 < argc)
 		{
 			fprintf(stderr, "item_table_gateway: give the database once, with --dbname or as one argument\n");
 			return 2;
