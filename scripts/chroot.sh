@@ -67,7 +67,7 @@ it_chroot_base() {
     [ -s "$tar" ] && return 0
     it__chroot_lock || return 1
     if [ -s "$tar" ]; then it__chroot_unlock; return 0; fi
-    it_install_deps debootstrap || { it__chroot_unlock; return 1; }
+    it_log_dir && it_install_deps debootstrap || { it__chroot_unlock; return 1; }
     local mirror dir log="$IT_LOG_DIR/debootstrap-$suite.log" t0
     mirror=$(it_debian_mirror) || { it__chroot_unlock; return 1; }
     dir=$(mktemp -d "$IT_CHROOT_CACHE/.make-$suite.XXXXXX") || { it__chroot_unlock; return 1; }
@@ -165,15 +165,26 @@ it__chroot_kill() {
     return 0
 }
 
+IT_CHROOT_ACTIVE=""   # the chroot it_chroot_run is in, for it_chroot_release
+
 it_chroot_run() {
     local dir=$1 rc
     shift
-    it__chroot_mount "$dir" || { it__chroot_umount "$dir"; return 1; }
+    IT_CHROOT_ACTIVE=$dir
+    it__chroot_mount "$dir" || { it_chroot_release; return 1; }
     $SUDO chroot "$dir" "$@"
     rc=$?
-    it__chroot_kill "$dir"
-    it__chroot_umount "$dir"
+    it_chroot_release
     return "$rc"
+}
+
+# Stop what runs in the active chroot and take its mounts down (called by
+# it_chroot_run, and by it_cleanup when a run is interrupted).
+it_chroot_release() {
+    [ -n "$IT_CHROOT_ACTIVE" ] || return 0
+    it__chroot_kill "$IT_CHROOT_ACTIVE"
+    it__chroot_umount "$IT_CHROOT_ACTIVE"
+    IT_CHROOT_ACTIVE=""
 }
 
 it_chroot_remove() {

@@ -244,6 +244,10 @@ it_server_log_tail() {
 # Safe to call several times; does the work once.  Preserves $?.
 it_cleanup() {
     local rc=$?
+    # a chroot in use (scripts/chroot.sh): its processes and mounts
+    if declare -F it_chroot_release >/dev/null; then
+        it_chroot_release
+    fi
     [ "$IT_CLEANED" = 1 ] && return "$rc"
     IT_CLEANED=1
     trap '' INT TERM HUP

@@ -28,6 +28,13 @@
 #                            made with debootstrap on first use and cached in
 #                            /var/cache/item_table/chroot), compiler warnings
 #                            counted as failures          (counted per test)
+#  11. meta                  META.json against the PGXN Meta Spec
+#                            (scripts/check_meta.py)     (counted per check)
+#  12. deb-pg15, -17, -18    scripts/packages.sh: the Debian packages built
+#                            for each major, lintian, then installed into a
+#                            clean chroot, CREATE EXTENSION and a GetItem
+#                            through the packaged gateway, purged
+#                            (IT_PACKAGES=0 skips)        (counted per step)
 # and ends with one line "N passed, N failed".  Exit status 0 only if every
 # suite ran and nothing failed.  Logs go to log/ (regress.out, isolation.out,
 # pgtap/*.out, build.log, server.log, fuzz.out and fuzz/).
@@ -545,7 +552,7 @@ matrix_version() {
     out="$IT_LOG_DIR/pg$major.out"
     it_chroot_run "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
         LANG=C.UTF-8 TERM=dumb CI="${CI:-}" NODE_EXTRA_CA_CERTS="$IT_CHROOT_HOST_CA" \
-        IT_PG_MAJOR="$major" IT_PG_VERSIONS="$major" \
+        IT_PG_MAJOR="$major" IT_PG_VERSIONS="$major" IT_PACKAGES=0 \
         IT_SUITES="$MATRIX_SUITES" IT_FUZZ_SECONDS=0 \
         bash /build/item_table/scripts/test.sh </dev/null >"$out" 2>&1
     rc=$?
@@ -576,6 +583,83 @@ matrix_version() {
         f=$((f + 1))
     fi
     record "pg$major" tests "$p" "$f" "$note"
+    if packages_wanted; then
+        run_packages "$major" "$suite" "$dir"
+    fi
+}
+
+# The Debian packages of one major (scripts/packages.sh): built where that
+# major's server headers are (the host, or the major's chroot DIR), then
+# installed into a clean chroot of SUITE and used there.  Counted per step.
+run_packages() {
+    local major=$1 suite=$2 dir=${3:-} debs out rc line p f tp=0 tf=0
+    it_say "packages: PostgreSQL $major ($suite)"
+    mkdir -p "$IT_LOG_DIR/packages"
+    out="$IT_LOG_DIR/packages/build-pg$major.out"
+    if [ -z "$dir" ]; then
+        debs="$IT_LOG_DIR/debs/$suite"
+        rm -rf "$debs"
+        bash scripts/packages.sh build "$debs" </dev/null >"$out" 2>&1
+        rc=$?
+    else
+        $SUDO rm -rf "$dir/build/debs"
+        it_chroot_run "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+            LANG=C.UTF-8 TERM=dumb bash /build/item_table/scripts/packages.sh build /build/debs \
+            </dev/null >"$out" 2>&1
+        rc=$?
+        debs="$IT_LOG_DIR/debs/$suite"
+        rm -rf "$debs"
+        mkdir -p "$debs" && cp "$dir"/build/debs/*.deb "$debs"/ 2>/dev/null
+    fi
+    for step in build check; do
+        if [ "$step" = check ]; then
+            out="$IT_LOG_DIR/packages/check-pg$major.out"
+            bash scripts/packages.sh check "$suite" "$debs" </dev/null >"$out" 2>&1
+            rc=$?
+        fi
+        line=$(tail -n 1 "$out")
+        if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+            p=${BASH_REMATCH[1]}
+            f=${BASH_REMATCH[2]}
+        else
+            p=0
+            f=1
+        fi
+        [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+        tp=$((tp + p))
+        tf=$((tf + f))
+        if [ "$f" -eq 0 ]; then
+            printf '  %-40s ok      %d step(s)\n' "packages.sh $step (pg$major)" "$p"
+        else
+            printf '  %-40s FAILED  %d passed, %d failed (status %d)\n' "packages.sh $step (pg$major)" "$p" "$f" "$rc"
+            show_capped "$out" 80
+            [ "$step" = build ] && break
+        fi
+    done
+    record "deb-pg$major" steps "$tp" "$tf" "build in ${dir:+the }$suite${dir:+ chroot}, install into a clean $suite"
+}
+
+packages_wanted() {
+    [ "${IT_PACKAGES:-1}" != 0 ]
+}
+
+# META.json against the PGXN Meta Spec (scripts/check_meta.py).
+suite_meta() {
+    local out="$IT_LOG_DIR/meta.out" rc line p f
+    it_say "meta: META.json"
+    /usr/bin/python3 scripts/check_meta.py </dev/null >"$out" 2>&1
+    rc=$?
+    line=$(tail -n 1 "$out")
+    if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        p=${BASH_REMATCH[1]}
+        f=${BASH_REMATCH[2]}
+    else
+        p=0
+        f=1
+    fi
+    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    [ "$f" -gt 0 ] && show_capped "$out" 60
+    record meta checks "$p" "$f"
 }
 
 main() {
@@ -598,7 +682,7 @@ main() {
     # IT_SUITES (a space-separated subset, for development) picks suites;
     # the README's command runs them all.
     local s
-    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway citus fuzz}; do
+    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway citus fuzz meta}; do
         if ! declare -F "suite_$s" >/dev/null; then
             fatal "unknown suite: $s"
         fi
@@ -610,12 +694,15 @@ main() {
     for v in ${IT_PG_VERSIONS:-15 17 18}; do
         [ "$v" = "$IT_PG_MAJOR" ] || others+=("$v")
     done
-    if [ "${#others[@]}" -gt 0 ]; then
+    if [ "${#others[@]}" -gt 0 ] || packages_wanted; then
         it_cleanup
-        for v in "${others[@]}"; do
-            matrix_version "$v"
-        done
     fi
+    if packages_wanted; then
+        run_packages "$IT_PG_MAJOR" "$(debian_suite_of_major "$IT_PG_MAJOR")"
+    fi
+    for v in "${others[@]}"; do
+        matrix_version "$v"
+    done
 
     it_say "tests finished in $(it_elapsed "$t0") s (logs in ${IT_LOG_DIR#"$IT_ROOT"/}/)"
     finish

@@ -50,10 +50,17 @@ def clock_behind(monkeypatch, minutes):
             return real.utcnow() - datetime.timedelta(minutes=minutes)
 
     fake = types.SimpleNamespace(datetime=Past, timezone=datetime.timezone)
-    monkeypatch.setattr(botocore.auth, "datetime", fake)
-    crt = sys.modules.get("botocore.crt.auth")
-    if crt is not None:
-        monkeypatch.setattr(crt, "datetime", fake)
+    # older botocore reads datetime.datetime.utcnow(); newer (1.38 on) calls
+    # its get_current_datetime(), imported into each signer's module
+    for mod in (botocore.auth, sys.modules.get("botocore.crt.auth")):
+        if mod is None:
+            continue
+        now = getattr(mod, "get_current_datetime", None)
+        if now is not None:
+            monkeypatch.setattr(mod, "get_current_datetime",
+                                lambda *a, _now=now, **k: _now(*a, **k) - datetime.timedelta(minutes=minutes))
+        else:
+            monkeypatch.setattr(mod, "datetime", fake)
 
 
 def test_expired_signature(endpoint, app_key, monkeypatch):

@@ -205,6 +205,12 @@ def open_gateway():
     g.stop()
 
 
+# A transfer coding the gateway does not take: refused with 400 or 501
+# (Not Implemented), depending on the libmicrohttpd version (0.9 in
+# bookworm, 1.0.1 in trixie, 1.0.10 in sid), which answers some of these
+# itself before the gateway sees the request.
+CODING = (400, 501)
+
 REFUSED = [
     ("two Content-Length, first shorter",
      HEAD + b"Content-Length: 2\r\nContent-Length: 39\r\n\r\n{}" + SMUGGLED, 400),
@@ -215,21 +221,19 @@ REFUSED = [
     ("chunked, then Content-Length",
      HEAD + b"Transfer-Encoding: chunked\r\nContent-Length: 45\r\n\r\n2\r\n{}\r\n0\r\n\r\n" + SMUGGLED, 400),
     ("chunked not the final coding",
-     HEAD + b"Transfer-Encoding: chunked, gzip\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 400),
+     HEAD + b"Transfer-Encoding: chunked, gzip\r\n\r\n2\r\n{}\r\n0\r\n\r\n", CODING),
     ("a coding other than chunked",
-     HEAD + b"Transfer-Encoding: gzip\r\n\r\n{}", 400),
+     HEAD + b"Transfer-Encoding: gzip\r\n\r\n{}", CODING),
     ("identity is no coding of HTTP/1.1",
-     HEAD + b"Transfer-Encoding: identity\r\nContent-Length: 2\r\n\r\n{}", 400),
+     HEAD + b"Transfer-Encoding: identity\r\nContent-Length: 2\r\n\r\n{}", CODING),
     ("chunked twice, one field",
-     HEAD + b"Transfer-Encoding: chunked, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 400),
+     HEAD + b"Transfer-Encoding: chunked, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", CODING),
     ("chunked twice, two fields",
      HEAD + b"Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 400),
     ("chunked in HTTP/1.0",
      HEAD.replace(b"HTTP/1.1", b"HTTP/1.0") + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 400),
-    # 501 from the gateway under libmicrohttpd 0.9 (bookworm); 1.0 (trixie,
-    # sid) refuses the coding itself, with 400, before the gateway sees it
     ("an unknown coding before chunked",
-     HEAD + b"Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", (501, 400)),
+     HEAD + b"Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", CODING),
     ("Content-Length not a number", HEAD + b"Content-Length: 2x\r\n\r\n{}", 400),
     ("Content-Length negative", HEAD + b"Content-Length: -2\r\n\r\n{}", 400),
     ("Content-Length signed", HEAD + b"Content-Length: +2\r\n\r\n{}", 400),
