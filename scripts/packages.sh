@@ -33,6 +33,11 @@ IT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/chroot.sh
 . "$IT_ROOT/scripts/chroot.sh"
 
+# a caller's connection settings (scripts/test.sh exports its cluster's)
+# must not reach the packaged cluster's clients
+unset PGHOST PGHOSTADDR PGPORT PGUSER PGDATABASE PGSERVICE PGSERVICEFILE \
+    PGPASSWORD PGOPTIONS PGSSLMODE PGCONNECT_TIMEOUT
+
 PASS=0
 FAIL=0
 LOG="$IT_LOG_DIR/packages"
