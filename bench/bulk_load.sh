@@ -5,7 +5,7 @@
 #   api_batch   BatchWriteItem, 25 PutRequests per call, one call per
 #               transaction (a DO loop committing after each call)
 #   copy_items  COPY item_data.<table> (item) FROM a file of DynamoDB JSON
-#               items, one per line: the documented bulk path (README,
+#               items, one per line: the documented bulk path (docs/api.md,
 #               "Bulk loading").  The item guard computes and checks each
 #               key, the index triggers write both index tables.
 #   copy_plain  the baseline: the same rows COPYed into three plain tables

@@ -11,8 +11,8 @@
 #   The design alternative: the same Query on an item table distributed on
 #   key itself (no partition column), which Citus cannot prune for a range.
 #
-#   Throughput of GetItem with 1, 2 and 4 clients (README, "Distributed
-#   tables (Citus)": where the coordinator becomes the limit).
+#   Throughput of GetItem with 1, 2 and 4 clients (docs/distributed.md,
+#   "How far it scales": where the coordinator becomes the limit).
 #
 # Each measurement is pgbench for BENCH_SECONDS (default 5) seconds with
 # prepared statements, API and plain alternating for BENCH_ROUNDS (default

@@ -506,7 +506,7 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 	 * A string holding U+0000 ("\u0000") is legal DynamoDB JSON that jsonb
 	 * cannot hold (22P05, "unsupported Unicode escape sequence", DETAIL
 	 * "\u0000 cannot be converted to text."): refused as a request error
-	 * that says why, not as unreadable JSON (README, Differences).
+	 * that says why, not as unreadable JSON (docs/differences.md).
 	 */
 	else if (strcmp(state, "22P05") == 0 && context && strstr(context, "parameter $2") &&
 			 detail && strstr(detail, "\\u0000"))

@@ -336,7 +336,7 @@ shared_buffers = 512MB
 max_connections = 50
 max_prepared_transactions = 10
 log_min_messages = warning
-# the background worker starts with the server (README, Background work);
+# the background worker starts with the server (docs/background.md);
 # IT_WORKER_NAPTIME makes its rounds quick for the tests
 shared_preload_libraries = 'item_table'
 item_table.worker_naptime = ${IT_WORKER_NAPTIME:-1}

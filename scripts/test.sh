@@ -30,7 +30,10 @@
 #                            counted as failures          (counted per test)
 #  11. meta                  META.json against the PGXN Meta Spec
 #                            (scripts/check_meta.py)     (counted per check)
-#  12. deb-pg15, -17, -18    scripts/packages.sh: the Debian packages built
+#  12. docs                  the SQL examples of README.md and docs/*.md run
+#                            and their shown output compared
+#                            (scripts/check_docs.py)   (counted per example)
+#  13. deb-pg15, -17, -18    scripts/packages.sh: the Debian packages built
 #                            for each major, lintian, then installed into a
 #                            clean chroot, CREATE EXTENSION and a GetItem
 #                            through the packaged gateway, purged
@@ -662,6 +665,37 @@ suite_meta() {
     record meta checks "$p" "$f"
 }
 
+# The documentation's SQL examples (scripts/check_docs.py): each page's
+# ```sql blocks run in order on a fresh database of the test cluster, and
+# the output a page shows after a statement is compared with psql's.
+suite_docs() {
+    local out="$IT_LOG_DIR/docs.out" rc line p f note
+    it_say "docs: the SQL examples of README.md and docs/*.md"
+    if ! it_ensure_server; then
+        record docs examples 0 1 "server not running"
+        return
+    fi
+    PGBIN="$PGBIN" /usr/bin/python3 scripts/check_docs.py </dev/null >"$out" 2>&1
+    rc=$?
+    line=$(tail -n 1 "$out")
+    if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        p=${BASH_REMATCH[1]}
+        f=${BASH_REMATCH[2]}
+    else
+        p=0
+        f=1
+    fi
+    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    if [ "$f" -gt 0 ]; then
+        show_capped "$out" 80
+    else
+        grep -v '^  ' "$out" | sed 's/^/  /'
+    fi
+    note=$(sed -n 's/^not checked: \([0-9]*\) block(s)$/\1/p' "$out")
+    note="${note:-0} block(s) not checked (log: ${out#"$IT_ROOT"/})"
+    record docs examples "$p" "$f" "$note"
+}
+
 main() {
     local t0
     t0=$(date +%s.%N)
@@ -682,7 +716,7 @@ main() {
     # IT_SUITES (a space-separated subset, for development) picks suites;
     # the README's command runs them all.
     local s
-    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway citus fuzz meta}; do
+    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway citus fuzz meta docs}; do
         if ! declare -F "suite_$s" >/dev/null; then
             fatal "unknown suite: $s"
         fi

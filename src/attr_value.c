@@ -20,7 +20,7 @@
  *
  * Strings are kept as UTF-8.  In a database whose encoding is not UTF-8
  * they are converted on the way in and out.  U+0000 cannot occur: jsonb
- * rejects it before we see it (see README, "Differences from DynamoDB").
+ * rejects it before we see it (see docs/differences.md).
  *
  * Stored items can also be read in place, without building AttrValues:
  * AttrStoredItemSize walks the jsonb containers once for DynamoDB's size

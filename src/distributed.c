@@ -12,7 +12,7 @@
  * DeleteItem (key = $1) are routed to it; but a Query is a range on key
  * (key >= lo AND key < hi), which Citus cannot prune, and it goes to every
  * shard.  Measured with bench/citus.sh (a coordinator and two workers on
- * loopback, 32 shards, README "Distributed tables (Citus)"): a Query of a
+ * loopback, 32 shards, docs/distributed.md): a Query of a
  * 10-item collection ran at about 14 tps distributed on key against about
  * 330 tps routed by a partition column, 23 times as many, and the gap grows
  * with the shard count.  So distribute_table() (src/sql/distributed.sql)

@@ -50,7 +50,7 @@ typedef enum DynError
 	DYN_NUM_ERRORS
 } DynError;
 
-/* The SQLSTATEs: one per exception (see the table in errors.c and README) */
+/* The SQLSTATEs: one per exception (see the table in errors.c and docs/api.md, "Errors") */
 #define ERRCODE_DYN_VALIDATION						MAKE_SQLSTATE('X','D','0','0','1')
 #define ERRCODE_DYN_SERIALIZATION					MAKE_SQLSTATE('X','D','0','0','2')
 #define ERRCODE_DYN_UNKNOWN_OPERATION				MAKE_SQLSTATE('X','D','0','0','3')

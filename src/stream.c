@@ -26,8 +26,8 @@
  * write leaves none.  Deletions by Time to Live (ttl.c) are marked as
  * service deletions (ItemStreamServiceDeletionBegin), which GetRecords shows
  * as userIdentity {"Type": "Service", "PrincipalId":
- * "dynamodb.amazonaws.com"}.  TRUNCATE writes no record (README,
- * Differences).
+ * "dynamodb.amazonaws.com"}.  TRUNCATE writes no record
+ * (docs/differences.md).
  *
  * The trigger does no SQL per row: the table's stream (its id and view
  * type) is cached per physical table and forgotten by a relcache
@@ -66,7 +66,7 @@
  * has ended, and the reader's snapshot sees it ended.  Only transactions
  * that took a number count: one that holds a transaction id or a snapshot
  * and wrote no record (any role can open one) must not hold the streams
- * back (README, Security, "Stream readers' horizon").
+ * back (docs/security.md, "Stream readers' horizon").
  *
  * With the shared counters (stream_number.c, the preloaded set-up) the
  * holders of numbers are known: each backend's open transaction that took

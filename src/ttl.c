@@ -11,7 +11,7 @@
  * is a ValidationException; so is naming another attribute than the one
  * enabled.  A change takes effect at once, so the transitional statuses
  * ENABLING and DISABLING are never reported, and DynamoDB's limit of one
- * change an hour is not imposed (README, Differences).
+ * change an hour is not imposed (docs/differences.md).
  *
  * An item has expired at time T when its TTL attribute is a top-level
  * Number of epoch seconds (fractions allowed) at or before T and not more

@@ -61,7 +61,7 @@
  * and it is started as a dynamic background worker when the transaction
  * commits -- after, so that it sees the work.  Its registration lasts as
  * long as the postmaster: it survives crashes of backends, not a server
- * restart; item_table.start_worker() starts it by hand (README).  That
+ * restart; item_table.start_worker() starts it by hand (docs/background.md).  That
  * part, and the settings, live in worker_start.c, under the API that
  * calls them; this file sits above the batch steps it runs.
  *

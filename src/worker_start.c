@@ -19,7 +19,7 @@
  * transaction that asked for it commits -- after, so that it sees the
  * work; an aborted transaction asks for nothing.  Its registration lasts
  * as long as the postmaster: it survives crashes of backends, not a
- * server restart (README).
+ * server restart (docs/background.md).
  *
  *-------------------------------------------------------------------------
  */

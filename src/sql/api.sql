@@ -6,7 +6,7 @@
 CREATE SCHEMA item_data;
 COMMENT ON SCHEMA item_data IS 'item_table: one physical table per DynamoDB table (key item_key, item jsonb)';
 -- USAGE only: a role that is to create tables through the API is granted
--- CREATE on item_data by an administrator (see README, Security).
+-- CREATE on item_data by an administrator (see docs/security.md).
 GRANT USAGE ON SCHEMA item_data TO PUBLIC;
 
 -- The catalog.  Written only by the API functions (as the extension owner,

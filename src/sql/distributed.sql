@@ -1,6 +1,6 @@
 
 -- ---------------------------------------------------------------------
--- Distributed tables (Citus): see src/distributed.c and the README
+-- Distributed tables (Citus): see src/distributed.c and docs/distributed.md
 -- ---------------------------------------------------------------------
 
 -- distribute_table: an item table and its index tables distributed with
@@ -23,7 +23,7 @@ BEGIN
 			WHERE e.extname OPERATOR(pg_catalog.=) 'citus') THEN
 		RAISE EXCEPTION 'Citus is not installed in this database'
 			USING ERRCODE = 'feature_not_supported',
-				HINT = 'Install Citus from its own packages, preload it and CREATE EXTENSION citus on the coordinator and every worker (README, "Distributed tables (Citus)").';
+				HINT = 'Install Citus from its own packages, preload it and CREATE EXTENSION citus on the coordinator and every worker (docs/distributed.md).';
 	END IF;
 	IF shard_count OPERATOR(pg_catalog.<) 1 OR shard_count OPERATOR(pg_catalog.>) 64000 THEN
 		RAISE EXCEPTION 'shard_count must be between 1 and 64000' USING ERRCODE = 'invalid_parameter_value';
@@ -100,7 +100,7 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION distribute_table(text, integer) IS
-	'distribute an item table and its index tables with Citus by partition key (see the README, "Distributed tables (Citus)")';
+	'distribute an item table and its index tables with Citus by partition key (see docs/distributed.md)';
 
 
 -- the plans of the item statements the API sends for one key

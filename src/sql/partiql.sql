@@ -1,7 +1,7 @@
 
 -- PartiQL: ExecuteStatement, BatchExecuteStatement, ExecuteTransaction
 -- (each statement is compiled into the request of the operation above
--- that serves it; see README "PartiQL")
+-- that serves it; see docs/partiql.md)
 CREATE FUNCTION execute_statement(request jsonb) RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'item_table_execute_statement' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION execute_statement(jsonb) IS 'DynamoDB ExecuteStatement (PartiQL)';

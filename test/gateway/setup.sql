@@ -1,6 +1,6 @@
 -- The database of the gateway tests (scripts/test.sh, suite "gateway"),
 -- run by a superuser in a fresh database.  The grants are those the README
--- asks of an installation: the login role reads the key catalog and is a
+-- and docs/gateway.md ask of an installation: the login role reads the key catalog and is a
 -- member of each role that keys map to; it has no other right itself.
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;

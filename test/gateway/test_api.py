@@ -214,7 +214,7 @@ def test_region_is_free(endpoint, app_key):
 
 def test_nul_in_strings_is_refused_with_a_reason(ddb, table):
     """U+0000 is legal in a DynamoDB string, but jsonb cannot hold it: the
-    request is a ValidationException that says so (README, Differences), not
+    request is a ValidationException that says so (docs/differences.md), not
     a SerializationException or an internal error, and nothing is written.
     botocore sends the character as the JSON escape \\u0000."""
     for item in ({"pk": {"S": "a\x00b"}, "sk": {"N": "1"}},              # a key

@@ -118,8 +118,8 @@ def test_body_not_json(endpoint, app_key, body):
 @pytest.mark.parametrize("body", [b'{"a": "\\u0000"}', b'{"TableName": "t", "Item": {"k\\u0000": {"S": "x"}}}'])
 def test_body_with_nul_escape(endpoint, app_key, body):
     """JSON's \\u0000 is valid JSON and a legal DynamoDB string, but jsonb
-    cannot hold it: a ValidationException that says why (README,
-    Differences), not a SerializationException."""
+    cannot hold it: a ValidationException that says why (docs/differences.md),
+    not a SerializationException."""
     h = signed_headers(*app_key, body=body, url=endpoint + "/", target="DynamoDB_20120810.PutItem")
     resp, data = raw_post(endpoint, None, body, h)
     assert resp.status == 400

@@ -3,7 +3,7 @@ never runs with the gateway login's rights, never leaves anything on a
 pooled connection for the next request, and one tenant cannot take the
 whole pool.
 
-A tenant here is what the README tells application roles to be: a role with
+A tenant here is what docs/gateway.md tells application roles to be: a role with
 CREATE on schema item_data, granted to the gateway's login role, with an
 access key of its own.  Its triggers live in a schema of its own and write
 what they saw to a table there (INSERT granted to PUBLIC, so that a trigger

@@ -9,7 +9,7 @@
 # kept its slot of max_worker_processes.
 #
 # Its own throw-away cluster (include/crash_cluster.sh: item_table in
-# shared_preload_libraries as the README says, naptime 1 s) with
+# shared_preload_libraries as docs/background.md says, naptime 1 s) with
 # max_worker_processes = 4, so that one lost slot shows.  Two phases:
 #   1. with the launcher: a database whose worker expires items (TTL) is
 #      dropped WITH (FORCE); after a few naptimes no worker for it runs, no
