@@ -121,7 +121,8 @@ it_chroot_build() {
     local suite=$1 dir="$IT_CHROOT_CACHE/$1-build"
     if [ ! -e "$dir/.complete" ]; then
         $SUDO rm -rf -- "$dir"
-        it_chroot_unpack "$suite" "$dir" || return 1
+        # its messages on stderr: stdout is the directory's name
+        it_chroot_unpack "$suite" "$dir" >&2 || return 1
         $SUDO touch "$dir/.complete"
     fi
     printf '%s\n' "$dir"
