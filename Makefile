@@ -11,8 +11,10 @@ OBJS = \
 	src/types/errors.o \
 	src/types/jsonb_binary.o \
 	src/types/attr_value.o \
+	src/types/attr_size.o \
 	src/expr/expr_lexer.o \
 	src/expr/expr_parser.o \
+	src/expr/expr_build.o \
 	src/expr/expr_common.o \
 	src/expr/expr_explain.o \
 	src/expr/expr_eval.o \
@@ -28,6 +30,8 @@ OBJS = \
 	src/storage/index_build.o \
 	src/storage/stream_number.o \
 	src/distributed/distributed.o \
+	src/api/api_request.o \
+	src/api/api_response.o \
 	src/api/api_common.o \
 	src/api/direct_insert.o \
 	src/api/api_table.o \
@@ -48,6 +52,7 @@ OBJS = \
 	src/partiql/partiql_compile.o \
 	src/partiql/api_partiql.o \
 	src/stream/stream.o \
+	src/stream/stream_read.o \
 	src/stream/api_stream.o \
 	src/stream/stream_consumer.o \
 	src/background/worker.o \
