@@ -2,56 +2,61 @@
 EXTENSION = item_table
 MODULE_big = item_table
 OBJS = \
-	src/module.o \
-	src/dnumber.o \
-	src/key_codec.o \
-	src/key_io.o \
-	src/key_ops.o \
-	src/key_support.o \
-	src/key_gist.o \
-	src/errors.o \
-	src/catalog.o \
-	src/jsonb_binary.o \
-	src/table_def.o \
-	src/attr_value.o \
-	src/stored_item.o \
-	src/direct_check.o \
-	src/api_common.o \
-	src/direct_insert.o \
-	src/api_table.o \
-	src/api_control.o \
-	src/expr_lexer.o \
-	src/expr_parser.o \
-	src/expr_common.o \
-	src/expr_explain.o \
-	src/expr_eval.o \
-	src/expr_update.o \
-	src/legacy.o \
-	src/api_item.o \
-	src/api_batch.o \
-	src/api_index.o \
-	src/distributed.o \
-	src/gsi.o \
-	src/index_build.o \
-	src/query_range.o \
-	src/query_target.o \
-	src/query_start_key.o \
-	src/query_page.o \
-	src/api_query.o \
-	src/item_collection.o \
-	src/item_guard.o \
-	src/partiql_parser.o \
-	src/partiql_compile.o \
-	src/api_partiql.o \
-	src/worker.o \
-	src/worker_start.o \
-	src/ttl.o \
-	src/stream_number.o \
-	src/stream.o \
-	src/api_stream.o \
-	src/stream_consumer.o \
-	src/gateway_call.o \
-	src/role_guard.o
+	src/types/dnumber.o \
+	src/types/key_codec.o \
+	src/types/key_io.o \
+	src/types/key_ops.o \
+	src/types/key_support.o \
+	src/types/key_gist.o \
+	src/types/errors.o \
+	src/types/jsonb_binary.o \
+	src/types/attr_value.o \
+	src/types/attr_size.o \
+	src/expr/expr_lexer.o \
+	src/expr/expr_parser.o \
+	src/expr/expr_build.o \
+	src/expr/expr_common.o \
+	src/expr/expr_explain.o \
+	src/expr/expr_eval.o \
+	src/expr/expr_update.o \
+	src/catalog/catalog.o \
+	src/catalog/table_def.o \
+	src/catalog/worker_start.o \
+	src/catalog/role_guard.o \
+	src/storage/stored_item.o \
+	src/storage/item_guard.o \
+	src/storage/direct_check.o \
+	src/storage/gsi.o \
+	src/storage/index_build.o \
+	src/storage/stream_number.o \
+	src/distributed/distributed.o \
+	src/api/api_request.o \
+	src/api/api_response.o \
+	src/api/api_common.o \
+	src/api/direct_insert.o \
+	src/api/api_table.o \
+	src/api/api_control.o \
+	src/api/legacy.o \
+	src/api/api_item.o \
+	src/api/api_batch.o \
+	src/api/api_index.o \
+	src/api/ttl.o \
+	src/api/gateway_call.o \
+	src/query/query_range.o \
+	src/query/query_target.o \
+	src/query/query_start_key.o \
+	src/query/query_page.o \
+	src/query/api_query.o \
+	src/query/item_collection.o \
+	src/partiql/partiql_parser.o \
+	src/partiql/partiql_compile.o \
+	src/partiql/api_partiql.o \
+	src/stream/stream.o \
+	src/stream/stream_read.o \
+	src/stream/api_stream.o \
+	src/stream/stream_consumer.o \
+	src/background/worker.o \
+	src/module.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
 
@@ -104,7 +109,10 @@ REGRESS_OPTS = --inputdir=.
 ISOLATION = put_race insert_race counter optimistic_lock transfer_race tx_vs_put token_in_progress gsi_races gsi_ddl_races ttl_race stream_order index_direct_backfill delete_race update_race stream_horizon
 ISOLATION_OPTS = --inputdir=test/isolation
 
-PG_CPPFLAGS = -Isrc
+# src/ is one folder per layer of the module map (src/README.md); each
+# folder is on the include path, so a file includes its headers by name
+SRC_DIRS = types expr catalog storage distributed api query partiql stream background
+PG_CPPFLAGS = $(addprefix -Isrc/,$(SRC_DIRS))
 # -Wextra, less the two checks that PostgreSQL's own headers (inline
 # functions in ilist.h, bufpage.h) and the fmgr calling convention trip
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
@@ -123,7 +131,7 @@ EXTRA_CLEAN = item_table--$(EXTVERSION).sql item_table--1.1--1.2.sql results reg
 	test/isolation/results test/isolation/output_iso
 
 # every object depends on the project's headers (PGXS tracks none)
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard $(addsuffix /*.h,$(addprefix src/,$(SRC_DIRS))))
 
 # The HTTP gateway (gateway/) is a client program, built by its own PGXS
 # Makefile: PGXS allows one of MODULE_big, MODULES and PROGRAM per Makefile.

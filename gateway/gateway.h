@@ -2,7 +2,8 @@
  *
  * gateway.h
  *		Interfaces between the parts of item_table_gateway: the HTTP side
- *		(main.c), SigV4 (sigv4.c) and the PostgreSQL side (pool.c).
+ *		(main.c), its options (options.c), SigV4 (sigv4.c) and the
+ *		PostgreSQL side (pool.c).
  *
  * The essay on the whole program is at the top of main.c.
  *
@@ -106,7 +107,34 @@ typedef struct GwJob
 	void		(*done) (struct GwJob *job);	/* called once, from a pool thread */
 } GwJob;
 
-/* the pool's settings (main.c's options) */
+/* the gateway's options (options.c: the command line and configuration files) */
+typedef struct GwOptions
+{
+	const char *listen;
+	int			port;
+	int			pool;
+	int			threads;
+	bool		auth_none;
+	const char *tls_cert;
+	const char *tls_key;
+	int			max_connections;
+	int			timeout;
+	int			request_timeout;
+	int			pool_wait_ms;
+	int			key_ttl;
+	int			statement_timeout_ms;
+	int			lock_timeout_ms;
+	int			pool_per_role;
+	bool		log;
+	const char *conninfo;
+} GwOptions;
+
+extern GwOptions GwOpt;
+
+/* read the command line into GwOpt: 0, or main's exit status */
+extern int	GwReadOptions(int argc, char **argv);
+
+/* the pool's settings (from GwOpt, set by main.c) */
 typedef struct GwPoolOptions
 {
 	int			size;			/* --pool: connections */

@@ -135,36 +135,6 @@
 
 #define MAX_HEADERS 128
 
-static struct
-{
-	const char *listen;
-	int			port;
-	int			pool;
-	int			threads;
-	bool		auth_none;
-	const char *tls_cert;
-	const char *tls_key;
-	int			max_connections;
-	int			timeout;
-	int			request_timeout;
-	int			pool_wait_ms;
-	int			key_ttl;
-	int			statement_timeout_ms;
-	int			lock_timeout_ms;
-	int			pool_per_role;
-	bool		log;
-	const char *conninfo;
-}			opt = {
-	.listen = "127.0.0.1",
-	.port = 8000,
-	.max_connections = 10000,
-	.timeout = 60,
-	.request_timeout = 30,
-	.pool_wait_ms = 5000,
-	.key_ttl = 5,
-	.statement_timeout_ms = 30000,
-	.lock_timeout_ms = 5000,
-};
 
 /* one HTTP request in progress */
 typedef struct GwRequest
@@ -268,7 +238,7 @@ mhd_logger(void *cls, const char *fmt, va_list ap)
 	char		line[1024];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	if (opt.log)
+	if (GwOpt.log)
 		GwLog("http: %s", line);
 }
 
@@ -393,7 +363,7 @@ respond_owned(struct MHD_Connection *c, GwRequest *r, unsigned status,
 	MHD_destroy_response(resp);
 	r->answered = true;
 
-	if (opt.log)
+	if (GwOpt.log)
 	{
 		char		remote[INET6_ADDRSTRLEN + 1];
 
@@ -663,7 +633,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 		return respond(c, r, MHD_HTTP_NOT_FOUND, unknown, sizeof(unknown) - 1, "application/xml");
 	}
 
-	if (!opt.auth_none)
+	if (!GwOpt.auth_none)
 	{
 		SigV4Request sreq;
 		SigV4Auth	auth;
@@ -747,7 +717,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 	 */
 	r->job.action = r->action;
 	r->job.body = r->body;
-	r->job.role = opt.auth_none ? NULL : r->role;
+	r->job.role = GwOpt.auth_none ? NULL : r->role;
 	r->job.done = direct_done;
 	r->conn = c;
 	if (PoolRunDirect(&r->job))
@@ -872,7 +842,7 @@ conn_request_done(struct MHD_Connection *c)
 static void *
 reaper_main(void *arg)
 {
-	int64_t		deadline = (int64_t) opt.request_timeout * 1000;
+	int64_t		deadline = (int64_t) GwOpt.request_timeout * 1000;
 	int64_t		tick = deadline / 8;
 	struct timespec pause;
 
@@ -912,9 +882,9 @@ reaper_main(void *arg)
 			}
 		}
 		pthread_mutex_unlock(&conns_lock);
-		if (cut > 0 && opt.log)
+		if (cut > 0 && GwOpt.log)
 			GwLog("closed %d connection%s: no whole request within %d s (--request-timeout)",
-				  cut, cut == 1 ? "" : "s", opt.request_timeout);
+				  cut, cut == 1 ? "" : "s", GwOpt.request_timeout);
 	}
 	return NULL;
 }
@@ -1155,10 +1125,10 @@ request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 static enum MHD_Result
 accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
-	if (__atomic_load_n(&open_connections, __ATOMIC_RELAXED) >= opt.max_connections)
+	if (__atomic_load_n(&open_connections, __ATOMIC_RELAXED) >= GwOpt.max_connections)
 	{
-		if (opt.log)
-			GwLog("connection refused: %d connections are open", opt.max_connections);
+		if (GwOpt.log)
+			GwLog("connection refused: %d connections are open", GwOpt.max_connections);
 		return MHD_NO;
 	}
 	return MHD_YES;
@@ -1253,308 +1223,6 @@ read_file(const char *path)
 	return buf;
 }
 
-#ifndef GW_VERSION
-#define GW_VERSION "unknown"
-#endif
-
-static void
-usage(FILE *out)
-{
-	fprintf(out,
-			"item_table_gateway serves DynamoDB's HTTP API from a PostgreSQL database\n"
-			"with the item_table extension.\n\n"
-			"Usage:\n"
-			"  item_table_gateway [OPTION]... [CONNINFO]\n\n"
-			"Options:\n"
-			"  --listen ADDR          address to listen on (default 127.0.0.1)\n"
-			"  --port N               TCP port (default 8000; 0 picks a free one)\n"
-			"  --dbname CONNINFO      database to serve, a name or connection string\n"
-			"                         (default: the PG* environment, as psql)\n"
-			"  --pool N               PostgreSQL connections (default 2 x CPU cores)\n"
-			"  --threads N            HTTP worker threads (default: CPU cores)\n"
-			"  --pool-wait MS         longest wait for a connection before answering\n"
-			"                         ThrottlingException (default 5000)\n"
-			"  --pool-per-role N      most connections one role's requests hold at\n"
-			"                         once (default: half of --pool, rounded up)\n"
-			"  --statement-timeout MS\n"
-			"                         cancel a request running longer, answering\n"
-			"                         InternalServerError (default 30000; 0: never)\n"
-			"  --lock-timeout MS      cancel a request waiting longer for a lock,\n"
-			"                         likewise (default 5000; 0: never)\n"
-			"  --auth sigv4|none      check AWS SigV4 signatures against\n"
-			"                         item_table.access_keys (default), or accept any\n"
-			"                         request and run it as the login role\n"
-			"  --key-ttl SEC          seconds an access key is cached (default 5)\n"
-			"  --tls-cert FILE        serve HTTPS with this certificate (PEM) ...\n"
-			"  --tls-key FILE         ... and this private key (PEM)\n"
-			"  --max-connections N    concurrent HTTP connections (default 10000)\n"
-			"  --timeout SEC          close connections idle this long (default 60)\n"
-			"  --request-timeout SEC  close a connection whose request has not arrived\n"
-			"                         whole this long after it began (default 30)\n"
-			"  --log                  one line per request on stderr: time, client,\n"
-			"                         action, status, duration, request id\n"
-			"  --config FILE          read options from FILE, where --config stands:\n"
-			"                         options after it override the file's\n"
-			"  --help                 show this help and exit\n"
-			"  --version              show the version and exit\n\n"
-			"A configuration file has one \"name = value\" a line, the name a long\n"
-			"option without its dashes (\"port = 8000\", \"dbname = dbname=app\",\n"
-			"\"log = true\"); lines starting with # and blank lines are ignored.\n\n"
-			"When it is ready it prints \"item_table_gateway: listening on URL\".\n"
-			"SIGTERM or SIGINT stops it after the requests in progress.\n");
-}
-
-/*
- * Options.  The command line and --config FILE set the same options, in
- * order: a file's lines take effect where --config stands, so options after
- * it override the file's and options before it are overridden by it.  A
- * file has one "name = value" a line, the name a long option without its
- * dashes and the value the rest of the line, trimmed (a connection string
- * may hold '=' and '#'); a flag takes true or false (yes/no, on/off, 1/0);
- * lines whose first non-blank character is '#', and blank lines, are
- * ignored.  An error names the file and the line.
- */
-static const struct option longopts[] = {
-	{"listen", required_argument, NULL, 'l'},
-	{"port", required_argument, NULL, 'p'},
-	{"dbname", required_argument, NULL, 'd'},
-	{"pool", required_argument, NULL, 'P'},
-	{"threads", required_argument, NULL, 'T'},
-	{"pool-wait", required_argument, NULL, 'w'},
-	{"auth", required_argument, NULL, 'a'},
-	{"key-ttl", required_argument, NULL, 'k'},
-	{"tls-cert", required_argument, NULL, 'c'},
-	{"tls-key", required_argument, NULL, 'K'},
-	{"max-connections", required_argument, NULL, 'm'},
-	{"timeout", required_argument, NULL, 't'},
-	{"request-timeout", required_argument, NULL, 'R'},
-	{"log", no_argument, NULL, 'L'},
-	{"pool-per-role", required_argument, NULL, 'r'},
-	{"statement-timeout", required_argument, NULL, 'S'},
-	{"lock-timeout", required_argument, NULL, 'O'},
-	{"config", required_argument, NULL, 'C'},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0}
-};
-
-/* "FILE:LINE" while a configuration file's line is applied, else NULL */
-static const char *opt_where = NULL;
-
-/* was --dbname given on the command line (not only in a file)? */
-static bool conninfo_from_cli = false;
-
-static void
-bad_value(const char *name, const char *s, const char *hint)
-{
-	if (opt_where)
-		fprintf(stderr, "item_table_gateway: %s: invalid value for %s: \"%s\"%s\n",
-				opt_where, name, s, hint);
-	else
-		fprintf(stderr, "item_table_gateway: invalid value for --%s: \"%s\"%s\n",
-				name, s, hint);
-	exit(2);
-}
-
-static int
-int_arg(const char *name, const char *s, int min, long max)
-{
-	char	   *end;
-	long		v = strtol(s, &end, 10);
-
-	if (*s == '\0' || *end != '\0' || v < min || v > max)
-		bad_value(name, s, "");
-	return (int) v;
-}
-
-static void read_config(const char *path);
-
-/*
- * Apply one option; arg is NULL for a flag given on the command line.  A
- * string option keeps arg, which must outlive the options (argv does; a
- * file's values are copied).
- */
-static void
-set_option(int ch, const char *name, const char *arg)
-{
-	switch (ch)
-	{
-		case 'l':
-			opt.listen = arg;
-			break;
-		case 'p':
-			opt.port = int_arg(name, arg, 0, 65535);
-			break;
-		case 'd':
-			opt.conninfo = arg;
-			if (opt_where == NULL)
-				conninfo_from_cli = true;
-			break;
-		case 'P':
-			opt.pool = int_arg(name, arg, 1, 1000000000L);
-			break;
-		case 'T':
-			opt.threads = int_arg(name, arg, 1, 1000000000L);
-			break;
-		case 'w':
-			opt.pool_wait_ms = int_arg(name, arg, 0, 1000000000L);
-			break;
-		case 'a':
-			if (strcmp(arg, "none") == 0)
-				opt.auth_none = true;
-			else if (strcmp(arg, "sigv4") == 0)
-				opt.auth_none = false;
-			else
-				bad_value(name, arg, " (sigv4 or none)");
-			break;
-		case 'k':
-			opt.key_ttl = int_arg(name, arg, 0, 1000000000L);
-			break;
-		case 'c':
-			opt.tls_cert = arg;
-			break;
-		case 'K':
-			opt.tls_key = arg;
-			break;
-		case 'm':
-			opt.max_connections = int_arg(name, arg, 1, 1000000000L);
-			break;
-		case 't':
-			opt.timeout = int_arg(name, arg, 0, 1000000000L);
-			break;
-		case 'R':
-			opt.request_timeout = int_arg(name, arg, 1, 1000000000L);
-			break;
-		case 'L':
-			if (arg == NULL || strcmp(arg, "true") == 0 || strcmp(arg, "yes") == 0 ||
-				strcmp(arg, "on") == 0 || strcmp(arg, "1") == 0)
-				opt.log = true;
-			else if (strcmp(arg, "false") == 0 || strcmp(arg, "no") == 0 ||
-					 strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0)
-				opt.log = false;
-			else
-				bad_value(name, arg, " (true or false)");
-			break;
-		case 'r':
-			opt.pool_per_role = int_arg(name, arg, 1, 1000000000L);
-			break;
-		case 'S':
-			opt.statement_timeout_ms = int_arg(name, arg, 0, 1000000000L);
-			break;
-		case 'O':
-			opt.lock_timeout_ms = int_arg(name, arg, 0, 1000000000L);
-			break;
-		case 'C':
-			read_config(arg);
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("item_table_gateway (item_table) %s\n", GW_VERSION);
-			exit(0);
-		default:
-			usage(stderr);
-			exit(2);
-	}
-}
-
-static char *
-trim(char *s)
-{
-	char	   *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-		*--e = '\0';
-	return s;
-}
-
-static void
-read_config(const char *path)
-{
-	FILE	   *f;
-	char	   *line = NULL;
-	size_t		cap = 0;
-	long		lineno = 0;
-
-	if (opt_where)
-	{
-		fprintf(stderr, "item_table_gateway: %s: a configuration file cannot read another (config)\n",
-				opt_where);
-		exit(2);
-	}
-	f = fopen(path, "r");
-	if (f == NULL)
-	{
-		fprintf(stderr, "item_table_gateway: cannot read configuration file \"%s\": %s\n",
-				path, strerror(errno));
-		exit(2);
-	}
-	while (getline(&line, &cap, f) != -1)
-	{
-		char		where[4096];
-		char	   *s = trim(line),
-				   *eq,
-				   *name,
-				   *value;
-		const struct option *o;
-
-		lineno++;
-		if (*s == '\0' || *s == '#')
-			continue;
-		snprintf(where, sizeof(where), "%s:%ld", path, lineno);
-		eq = strchr(s, '=');
-		if (eq == NULL)
-		{
-			fprintf(stderr, "item_table_gateway: %s: expected \"name = value\", found \"%s\"\n",
-					where, s);
-			exit(2);
-		}
-		*eq = '\0';
-		name = trim(s);
-		value = trim(eq + 1);
-		for (o = longopts; o->name; o++)
-			if (strcmp(o->name, name) == 0)
-				break;
-		if (o->name == NULL)
-		{
-			fprintf(stderr, "item_table_gateway: %s: unknown option \"%s\"\n", where, name);
-			exit(2);
-		}
-		if (o->val == 'C' || o->val == 'h' || o->val == 'V')
-		{
-			fprintf(stderr, "item_table_gateway: %s: \"%s\" is for the command line only\n",
-					where, name);
-			exit(2);
-		}
-		if (*value == '\0')
-		{
-			fprintf(stderr, "item_table_gateway: %s: no value for %s\n", where, name);
-			exit(2);
-		}
-		value = strdup(value);
-		if (value == NULL)
-		{
-			fprintf(stderr, "item_table_gateway: out of memory\n");
-			exit(1);
-		}
-		opt_where = where;
-		set_option(o->val, o->name, value);
-		opt_where = NULL;
-	}
-	if (ferror(f))
-	{
-		fprintf(stderr, "item_table_gateway: cannot read configuration file \"%s\": %s\n",
-				path, strerror(errno));
-		exit(2);
-	}
-	free(line);
-	fclose(f);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -1566,44 +1234,21 @@ main(int argc, char **argv)
 			   *key = NULL;
 	const union MHD_DaemonInfo *info;
 	sigset_t	sigs;
-	int			ch,
-				idx = 0,
+	int			rc,
 				sig,
 				port,
 				waited;
 	long		ncpu;
 
-	while ((ch = getopt_long(argc, argv, "h", longopts, &idx)) != -1)
-	{
-		if (ch == '?')
-		{
-			usage(stderr);
-			return 2;
-		}
-		set_option(ch, ch == 'h' ? "help" : longopts[idx].name, optarg);
-	}
-	if (optind < argc)
-	{
-		/* one CONNINFO argument, overriding a configuration file's dbname */
-		if (conninfo_from_cli || optind + 1 < argc)
-		{
-			fprintf(stderr, "item_table_gateway: give the database once, with --dbname or as one argument\n");
-			return 2;
-		}
-		opt.conninfo = argv[optind];
-	}
-	if ((opt.tls_cert == NULL) != (opt.tls_key == NULL))
-	{
-		fprintf(stderr, "item_table_gateway: --tls-cert and --tls-key go together\n");
-		return 2;
-	}
+	if ((rc = GwReadOptions(argc, argv)) != 0)
+		return rc;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if (opt.pool == 0)
-		opt.pool = 2 * (int) (ncpu > 0 ? ncpu : 1);
-	if (opt.threads == 0)
-		opt.threads = (int) (ncpu > 0 ? ncpu : 1);
-	if (opt.pool_per_role == 0)
-		opt.pool_per_role = (opt.pool + 1) / 2;
+	if (GwOpt.pool == 0)
+		GwOpt.pool = 2 * (int) (ncpu > 0 ? ncpu : 1);
+	if (GwOpt.threads == 0)
+		GwOpt.threads = (int) (ncpu > 0 ? ncpu : 1);
+	if (GwOpt.pool_per_role == 0)
+		GwOpt.pool_per_role = (GwOpt.pool + 1) / 2;
 
 	/*
 	 * Each HTTP connection is a file descriptor: take the hard limit, and
@@ -1612,7 +1257,7 @@ main(int argc, char **argv)
 	 */
 	{
 		struct rlimit rl;
-		long		reserve = 64 + 20L * opt.threads + opt.pool;
+		long		reserve = 64 + 20L * GwOpt.threads + GwOpt.pool;
 
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
 		{
@@ -1623,7 +1268,7 @@ main(int argc, char **argv)
 				(void) getrlimit(RLIMIT_NOFILE, &rl);
 			}
 			if (rl.rlim_cur != RLIM_INFINITY &&
-				(rlim_t) (opt.max_connections + reserve) > rl.rlim_cur)
+				(rlim_t) (GwOpt.max_connections + reserve) > rl.rlim_cur)
 			{
 				if ((long) rl.rlim_cur <= reserve)
 				{
@@ -1632,8 +1277,8 @@ main(int argc, char **argv)
 					return 1;
 				}
 				GwLog("item_table_gateway: --max-connections lowered from %d to %ld: the limit of open files is %ld",
-					  opt.max_connections, (long) rl.rlim_cur - reserve, (long) rl.rlim_cur);
-				opt.max_connections = (int) ((long) rl.rlim_cur - reserve);
+					  GwOpt.max_connections, (long) rl.rlim_cur - reserve, (long) rl.rlim_cur);
+				GwOpt.max_connections = (int) ((long) rl.rlim_cur - reserve);
 			}
 		}
 	}
@@ -1664,15 +1309,15 @@ main(int argc, char **argv)
 
 	{
 		GwPoolOptions po = {
-			.size = opt.pool,
-			.wait_ms = opt.pool_wait_ms,
-			.key_ttl_s = opt.key_ttl,
-			.statement_timeout_ms = opt.statement_timeout_ms,
-			.lock_timeout_ms = opt.lock_timeout_ms,
-			.role_cap = opt.pool_per_role,
+			.size = GwOpt.pool,
+			.wait_ms = GwOpt.pool_wait_ms,
+			.key_ttl_s = GwOpt.key_ttl,
+			.statement_timeout_ms = GwOpt.statement_timeout_ms,
+			.lock_timeout_ms = GwOpt.lock_timeout_ms,
+			.role_cap = GwOpt.pool_per_role,
 		};
 
-		if (!PoolInit(opt.conninfo, &po, !opt.auth_none))
+		if (!PoolInit(GwOpt.conninfo, &po, !GwOpt.auth_none))
 		{
 			fprintf(stderr, "item_table_gateway: cannot use the database (is item_table installed, and may the login role read item_table.access_keys?)\n");
 			return 1;
@@ -1682,32 +1327,32 @@ main(int argc, char **argv)
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE;
-	if (getaddrinfo(opt.listen, "0", &hints, &ai) != 0 || ai == NULL)
+	if (getaddrinfo(GwOpt.listen, "0", &hints, &ai) != 0 || ai == NULL)
 	{
-		fprintf(stderr, "item_table_gateway: cannot resolve listen address \"%s\"\n", opt.listen);
+		fprintf(stderr, "item_table_gateway: cannot resolve listen address \"%s\"\n", GwOpt.listen);
 		return 1;
 	}
 	if (ai->ai_family == AF_INET)
-		((struct sockaddr_in *) ai->ai_addr)->sin_port = htons((uint16_t) opt.port);
+		((struct sockaddr_in *) ai->ai_addr)->sin_port = htons((uint16_t) GwOpt.port);
 	else
-		((struct sockaddr_in6 *) ai->ai_addr)->sin6_port = htons((uint16_t) opt.port);
+		((struct sockaddr_in6 *) ai->ai_addr)->sin6_port = htons((uint16_t) GwOpt.port);
 
 	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
 		MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	if (opt.tls_cert)
+	if (GwOpt.tls_cert)
 	{
 		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
 		{
 			fprintf(stderr, "item_table_gateway: this libmicrohttpd has no TLS support\n");
 			return 1;
 		}
-		cert = read_file(opt.tls_cert);
-		key = read_file(opt.tls_key);
+		cert = read_file(GwOpt.tls_cert);
+		key = read_file(GwOpt.tls_key);
 		if (cert == NULL || key == NULL)
 		{
-			fprintf(stderr, "item_table_gateway: cannot read %s\n", cert ? opt.tls_key : opt.tls_cert);
+			fprintf(stderr, "item_table_gateway: cannot read %s\n", cert ? GwOpt.tls_key : GwOpt.tls_cert);
 			return 1;
 		}
 		flags |= MHD_USE_TLS;
@@ -1716,10 +1361,10 @@ main(int argc, char **argv)
 	d = MHD_start_daemon(flags, 0, accept_policy, NULL, handle_request, NULL,
 						 MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
 						 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-						 MHD_OPTION_THREAD_POOL_SIZE, (unsigned int) opt.threads,
+						 MHD_OPTION_THREAD_POOL_SIZE, (unsigned int) GwOpt.threads,
 						 MHD_OPTION_CONNECTION_LIMIT,
-						 (unsigned int) (opt.max_connections + 16 * opt.threads),
-						 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) opt.timeout,
+						 (unsigned int) (GwOpt.max_connections + 16 * GwOpt.threads),
+						 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) GwOpt.timeout,
 						 MHD_OPTION_NOTIFY_COMPLETED, request_completed, NULL,
 						 MHD_OPTION_NOTIFY_CONNECTION, connection_notify, NULL,
 						 MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U,
@@ -1729,14 +1374,14 @@ main(int argc, char **argv)
 	if (d == NULL)
 	{
 		fprintf(stderr, "item_table_gateway: cannot listen on %s port %d: %s\n",
-				opt.listen, opt.port, strerror(errno));
+				GwOpt.listen, GwOpt.port, strerror(errno));
 		return 1;
 	}
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	port = info ? info->port : opt.port;
+	port = info ? info->port : GwOpt.port;
 	printf("item_table_gateway: listening on %s://%s%s%s:%d\n",
-		   opt.tls_cert ? "https" : "http",
-		   ai->ai_family == AF_INET6 ? "[" : "", opt.listen,
+		   GwOpt.tls_cert ? "https" : "http",
+		   ai->ai_family == AF_INET6 ? "[" : "", GwOpt.listen,
 		   ai->ai_family == AF_INET6 ? "]" : "", port);
 	fflush(stdout);
 	freeaddrinfo(ai);

@@ -40,7 +40,7 @@
  *
  * with the action, the body and the key's role as bound parameters (never
  * SQL text; the body stays parameter $2, which main.c's reading of errors
- * converting it relies on).  dynamodb_as (src/gateway_call.c) checks that the login role
+ * converting it relies on).  dynamodb_as (src/api/gateway_call.c) checks that the login role
  * may become the role, runs the request as it in a way the role's own code
  * (triggers, defaults, policies) cannot leave, undoes the settings that
  * code made and refuses what would outlive the request; so the session
@@ -195,7 +195,7 @@ pool_connect(PoolConn *pc, bool catalog)
 	if (catalog)
 		/*
 		 * A key counts only while its role holds USAGE on the anchor
-		 * domain (src/role_guard.c): a key left by a dropped role, whose
+		 * domain (src/catalog/role_guard.c): a key left by a dropped role, whose
 		 * OID a new role may have got, is unknown.
 		 */
 		res = PQprepare(pc->conn, "key",

@@ -2,9 +2,10 @@
 # Coverage-guided fuzzing of the C parsers:  bash scripts/fuzz.sh [SECONDS]
 #
 # Installs clang and libFuzzer (Debian packages) if missing, builds the
-# libFuzzer targets of fuzz/ (see fuzz/README.md) into fuzz/build/, and runs
-# each target for its share of SECONDS (default 60) on a copy of its seed
-# corpus in a temp dir: the committed corpus never grows.  Prints, per
+# libFuzzer targets of test/fuzz/ (see test/fuzz/README.md) into
+# test/fuzz/build/, and runs each target for its share of SECONDS (default
+# 60) on a copy of its seed corpus in a temp dir: the committed corpus never
+# grows.  Prints, per
 # target, the executions run, the coverage reached and the crashes found,
 # then one line
 #
@@ -24,7 +25,7 @@
 #                      with source-based coverage and print line and branch
 #                      coverage of each src/ file (log/fuzz/coverage.txt)
 #
-# Reproduce a crash:  fuzz/build/fuzz_<target> log/fuzz/<target>-crash-...
+# Reproduce a crash:  test/fuzz/build/fuzz_<target> log/fuzz/<target>-crash-...
 set -uo pipefail
 
 IT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -57,7 +58,7 @@ it_pg_config || it_die "pg_config not found"
 mkdir -p "$FUZZ_LOG" || it_die "cannot create $FUZZ_LOG"
 
 it_say "fuzz: building ${#TARGETS[@]} target(s) (log: ${FUZZ_LOG#"$IT_ROOT"/}/build.log)"
-if ! make -C fuzz -j2 PG_CONFIG="$PG_CONFIG" TARGETS="${TARGETS[*]}" \
+if ! make -C test/fuzz -j2 PG_CONFIG="$PG_CONFIG" TARGETS="${TARGETS[*]}" \
         </dev/null >"$FUZZ_LOG/build.log" 2>&1; then
     tail -n 40 "$FUZZ_LOG/build.log"
     echo "fuzz: build FAILED"
@@ -76,14 +77,14 @@ total=0
 clean=0
 failed=0
 for t in "${TARGETS[@]}"; do
-    bin="fuzz/build/fuzz_$t"
+    bin="test/fuzz/build/fuzz_$t"
     out="$FUZZ_LOG/$t.log"
     corpus="$WORK/corpus-$t"
     mkdir -p "$corpus"
-    cp fuzz/corpus/"$t"/* "$corpus"/ 2>/dev/null || true
+    cp test/fuzz/corpus/"$t"/* "$corpus"/ 2>/dev/null || true
     seeds=$(find "$corpus" -type f | wc -l)
     dict=()
-    [ -f "fuzz/dict/$t.dict" ] && dict=(-dict="$IT_ROOT/fuzz/dict/$t.dict")
+    [ -f "test/fuzz/dict/$t.dict" ] && dict=(-dict="$IT_ROOT/test/fuzz/dict/$t.dict")
     rm -f "$FUZZ_LOG/$t"-crash-* "$FUZZ_LOG/$t"-leak-* "$FUZZ_LOG/$t"-timeout-* \
           "$FUZZ_LOG/$t"-oom-* "$FUZZ_LOG/$t"-slow-unit-*
     (cd "$WORK" &&
@@ -132,18 +133,18 @@ coverage_report() {
         llvm_cov=$(command -v llvm-cov-14) && llvm_profdata=$(command -v llvm-profdata-14) || return 1
     fi
     it_say "fuzz: coverage build (log: ${FUZZ_LOG#"$IT_ROOT"/}/build-cov.log)"
-    make -C fuzz -j2 PG_CONFIG="$PG_CONFIG" TARGETS="${TARGETS[*]}" COVERAGE=1 BUILD=build/cov \
+    make -C test/fuzz -j2 PG_CONFIG="$PG_CONFIG" TARGETS="${TARGETS[*]}" COVERAGE=1 BUILD=build/cov \
         </dev/null >"$FUZZ_LOG/build-cov.log" 2>&1 || { tail -n 20 "$FUZZ_LOG/build-cov.log"; return 1; }
     for t in "${TARGETS[@]}"; do
         (cd "$WORK" && LLVM_PROFILE_FILE="$WORK/cov-$t.profraw" \
-            "$IT_ROOT/fuzz/build/cov/fuzz_$t" -runs=0 "$WORK/corpus-$t") </dev/null >/dev/null 2>&1
-        objs+=(-object "fuzz/build/cov/fuzz_$t")
+            "$IT_ROOT/test/fuzz/build/cov/fuzz_$t" -runs=0 "$WORK/corpus-$t") </dev/null >/dev/null 2>&1
+        objs+=(-object "test/fuzz/build/cov/fuzz_$t")
     done
     "$llvm_profdata" merge -sparse "$WORK"/cov-*.profraw -o "$WORK/cov.profdata" || return 1
     # shellcheck disable=SC2016  # $(...) is make syntax, expanded by make
-    read -r -a srcs <<<"$(make -s -C fuzz --no-print-directory --eval 'print-srcs: ; @echo $(PROJECT_SRCS:%=../src/%.c)' print-srcs)"
+    read -r -a srcs <<<"$(make -s -C test/fuzz --no-print-directory --eval 'print-srcs: ; @echo $(PROJECT_SRCS:%=src/%.c)' print-srcs)"
     "$llvm_cov" report "${objs[@]:1}" -instr-profile="$WORK/cov.profdata" \
-        "${srcs[@]/#..\//$IT_ROOT/}" >"$FUZZ_LOG/coverage.txt" 2>&1 || { cat "$FUZZ_LOG/coverage.txt"; return 1; }
+        "${srcs[@]/#/$IT_ROOT/}" >"$FUZZ_LOG/coverage.txt" 2>&1 || { cat "$FUZZ_LOG/coverage.txt"; return 1; }
     echo "fuzz: source coverage of src/ by the grown corpora (full table: ${FUZZ_LOG#"$IT_ROOT"/}/coverage.txt):"
     awk '$1 ~ /\.c$/ || $1 == "TOTAL" {
             printf "    %-16s lines %7s   branches %7s   functions %7s\n", $1, $10, $13, $7 }' \

@@ -112,7 +112,7 @@ copy_source() {
             tar --null -T - -cf -) | tar -C "$dest" -xf -
     else
         tar -C "$IT_ROOT" --exclude-vcs --exclude=./log --exclude=node_modules \
-            --exclude=./results --exclude=./fuzz/build --exclude=./bench/results \
+            --exclude=./results --exclude=./test/fuzz/build --exclude=./bench/results \
             --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
             --exclude=./debian/.debhelper --exclude='./debian/*-item-table*' \
             --exclude=./debian/item-table-gateway -cf - . | tar -C "$dest" -xf -

@@ -305,7 +305,7 @@ suite_stress() {
     record stress tests "$tp" "$tf" "${#files[@]} script(s)"
 }
 
-# Coverage-guided fuzzing of the parsers (fuzz/README.md): no database
+# Coverage-guided fuzzing of the parsers (test/fuzz/README.md): no database
 # needed.  One test per target; a crash, sanitizer report or broken
 # invariant fails it and leaves a reproducer in log/fuzz/.
 suite_fuzz() {

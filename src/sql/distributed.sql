@@ -1,6 +1,6 @@
 
 -- ---------------------------------------------------------------------
--- Distributed tables (Citus): see src/distributed.c and docs/distributed.md
+-- Distributed tables (Citus): see src/distributed/distributed.c and docs/distributed.md
 -- ---------------------------------------------------------------------
 
 -- distribute_table: an item table and its index tables distributed with

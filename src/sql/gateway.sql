@@ -84,7 +84,7 @@ COMMENT ON FUNCTION list_access_keys() IS
 -- request are refused, and deferred triggers fire before it returns.
 -- reusable is false when the call left temporary objects in the session:
 -- close it (or DISCARD ALL) before it serves another role.  See
--- src/gateway_call.c and docs/security.md ("Tenants of one gateway").
+-- src/api/gateway_call.c and docs/security.md ("Tenants of one gateway").
 CREATE FUNCTION dynamodb_as(role regrole, action text, request jsonb,
 		OUT response jsonb, OUT reusable boolean)
 	AS 'MODULE_PATHNAME', 'item_table_dynamodb_as' LANGUAGE C VOLATILE PARALLEL UNSAFE;

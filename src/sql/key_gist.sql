@@ -1,5 +1,5 @@
 -- ---------------------------------------------------------------------
--- GiST operator class for item_key (src/key_gist.c): a range tree over
+-- GiST operator class for item_key (src/types/key_gist.c): a range tree over
 -- the key encoding.  Supports the comparison operators, <> and begins_with
 -- (^@); leaf entries are exact keys, so no recheck and index-only scans.
 -- ---------------------------------------------------------------------

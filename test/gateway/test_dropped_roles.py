@@ -1,5 +1,5 @@
 """Access keys of dropped roles: the gateway never runs a request as a role
-that merely has the OID of the key's dropped role (src/role_guard.c).
+that merely has the OID of the key's dropped role (src/catalog/role_guard.c).
 
 A key counts only while its role holds USAGE on the anchor domain
 item_table.role_of_access_keys_or_consumers; DROP ROLE of a role with keys

@@ -1,6 +1,6 @@
 -- Query and Scan responses, GetItem's, BatchGetItem's and TransactGetItems'
 -- are assembled in jsonb's binary format directly
--- (src/jsonb_binary.c): every response must have, byte for byte, the
+-- (src/types/jsonb_binary.c): every response must have, byte for byte, the
 -- layout jsonb_in gives its text.  jsonb = jsonb compares values, not
 -- bytes, so the bytes are compared through a test hook of the library
 -- (item_table_test_jsonb_bytes, declared here in pg_temp only).  The items

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stream records' sequence numbers across the library's two modes and a
-# crash (src/stream_number.c).  Its own throw-away cluster, first WITHOUT
+# crash (src/storage/stream_number.c).  Its own throw-away cluster, first WITHOUT
 # shared_preload_libraries: two writers interleave 150 PutItems each on
 # their own keys; every record took a nextval, so the numbers are 1 modulo
 # the sequence's increment (100), and they are distinct.  Then the

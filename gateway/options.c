@@ -1,0 +1,368 @@
+/*-------------------------------------------------------------------------
+ *
+ * options.c
+ *		item_table_gateway's options: the command line, configuration files
+ *		(--config, one "name = value" per line, the long options' names),
+ *		their checks and --help (the program is described in main.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gateway.h"
+
+GwOptions	GwOpt = {
+	.listen = "127.0.0.1",
+	.port = 8000,
+	.max_connections = 10000,
+	.timeout = 60,
+	.request_timeout = 30,
+	.pool_wait_ms = 5000,
+	.key_ttl = 5,
+	.statement_timeout_ms = 30000,
+	.lock_timeout_ms = 5000,
+};
+
+#ifndef GW_VERSION
+#define GW_VERSION "unknown"
+#endif
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+			"item_table_gateway serves DynamoDB's HTTP API from a PostgreSQL database\n"
+			"with the item_table extension.\n\n"
+			"Usage:\n"
+			"  item_table_gateway [OPTION]... [CONNINFO]\n\n"
+			"Options:\n"
+			"  --listen ADDR          address to listen on (default 127.0.0.1)\n"
+			"  --port N               TCP port (default 8000; 0 picks a free one)\n"
+			"  --dbname CONNINFO      database to serve, a name or connection string\n"
+			"                         (default: the PG* environment, as psql)\n"
+			"  --pool N               PostgreSQL connections (default 2 x CPU cores)\n"
+			"  --threads N            HTTP worker threads (default: CPU cores)\n"
+			"  --pool-wait MS         longest wait for a connection before answering\n"
+			"                         ThrottlingException (default 5000)\n"
+			"  --pool-per-role N      most connections one role's requests hold at\n"
+			"                         once (default: half of --pool, rounded up)\n"
+			"  --statement-timeout MS\n"
+			"                         cancel a request running longer, answering\n"
+			"                         InternalServerError (default 30000; 0: never)\n"
+			"  --lock-timeout MS      cancel a request waiting longer for a lock,\n"
+			"                         likewise (default 5000; 0: never)\n"
+			"  --auth sigv4|none      check AWS SigV4 signatures against\n"
+			"                         item_table.access_keys (default), or accept any\n"
+			"                         request and run it as the login role\n"
+			"  --key-ttl SEC          seconds an access key is cached (default 5)\n"
+			"  --tls-cert FILE        serve HTTPS with this certificate (PEM) ...\n"
+			"  --tls-key FILE         ... and this private key (PEM)\n"
+			"  --max-connections N    concurrent HTTP connections (default 10000)\n"
+			"  --timeout SEC          close connections idle this long (default 60)\n"
+			"  --request-timeout SEC  close a connection whose request has not arrived\n"
+			"                         whole this long after it began (default 30)\n"
+			"  --log                  one line per request on stderr: time, client,\n"
+			"                         action, status, duration, request id\n"
+			"  --config FILE          read options from FILE, where --config stands:\n"
+			"                         options after it override the file's\n"
+			"  --help                 show this help and exit\n"
+			"  --version              show the version and exit\n\n"
+			"A configuration file has one \"name = value\" a line, the name a long\n"
+			"option without its dashes (\"port = 8000\", \"dbname = dbname=app\",\n"
+			"\"log = true\"); lines starting with # and blank lines are ignored.\n\n"
+			"When it is ready it prints \"item_table_gateway: listening on URL\".\n"
+			"SIGTERM or SIGINT stops it after the requests in progress.\n");
+}
+
+/*
+ * Options.  The command line and --config FILE set the same options, in
+ * order: a file's lines take effect where --config stands, so options after
+ * it override the file's and options before it are overridden by it.  A
+ * file has one "name = value" a line, the name a long option without its
+ * dashes and the value the rest of the line, trimmed (a connection string
+ * may hold '=' and '#'); a flag takes true or false (yes/no, on/off, 1/0);
+ * lines whose first non-blank character is '#', and blank lines, are
+ * ignored.  An error names the file and the line.
+ */
+static const struct option longopts[] = {
+	{"listen", required_argument, NULL, 'l'},
+	{"port", required_argument, NULL, 'p'},
+	{"dbname", required_argument, NULL, 'd'},
+	{"pool", required_argument, NULL, 'P'},
+	{"threads", required_argument, NULL, 'T'},
+	{"pool-wait", required_argument, NULL, 'w'},
+	{"auth", required_argument, NULL, 'a'},
+	{"key-ttl", required_argument, NULL, 'k'},
+	{"tls-cert", required_argument, NULL, 'c'},
+	{"tls-key", required_argument, NULL, 'K'},
+	{"max-connections", required_argument, NULL, 'm'},
+	{"timeout", required_argument, NULL, 't'},
+	{"request-timeout", required_argument, NULL, 'R'},
+	{"log", no_argument, NULL, 'L'},
+	{"pool-per-role", required_argument, NULL, 'r'},
+	{"statement-timeout", required_argument, NULL, 'S'},
+	{"lock-timeout", required_argument, NULL, 'O'},
+	{"config", required_argument, NULL, 'C'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0}
+};
+
+/* "FILE:LINE" while a configuration file's line is applied, else NULL */
+static const char *opt_where = NULL;
+
+/* was --dbname given on the command line (not only in a file)? */
+static bool conninfo_from_cli = false;
+
+static void
+bad_value(const char *name, const char *s, const char *hint)
+{
+	if (opt_where)
+		fprintf(stderr, "item_table_gateway: %s: invalid value for %s: \"%s\"%s\n",
+				opt_where, name, s, hint);
+	else
+		fprintf(stderr, "item_table_gateway: invalid value for --%s: \"%s\"%s\n",
+				name, s, hint);
+	exit(2);
+}
+
+static int
+int_arg(const char *name, const char *s, int min, long max)
+{
+	char	   *end;
+	long		v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v < min || v > max)
+		bad_value(name, s, "");
+	return (int) v;
+}
+
+static void read_config(const char *path);
+
+/*
+ * Apply one option; arg is NULL for a flag given on the command line.  A
+ * string option keeps arg, which must outlive the options (argv does; a
+ * file's values are copied).
+ */
+static void
+set_option(int ch, const char *name, const char *arg)
+{
+	switch (ch)
+	{
+		case 'l':
+			GwOpt.listen = arg;
+			break;
+		case 'p':
+			GwOpt.port = int_arg(name, arg, 0, 65535);
+			break;
+		case 'd':
+			GwOpt.conninfo = arg;
+			if (opt_where == NULL)
+				conninfo_from_cli = true;
+			break;
+		case 'P':
+			GwOpt.pool = int_arg(name, arg, 1, 1000000000L);
+			break;
+		case 'T':
+			GwOpt.threads = int_arg(name, arg, 1, 1000000000L);
+			break;
+		case 'w':
+			GwOpt.pool_wait_ms = int_arg(name, arg, 0, 1000000000L);
+			break;
+		case 'a':
+			if (strcmp(arg, "none") == 0)
+				GwOpt.auth_none = true;
+			else if (strcmp(arg, "sigv4") == 0)
+				GwOpt.auth_none = false;
+			else
+				bad_value(name, arg, " (sigv4 or none)");
+			break;
+		case 'k':
+			GwOpt.key_ttl = int_arg(name, arg, 0, 1000000000L);
+			break;
+		case 'c':
+			GwOpt.tls_cert = arg;
+			break;
+		case 'K':
+			GwOpt.tls_key = arg;
+			break;
+		case 'm':
+			GwOpt.max_connections = int_arg(name, arg, 1, 1000000000L);
+			break;
+		case 't':
+			GwOpt.timeout = int_arg(name, arg, 0, 1000000000L);
+			break;
+		case 'R':
+			GwOpt.request_timeout = int_arg(name, arg, 1, 1000000000L);
+			break;
+		case 'L':
+			if (arg == NULL || strcmp(arg, "true") == 0 || strcmp(arg, "yes") == 0 ||
+				strcmp(arg, "on") == 0 || strcmp(arg, "1") == 0)
+				GwOpt.log = true;
+			else if (strcmp(arg, "false") == 0 || strcmp(arg, "no") == 0 ||
+					 strcmp(arg, "off") == 0 || strcmp(arg, "0") == 0)
+				GwOpt.log = false;
+			else
+				bad_value(name, arg, " (true or false)");
+			break;
+		case 'r':
+			GwOpt.pool_per_role = int_arg(name, arg, 1, 1000000000L);
+			break;
+		case 'S':
+			GwOpt.statement_timeout_ms = int_arg(name, arg, 0, 1000000000L);
+			break;
+		case 'O':
+			GwOpt.lock_timeout_ms = int_arg(name, arg, 0, 1000000000L);
+			break;
+		case 'C':
+			read_config(arg);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("item_table_gateway (item_table) %s\n", GW_VERSION);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
+	}
+}
+
+static char *
+trim(char *s)
+{
+	char	   *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+static void
+read_config(const char *path)
+{
+	FILE	   *f;
+	char	   *line = NULL;
+	size_t		cap = 0;
+	long		lineno = 0;
+
+	if (opt_where)
+	{
+		fprintf(stderr, "item_table_gateway: %s: a configuration file cannot read another (config)\n",
+				opt_where);
+		exit(2);
+	}
+	f = fopen(path, "r");
+	if (f == NULL)
+	{
+		fprintf(stderr, "item_table_gateway: cannot read configuration file \"%s\": %s\n",
+				path, strerror(errno));
+		exit(2);
+	}
+	while (getline(&line, &cap, f) != -1)
+	{
+		char		where[4096];
+		char	   *s = trim(line),
+				   *eq,
+				   *name,
+				   *value;
+		const struct option *o;
+
+		lineno++;
+		if (*s == '\0' || *s == '#')
+			continue;
+		snprintf(where, sizeof(where), "%s:%ld", path, lineno);
+		eq = strchr(s, '=');
+		if (eq == NULL)
+		{
+			fprintf(stderr, "item_table_gateway: %s: expected \"name = value\", found \"%s\"\n",
+					where, s);
+			exit(2);
+		}
+		*eq = '\0';
+		name = trim(s);
+		value = trim(eq + 1);
+		for (o = longopts; o->name; o++)
+			if (strcmp(o->name, name) == 0)
+				break;
+		if (o->name == NULL)
+		{
+			fprintf(stderr, "item_table_gateway: %s: unknown option \"%s\"\n", where, name);
+			exit(2);
+		}
+		if (o->val == 'C' || o->val == 'h' || o->val == 'V')
+		{
+			fprintf(stderr, "item_table_gateway: %s: \"%s\" is for the command line only\n",
+					where, name);
+			exit(2);
+		}
+		if (*value == '\0')
+		{
+			fprintf(stderr, "item_table_gateway: %s: no value for %s\n", where, name);
+			exit(2);
+		}
+		value = strdup(value);
+		if (value == NULL)
+		{
+			fprintf(stderr, "item_table_gateway: out of memory\n");
+			exit(1);
+		}
+		opt_where = where;
+		set_option(o->val, o->name, value);
+		opt_where = NULL;
+	}
+	if (ferror(f))
+	{
+		fprintf(stderr, "item_table_gateway: cannot read configuration file \"%s\": %s\n",
+				path, strerror(errno));
+		exit(2);
+	}
+	free(line);
+	fclose(f);
+}
+
+/*
+ * GwReadOptions
+ *		Read the command line (and a --config file, at its place among the
+ *		options) into GwOpt: 0, or the exit status for main.
+ */
+int
+GwReadOptions(int argc, char **argv)
+{
+	int			ch,
+				idx = 0;
+
+	while ((ch = getopt_long(argc, argv, "h", longopts, &idx)) != -1)
+	{
+		if (ch == '?')
+		{
+			usage(stderr);
+			return 2;
+		}
+		set_option(ch, ch == 'h' ? "help" : longopts[idx].name, optarg);
+	}
+	if (optind < argc)
+	{
+		/* one CONNINFO argument, overriding a configuration file's dbname */
+		if (conninfo_from_cli || optind + 1 < argc)
+		{
+			fprintf(stderr, "item_table_gateway: give the database once, with --dbname or as one argument\n");
+			return 2;
+		}
+		GwOpt.conninfo = argv[optind];
+	}
+	if ((GwOpt.tls_cert == NULL) != (GwOpt.tls_key == NULL))
+	{
+		fprintf(stderr, "item_table_gateway: --tls-cert and --tls-key go together\n");
+		return 2;
+	}
+	return 0;
+}
