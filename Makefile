@@ -117,6 +117,10 @@ PG_CPPFLAGS = $(addprefix -Isrc/,$(SRC_DIRS))
 # functions in ilist.h, bufpage.h) and the fmgr calling convention trip
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 
+# before PGXS: its clean rule tests EXTRA_CLEAN when the file is read
+EXTRA_CLEAN = item_table--$(EXTVERSION).sql item_table--1.1--1.2.sql results regression.diffs regression.out \
+	test/isolation/results test/isolation/output_iso
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -126,9 +130,6 @@ item_table--$(EXTVERSION).sql: $(SQL_PARTS)
 
 item_table--1.1--1.2.sql: src/sql/updates/item_table--1.1--1.2.head.sql $(UPDATE_1_2_NEW)
 	cat $^ > $@
-
-EXTRA_CLEAN = item_table--$(EXTVERSION).sql item_table--1.1--1.2.sql results regression.diffs regression.out \
-	test/isolation/results test/isolation/output_iso
 
 # every object depends on the project's headers (PGXS tracks none)
 $(OBJS): $(wildcard $(addsuffix /*.h,$(addprefix src/,$(SRC_DIRS))))
