@@ -34,6 +34,7 @@ OBJS = \
 	src/api/api_response.o \
 	src/api/api_common.o \
 	src/api/direct_insert.o \
+	src/api/direct_upkeep.o \
 	src/api/api_table.o \
 	src/api/api_control.o \
 	src/api/legacy.o \

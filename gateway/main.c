@@ -204,32 +204,6 @@ static int	open_connections;
 static uint64_t request_counter;
 static unsigned char id_salt[16];
 
-/*
- * GwLog
- *		One line on stderr, with the time.
- */
-void
-GwLog(const char *fmt,...)
-{
-	char		line[2048];
-	char		ts[32];
-	struct timeval tv;
-	struct tm	tm;
-	va_list		ap;
-	size_t		n;
-
-	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	n = strlen(line);
-	while (n > 0 && line[n - 1] == '\n')
-		line[--n] = '\0';
-	fprintf(stderr, "%s.%03dZ %s\n", ts, (int) (tv.tv_usec / 1000), line);
-}
-
 static void mhd_logger(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 static void

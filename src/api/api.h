@@ -160,7 +160,8 @@ extern DirectDeleteResult ApiDeleteItemUnlocked(ItemTableDef *def, ItemKey *key,
 extern Datum item_table_test_unlocked_deletes(PG_FUNCTION_ARGS);
 
 /*
- * Direct writes (no executor) and the triggers the statement would fire.
+ * Direct writes (no executor) and the triggers the statement would fire
+ * (direct_upkeep.c).
  * ApiDirectTriggers: may a direct write of cmd (CMD_INSERT, CMD_UPDATE,
  * CMD_DELETE) to the item table rel stand in for every trigger that would
  * fire?  false: run the statement.  true: *upkeep says what the write must

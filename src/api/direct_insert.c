@@ -64,7 +64,7 @@
  *		the valid, ready, immediate, unique btree primary key on key (other
  *		unique indexes would be arbiters too, expression and partial
  *		indexes need the executor);
- *	  - a trigger would fire that ApiDirectTriggers (api_common.c) does not
+ *	  - a trigger would fire that ApiDirectTriggers (direct_upkeep.c) does not
  *		accept: anything but the item guard (which lets exactly the API's
  *		registered row through unchanged, so not firing it changes
  *		nothing), the GSI/LSI index trigger and the stream trigger, whose
