@@ -28,6 +28,7 @@ OBJS = \
 	src/storage/direct_check.o \
 	src/storage/gsi.o \
 	src/storage/index_build.o \
+	src/storage/item_store.o \
 	src/storage/stream_number.o \
 	src/distributed/distributed.o \
 	src/api/api_request.o \
@@ -79,7 +80,7 @@ SQL_PARTS = \
 	src/sql/api_query.sql \
 	src/sql/gateway.sql \
 	src/sql/partiql.sql \
-	src/sql/distributed.sql \
+	src/distributed/distributed.sql \
 	src/sql/background.sql \
 	src/sql/stream.sql \
 	src/sql/role_guard.sql
@@ -96,7 +97,7 @@ UPDATE_1_2_NEW = \
 	src/sql/api_control.sql \
 	src/sql/gateway.sql \
 	src/sql/partiql.sql \
-	src/sql/distributed.sql \
+	src/distributed/distributed.sql \
 	src/sql/background.sql \
 	src/sql/stream.sql \
 	src/sql/role_guard.sql

@@ -46,6 +46,7 @@ _PG_init(void)
 							   "to the public host and port of the gateway.",
 							   &item_table_endpoint_address,
 							   "localhost:8000", PGC_USERSET, 0, NULL, NULL, NULL);
+	ItemStoreSetLocal(&ApiLocalStore);
 	ItemWorkerInit();
 	DistInit();
 	KeySupportInit();

@@ -23,6 +23,7 @@
 #include "stored_item.h"
 #include "errors.h"
 #include "expr.h"
+#include "item_store.h"
 #include "item_table.h"
 #include "table_def.h"
 
@@ -119,6 +120,9 @@ extern void ApiPushItemCollectionMetrics(JsonbParseState **state, ItemTableDef *
 extern void ApiPushCollectionMetricsByTable(JsonbParseState **state, List *defs,
 											List *keys, int ricm);
 extern Datum item_table_test_collection_size(PG_FUNCTION_ARGS);
+
+/* the local store (item_store.h), registered by _PG_init */
+extern const ItemStore ApiLocalStore;
 
 extern Jsonb *ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock);
 /* the btree operator of strategy on item_key in opfamily, NULL: none (cached) */

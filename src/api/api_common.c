@@ -84,7 +84,7 @@
 
 #include "api.h"
 #include "direct_check.h"
-#include "distributed.h"
+#include "item_store.h"
 #include "gsi.h"
 #include "compat.h"
 #include "item_guard.h"
@@ -273,6 +273,13 @@ forget_locked(ItemTableDef *def)
 Jsonb *
 ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 {
+	return def->store->fetch(def, key, lock);
+}
+
+/* the local store's fetch: the direct probe, else the statement */
+static Jsonb *
+local_fetch(ItemTableDef *def, ItemKey *key, bool lock)
+{
 	Oid			argtypes[1] = {ItemKeyTypeOid()};
 	Datum		arg = PointerGetDatum(key);
 	SPIPlanPtr	plan;
@@ -281,8 +288,6 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 	Datum		d;
 	Jsonb	   *item;
 
-	if (def->citus)
-		return DistFetchItem(def, key, lock);	/* no direct probe of the shell */
 	forget_locked(def);
 	if (fetch_item_direct(def, key, lock, &item))
 	{
@@ -315,28 +320,33 @@ ApiFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 bool
 ApiInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item, ApiInsertCache *cache)
 {
+	/* every caller has just probed key and found nothing: absent */
+	if (def->store->direct)
+	{
+		switch (ApiInsertItemDirect(def, key, item, false, true, cache))
+		{
+			case DIRECT_INSERT_DONE:
+				return true;
+			case DIRECT_INSERT_EXISTS:
+				return false;
+			case DIRECT_INSERT_STATEMENT:
+				break;
+		}
+	}
+	/* no table held open while a statement runs (its triggers are SQL) */
+	ApiInsertCacheClose(cache);
+	return def->store->insert(def, key, item);
+}
+
+/* the local store's insert by statement */
+static bool
+local_insert(ItemTableDef *def, ItemKey *key, Jsonb *item)
+{
 	Oid			argtypes[2] = {ItemKeyTypeOid(), JSONBOID};
 	Datum		args[2] = {PointerGetDatum(key), JsonbPGetDatum(item)};
 	SPIPlanPtr	plan;
 	int			rc;
 
-	if (def->citus)
-	{
-		ApiInsertCacheClose(cache); /* statements follow */
-		return DistInsertItem(def, key, item);
-	}
-	/* every caller has just probed key and found nothing: absent */
-	switch (ApiInsertItemDirect(def, key, item, false, true, cache))
-	{
-		case DIRECT_INSERT_DONE:
-			return true;
-		case DIRECT_INSERT_EXISTS:
-			return false;
-		case DIRECT_INSERT_STATEMENT:
-			break;
-	}
-	/* no table held open while a statement runs (its triggers are SQL) */
-	ApiInsertCacheClose(cache);
 	plan = TableDefPlan(def, &def->plan_insert,
 						"INSERT INTO %s (key, item) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
 						2, argtypes);
@@ -401,7 +411,8 @@ ApiCondRequiresAbsent(const CondNode *cond, const ItemTableDef *def)
  *		condition as its usual path does.
  *		DIRECT_INSERT_STATEMENT: nothing written; the caller takes its usual
  *		path.  Not under a transaction snapshot (the usual path decides a
- *		serialization failure there), not for distributed tables, and only
+ *		serialization failure there), not where the store takes no direct
+ *		path, and only
  *		for a role with UPDATE on the table, which the usual path's locked
  *		read needs: a role without it gets the same permission error
  *		whether or not the item exists.
@@ -409,7 +420,7 @@ ApiCondRequiresAbsent(const CondNode *cond, const ItemTableDef *def)
 DirectInsertResult
 ApiInsertIfAbsent(ItemTableDef *def, ItemKey *key, Jsonb *item, ApiInsertCache *cache)
 {
-	if (def->citus || IsolationUsesXactSnapshot() ||
+	if (!def->store->direct || IsolationUsesXactSnapshot() ||
 		!ApiDirectRights(def->relid, InvalidOid, ACL_SELECT | ACL_UPDATE | ACL_INSERT))
 		return DIRECT_INSERT_STATEMENT;
 	/*
@@ -641,7 +652,7 @@ unlocked_begin(ItemTableDef *def, ItemKey *key, AclMode need, CmdType cmd, Unloc
 
 	memset(w, 0, sizeof(*w));
 	forget_locked(def);
-	if (def->citus || !ApiDirectRights(def->relid, InvalidOid, need))
+	if (!def->store->direct || !ApiDirectRights(def->relid, InvalidOid, need))
 		return false;
 	w->rel = table_open(def->relid, RowExclusiveLock);
 	w->idx = ApiDirectShape(w->rel, API_SHAPE_WRITE, RowExclusiveLock);
@@ -727,8 +738,8 @@ unlocked_end(UnlockedWrite *w)
  * Where it runs: update_item_direct's conditions (ApiDirectRights for
  * SELECT and UPDATE -- what the locked path needs for an existing item --,
  * ApiDirectShape for a write, ApiDirectTriggers for UPDATE, the index and
- * stream upkeep by ApiDirectUpkeep); not for Citus tables.  Otherwise
- * false before anything is read.  CheckCmdReplicaIdentity raises the
+ * stream upkeep by ApiDirectUpkeep); only where the store takes direct
+ * paths.  Otherwise false before anything is read.  CheckCmdReplicaIdentity raises the
  * statement's error after newitem (a failed condition is reported first,
  * as on the locked path).  newitem gets a copy of the stored item, which
  * outlives the call.
@@ -810,16 +821,18 @@ item_table_test_unlocked_writes(PG_FUNCTION_ARGS)
 void
 ApiUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 {
+	def->store->update(def, key, item);
+}
+
+/* the local store's update: directly, else by statement */
+static void
+local_update(ItemTableDef *def, ItemKey *key, Jsonb *item)
+{
 	Oid			argtypes[3] = {ItemKeyTypeOid(), JSONBOID, TIDOID};
 	Datum		args[3] = {PointerGetDatum(key), JsonbPGetDatum(item), (Datum) 0};
 	SPIPlanPtr	plan;
 	int			rc;
 
-	if (def->citus)
-	{
-		DistUpdateItem(def, key, item);
-		return;
-	}
 	if (update_item_direct(def, key, item))
 		return;
 	if (def->locked_key != NULL && ItemKeyCompare(def->locked_key, key) == 0)
@@ -975,7 +988,8 @@ static int64 unlocked_deletes = 0;
  * ApiDirectShape, ApiDirectTriggers for DELETE), with UPDATE among the
  * rights as well, because DeleteItem has always needed it (the locked
  * probe is SELECT ... FOR UPDATE) and a call must not be allowed or
- * refused by the path it happens to take; not for Citus tables.  Otherwise
+ * refused by the path it happens to take; only where the store takes
+ * direct paths.  Otherwise
  * DIRECT_DELETE_LOCKED before anything is read.  *size (when size is not
  * NULL) gets the deleted item's DynamoDB size.
  */
@@ -1045,16 +1059,18 @@ item_table_test_unlocked_deletes(PG_FUNCTION_ARGS)
 void
 ApiDeleteItem(ItemTableDef *def, ItemKey *key)
 {
+	def->store->remove(def, key);
+}
+
+/* the local store's delete: directly, else by statement */
+static void
+local_delete(ItemTableDef *def, ItemKey *key)
+{
 	Oid			argtypes[1] = {ItemKeyTypeOid()};
 	Datum		arg = PointerGetDatum(key);
 	SPIPlanPtr	plan;
 	int			rc;
 
-	if (def->citus)
-	{
-		DistDeleteItem(def, key);
-		return;
-	}
 	if (delete_item_direct(def, key))
 		return;
 	plan = TableDefPlan(def, &def->plan_delete,
@@ -1064,3 +1080,48 @@ ApiDeleteItem(ItemTableDef *def, ItemKey *key)
 	if (rc != SPI_OK_DELETE)
 		elog(ERROR, "item delete failed: %s", SPI_result_code_string(rc));
 }
+
+/* the local store's unconditional put by statement */
+static void
+local_upsert(ItemTableDef *def, ItemKey *key, Jsonb *item)
+{
+	Oid			argtypes[2] = {ItemKeyTypeOid(), JSONBOID};
+	Datum		args[2] = {PointerGetDatum(key), JsonbPGetDatum(item)};
+	SPIPlanPtr	plan;
+	int			rc;
+
+	plan = TableDefPlan(def, &def->plan_upsert,
+						"INSERT INTO %s (key, item) VALUES ($1, $2)"
+						" ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item",
+						2, argtypes);
+	ItemGuardExpectWrite(def->relid, key, item);
+	rc = SPI_execute_plan(plan, args, NULL, false, 0);
+	ItemGuardExpectNoWrite();
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "item upsert failed: %s", SPI_result_code_string(rc));
+}
+
+/* every statement of the local store is sent where it runs */
+static void
+local_write_alone(ItemTableDef *def)
+{
+}
+
+/*
+ * The local store (item_store.h): the direct paths above with their
+ * statement fallbacks; its Query and Scan pages and its expiry batches are
+ * the local statements of query_page.c and ttl.c.
+ */
+const ItemStore ApiLocalStore = {
+	.name = "local",
+	.direct = true,
+	.remote_rows = false,
+	.fetch = local_fetch,
+	.insert = local_insert,
+	.update = local_update,
+	.remove = local_delete,
+	.upsert = local_upsert,
+	.write_alone = local_write_alone,
+	.read_plan = NULL,
+	.expire_batch = NULL,
+};

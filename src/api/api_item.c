@@ -42,7 +42,7 @@
 #include "utils/memutils.h"
 
 #include "api.h"
-#include "distributed.h"
+#include "item_store.h"
 #include "item_guard.h"
 #include "expr.h"
 #include "jsonb_binary.h"
@@ -188,39 +188,24 @@ write_item(ItemTableDef *def, ItemKey *key, const AttrValue *old, Jsonb *newj)
 void
 ApiUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item, ApiInsertCache *cache)
 {
-	Oid			argtypes[2] = {ItemKeyTypeOid(), JSONBOID};
-	Datum		args[2] = {PointerGetDatum(key), JsonbPGetDatum(item)};
-	SPIPlanPtr	plan;
-	int			rc;
-
-	if (def->citus)
+	if (def->store->direct)
 	{
-		ApiInsertCacheClose(cache); /* statements follow */
-		DistUpsertItem(def, key, item);
-		return;
+		/* an existing item: replaced directly where that cannot differ */
+		if (ApiReplaceItemDirect(def, key, item))
+			return;
+
+		/*
+		 * a new item: inserted directly where that cannot differ.  The probe
+		 * of ApiReplaceItemDirect has nearly always just found no row of key
+		 * (when it declined for another reason, inserting first costs at
+		 * most a dead row, never a different result): absent
+		 */
+		if (ApiInsertItemDirect(def, key, item, true, true, cache) == DIRECT_INSERT_DONE)
+			return;
 	}
-	/* an existing item: replaced directly where that cannot differ */
-	if (ApiReplaceItemDirect(def, key, item))
-		return;
-	/*
-	 * a new item: inserted directly where that cannot differ.  The probe of
-	 * ApiReplaceItemDirect has nearly always just found no row of key (when
-	 * it declined for another reason, inserting first costs at most a dead
-	 * row, never a different result): absent
-	 */
-	if (ApiInsertItemDirect(def, key, item, true, true, cache) == DIRECT_INSERT_DONE)
-		return;
 	/* no table held open while a statement runs (its triggers are SQL) */
 	ApiInsertCacheClose(cache);
-	plan = TableDefPlan(def, &def->plan_upsert,
-						"INSERT INTO %s (key, item) VALUES ($1, $2)"
-						" ON CONFLICT (key) DO UPDATE SET item = EXCLUDED.item",
-						2, argtypes);
-	ItemGuardExpectWrite(def->relid, key, item);
-	rc = SPI_execute_plan(plan, args, NULL, false, 0);
-	ItemGuardExpectNoWrite();
-	if (rc != SPI_OK_INSERT)
-		elog(ERROR, "item upsert failed: %s", SPI_result_code_string(rc));
+	def->store->upsert(def, key, item);
 }
 
 /* ----------------------------------------------------------------
@@ -335,7 +320,7 @@ item_table_put_item(PG_FUNCTION_ARGS)
 
 	if (w.cond == NULL && w.rv == RV_NONE && w.rcc == RCC_NONE)
 	{
-		DistNextWriteAlone(def);	/* Citus: the call's only statement */
+		def->store->write_alone(def);	/* the call's only statement */
 		ApiUpsertItem(def, key, newj, NULL);
 	}
 	else

@@ -811,7 +811,7 @@ item_table_delete_table(PG_FUNCTION_ARGS)
 	if (row.deletion_protection)
 		DynValidation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.");
 	LockRelationOid(row.relid, AccessExclusiveLock);
-	/* a Citus table goes by a DROP TABLE statement, its shards with it */
+	/* a distributed table goes by a DROP TABLE statement, its shards with it */
 	if (OidIsValid(row.relid) && get_rel_name(row.relid) != NULL)
 		(void) DistDropTable(row.relid, name);
 	ApiDropIndexTables(name, NULL);

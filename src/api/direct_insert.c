@@ -78,8 +78,8 @@
  * insert_after_write and only there: one call site, right after the row
  * and its key entry are confirmed.
  *
- * Distributed tables (def->citus) never come here: their callers take
- * distributed.c's paths first.
+ * A store without direct paths (item_store.h) never comes here: its
+ * callers take the store's statements.
  *
  *-------------------------------------------------------------------------
  */
@@ -160,7 +160,7 @@ ApiInsertCacheCreate(void)
  * would also find the table in use and fail where the statement path
  * would not.  So the caller closes the cache before anything that may run
  * a statement (a statement fallback, a delete or an update of an existing
- * item, a Citus table's writes); the direct writes of this module, of
+ * item, the writes of a store without direct paths); the direct writes of this module, of
  * ApiReplaceItemDirect and their upkeep may run while it is open.  It is
  * also closed before leaving the (sub)transaction that opened it: the
  * references belong to its resource owner.  After an error the

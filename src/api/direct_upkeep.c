@@ -103,8 +103,8 @@ ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep)
 	{
 		ItemTableDef *def = TableDefByRelid(RelationGetRelid(rel));
 
-		/* a distributed table keeps its indexes through Citus */
-		if (def == NULL || def->citus)
+		/* a store without direct paths keeps its indexes by statement */
+		if (def == NULL || !def->store->direct)
 			return false;
 	}
 	return true;

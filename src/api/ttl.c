@@ -35,11 +35,11 @@
  * it writes as service deletions (userIdentity {"Type": "Service",
  * "PrincipalId": "dynamodb.amazonaws.com"}), in the deleting transaction.
  *
- * On a table distributed with Citus there is no trigger on the shards
- * and Citus routes neither the locking subquery nor a plain DELETE with
- * the index upkeep, so the batch is DistExpireBatch (distributed.c): the
- * same condition, checked again by a routed DELETE on each row it deletes,
- * the index rows removed by the API.
+ * A store with its own batch (item_store.h: expire_batch) runs it
+ * instead -- the distributed store (distributed.c), whose shards have no
+ * trigger and which cannot route the locking subquery: the same
+ * condition, checked again by a routed DELETE on each row it deletes, the
+ * index rows removed by the API.
  *
  * TTL adds nothing to writes: no trigger, no index.  Expiry reads the
  * table (a sequential scan with a filter per batch); a table where little
@@ -304,18 +304,18 @@ TtlExpireBatch(const char *table, TimestampTz as_of, int max_items,
 	 * the next round, which reads the new definition.
 	 */
 	LockRelationOid(def->relid, RowExclusiveLock);
-	if (!def->citus && get_attnum(def->relid, DIST_TABLE_COLUMN) != InvalidAttrNumber)
+	if (DistStale(def))
 		return 0;
 	base = ItemQualifiedName(def->relid);
 	args[0] = CStringGetTextDatum(attribute);
 	args[1] = TimestampTzGetDatum(as_of);
 	args[2] = Int32GetDatum(max_items);
 	GsiAsIndexOwner(def->relid, &sw);
-	if (def->citus)
+	if (def->store->expire_batch != NULL)
 	{
-		/* no trigger on shards: each item and its index rows (distributed.c) */
-		n = DistExpireBatch(def, expired_condition("s"), expired_condition("b"),
-							args[0], args[1], max_items);
+		/* the store's own batch: each item and its index rows */
+		n = def->store->expire_batch(def, expired_condition("s"), expired_condition("b"),
+									 args[0], args[1], max_items);
 	}
 	else
 		n = expire_local(def, base, args);

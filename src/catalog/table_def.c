@@ -78,7 +78,6 @@
 #include "utils/syscache.h"
 
 #include "catalog.h"
-#include "distributed.h"
 #include "errors.h"
 #include "table_def.h"
 
@@ -108,6 +107,9 @@ typedef struct TableDefVersion
 	IndexDef   *indexes;
 	ItemTableDef retired;		/* the definition as it was when replaced */
 } TableDefVersion;
+
+/* set by DistInit (distributed.c) */
+TableDefStoreChooser table_def_store_chooser = NULL;
 
 static HTAB *defs_by_name = NULL;
 static HTAB *defs_by_relid = NULL;
@@ -442,8 +444,9 @@ load_def(Datum key, bool by_relid)
 		}
 		r = hash_search(defs_by_relid, &def->relid, HASH_ENTER, NULL);
 		r->def = def;
-		/* Citus or not, once per version (distributed.c) */
-		DistDetect(def);
+		/* the store of its items, once per version (distributed.c) */
+		Assert(table_def_store_chooser != NULL);
+		table_def_store_chooser(def);
 
 		/*
 		 * An invalidation processed while the catalog was read may stand
@@ -491,7 +494,7 @@ TableDefLookup(const char *name)
 		 * UpdateTable -- is seen only when a lock is acquired; until then a
 		 * cached definition looks valid.  Used unlocked, such a definition
 		 * sent writes down the wrong path (the direct heap writes of an
-		 * undistributed table, into a Citus shell table).  So the lock the
+		 * undistributed table, into a distributed table's empty shell).  So the lock the
 		 * caller's statements take anyway is taken here, before the
 		 * definition is used: acquiring it processes the invalidations, and
 		 * once held no such change can commit until the transaction ends.

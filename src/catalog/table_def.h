@@ -62,7 +62,7 @@ typedef struct IndexDef
 	SPIPlanPtr	plan_read_segment;
 
 	/*
-	 * Distributed with Citus (distributed.c): the index table has the
+	 * Distributed (distribute_table(), distributed.c): the index table has the
 	 * distribution column ipart, and these statements carry its equality.
 	 */
 	bool		distributed;
@@ -109,14 +109,14 @@ typedef struct ItemTableDef
 	SPIPlanPtr	plan_collection_size;
 
 	/*
-	 * Citus (distributed.c), detected once per version of the definition:
-	 * citus when the physical table is a Citus table (its rows are on the
-	 * workers, the table here is an empty shell), distributed when it was
-	 * distributed by distribute_table() (it has the distribution column
-	 * part).  The statements of a Citus table carry the equality on part
-	 * that routes them to one shard; they have their own slots.
+	 * The store its items go through (item_store.h), chosen once per
+	 * version of the definition (the chooser, distributed.c); distributed
+	 * when the table was distributed by distribute_table() (it has the
+	 * distribution column part).  The distributed store's statements carry
+	 * the equality on part that routes them to one shard; they have their
+	 * own slots.
 	 */
-	bool		citus;
+	const struct ItemStore *store;
 	bool		distributed;
 	SPIPlanPtr	plan_dist_get;
 	SPIPlanPtr	plan_dist_get_lock;
@@ -158,6 +158,19 @@ typedef struct ItemTableDef
  * has no such table or its physical table is gone.  SPI need not be
  * connected.
  */
+/*
+ * The chooser of a definition's store (item_store.h), called once per
+ * version of the definition while it is read (SPI connected): it sets
+ * def->store, def->distributed and each index's distributed.  Set when the
+ * module is loaded (DistInit, distributed.c).
+ */
+typedef void (*TableDefStoreChooser) (ItemTableDef *def);
+extern TableDefStoreChooser table_def_store_chooser;
+
+/* the distribution columns distribute_table() adds (distributed.c) */
+#define DIST_TABLE_COLUMN	"part"
+#define DIST_INDEX_COLUMN	"ipart"
+
 extern ItemTableDef *TableDefLookup(const char *name);
 /* the same by physical table; NULL when relid is not an item table */
 extern ItemTableDef *TableDefByRelid(Oid relid);

@@ -15,7 +15,7 @@
  * loopback, 32 shards, docs/distributed.md): a Query of a
  * 10-item collection ran at about 14 tps distributed on key against about
  * 330 tps routed by a partition column, 23 times as many, and the gap grows
- * with the shard count.  So distribute_table() (src/sql/distributed.sql)
+ * with the shard count.  So distribute_table() (src/distributed/distributed.sql)
  * adds a distribution column
  *
  *	  part item_key NOT NULL, CHECK (part = partition_key(key)),
@@ -32,12 +32,15 @@
  * distributed by its own partition key, an LSI (same partition as its
  * table) is co-located with its table.
  *
- * Detection.  DistDetect runs once per version of a definition (when
- * table_def.c reads it): the physical table is a Citus table when
- * pg_dist_partition lists it.  On a Citus table the physical table on the
- * coordinator is an empty shell, so the direct index probes of
- * api_common.c must not run (the hooks there send every read and write
- * here first), and a Citus table that was not distributed by
+ * Detection, the one choice of a store.  dist_choose_store runs once per
+ * version of a definition (when table_def.c reads it, through
+ * table_def_store_chooser): the physical table is a Citus table when
+ * pg_dist_partition lists it, and its definition gets the distributed
+ * store (item_store.h, at the end of this file), every other definition
+ * the local one.  On a Citus table the physical table on the coordinator
+ * is an empty shell, so the direct paths must not run (the distributed
+ * store has none: every read and write is one of its statements), and a
+ * Citus table that was not distributed by
  * distribute_table() (no part column) is refused with a message that says
  * how to distribute it.
  *
@@ -112,7 +115,14 @@
 #include "distributed.h"
 #include "errors.h"
 #include "gsi.h"
+#include "item_store.h"
 #include "stored_item.h"
+
+/* the distributed store (item_store.h), at the end of this file */
+static const ItemStore dist_store;
+
+/* does def's table go through the distributed store? */
+#define is_dist(def) ((def)->store == &dist_store)
 
 /* ----------------------------------------------------------------
  * detection
@@ -201,13 +211,19 @@ DistDropTable(Oid relid, const char *table_name)
 	return true;
 }
 
-void
-DistDetect(ItemTableDef *def)
+/*
+ * dist_choose_store
+ *		The chooser of a definition's store (table_def_store_chooser): the
+ *		distributed store for a Citus table, the local one otherwise.
+ */
+static void
+dist_choose_store(ItemTableDef *def)
 {
 	int			i;
 
-	def->citus = is_citus_table(def->relid);
-	def->distributed = def->citus &&
+	/* the one choice of a definition's store (item_store.h) */
+	def->store = is_citus_table(def->relid) ? &dist_store : ItemStoreLocal();
+	def->distributed = is_dist(def) &&
 		get_attnum(def->relid, DIST_TABLE_COLUMN) != InvalidAttrNumber;
 	for (i = 0; i < def->nindexes; i++)
 	{
@@ -216,6 +232,13 @@ DistDetect(ItemTableDef *def)
 		idx->distributed = def->distributed &&
 			get_attnum(idx->relid, DIST_INDEX_COLUMN) != InvalidAttrNumber;
 	}
+}
+
+bool
+DistStale(ItemTableDef *def)
+{
+	return !is_dist(def) &&
+		get_attnum(def->relid, DIST_TABLE_COLUMN) != InvalidAttrNumber;
 }
 
 /* a Citus table distributed by other means: refuse clearly */
@@ -240,7 +263,7 @@ check_distributed(ItemTableDef *def)
 void
 DistCheckIndexCreate(ItemTableDef *def)
 {
-	if (def->citus)
+	if (is_dist(def))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("indexes cannot be added to the distributed table \"%s\"", def->name),
@@ -377,11 +400,11 @@ dist_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 								queryEnv, dest, qc);
 }
 
-void
-DistNextWriteAlone(ItemTableDef *def)
+static void
+dist_write_alone(ItemTableDef *def)
 {
 	/* consumed by the DistUpsertItem that ApiUpsertItem calls next */
-	next_write_alone = def->citus;
+	next_write_alone = true;
 }
 
 /* ----------------------------------------------------------------
@@ -464,6 +487,7 @@ dist_xact_end(XactEvent event, void *arg)
 void
 DistInit(void)
 {
+	table_def_store_chooser = dist_choose_store;
 	prev_post_parse_analyze = post_parse_analyze_hook;
 	post_parse_analyze_hook = dist_post_parse_analyze;
 	prev_process_utility = ProcessUtility_hook;
@@ -697,7 +721,7 @@ forget_locked(ItemTableDef *def)
 	def->dist_locked_item = NULL;
 }
 
-Jsonb *
+static Jsonb *
 DistFetchItem(ItemTableDef *def, ItemKey *key, bool lock)
 {
 	Oid			argtypes[2] = {ItemKeyTypeOid(), ItemKeyTypeOid()};
@@ -764,7 +788,7 @@ old_item(ItemTableDef *def, ItemKey *key)
 	return DistFetchItem(def, key, true);
 }
 
-bool
+static bool
 DistInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 {
 	Oid			argtypes[3] = {ItemKeyTypeOid(), JSONBOID, ItemKeyTypeOid()};
@@ -784,7 +808,7 @@ DistInsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 	return true;
 }
 
-void
+static void
 DistUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 {
 	Oid			argtypes[3] = {ItemKeyTypeOid(), JSONBOID, ItemKeyTypeOid()};
@@ -805,7 +829,7 @@ DistUpdateItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 		sync_indexes(def, key, old, item);
 }
 
-void
+static void
 DistDeleteItem(ItemTableDef *def, ItemKey *key)
 {
 	Oid			argtypes[2] = {ItemKeyTypeOid(), ItemKeyTypeOid()};
@@ -838,7 +862,7 @@ DistDeleteItem(ItemTableDef *def, ItemKey *key)
 	}
 }
 
-void
+static void
 DistUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
 {
 	Oid			argtypes[3] = {ItemKeyTypeOid(), JSONBOID, ItemKeyTypeOid()};
@@ -906,7 +930,7 @@ DistUpsertItem(ItemTableDef *def, ItemKey *key, Jsonb *item)
  * holds instead of skipping it.
  * ----------------------------------------------------------------
  */
-uint64
+static uint64
 DistExpireBatch(ItemTableDef *def, const char *pick, const char *recheck,
 				Datum arg1, Datum arg2, int max_items)
 {
@@ -1027,7 +1051,7 @@ DistExpireBatch(ItemTableDef *def, const char *pick, const char *recheck,
 #define DIDX_ORDER_FWD	" ORDER BY ikey USING " Q("<") ", key USING " Q("<")
 #define DIDX_ORDER_BWD	" ORDER BY ikey USING " Q(">") ", key USING " Q(">")
 
-SPIPlanPtr
+static SPIPlanPtr
 DistReadPlan(ItemTableDef *def, IndexDef *idx, bool forward, bool segment,
 			 const ItemKey *partition, Datum *args, int *nargs)
 {
@@ -1209,7 +1233,7 @@ item_table_explain_item(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	def = TableDefLookup(name);
-	if (!def->citus)
+	if (!is_dist(def))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("table \"%s\" is not distributed", name),
@@ -1326,7 +1350,7 @@ item_table_undistribute_table(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	def = TableDefLookup(name);
-	if (!def->citus)
+	if (!is_dist(def))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("item table \"%s\" is not distributed", name)));
@@ -1414,3 +1438,21 @@ item_table_undistribute_table(PG_FUNCTION_ARGS)
 	SPI_finish();
 	PG_RETURN_VOID();
 }
+
+/* ----------------------------------------------------------------
+ * the distributed store
+ * ----------------------------------------------------------------
+ */
+static const ItemStore dist_store = {
+	.name = "distributed",
+	.direct = false,
+	.remote_rows = true,
+	.fetch = DistFetchItem,
+	.insert = DistInsertItem,
+	.update = DistUpdateItem,
+	.remove = DistDeleteItem,
+	.upsert = DistUpsertItem,
+	.write_alone = dist_write_alone,
+	.read_plan = DistReadPlan,
+	.expire_batch = DistExpireBatch,
+};

@@ -116,7 +116,7 @@ explain_read(ReadRequest *rr)
 		lines = lappend(lines, psprintf("segment: %d of %d", rr->segment, rr->total_segments));
 	lines = lappend(lines, psprintf("direction: %s", rr->forward ? "forward" : "backward"));
 
-	/* the plan for these parameters (distributed.c, also for Citus tables) */
+	/* the plan for these parameters (distributed.c, for either store) */
 	lines = list_concat(lines, DistExplainPlan(plan, args, nargs, ""));
 	return lines;
 }

@@ -72,7 +72,7 @@
 
 #include "compat.h"
 #include "direct_check.h"
-#include "distributed.h"
+#include "item_store.h"
 #include "jsonb_binary.h"
 #include "query.h"
 
@@ -124,8 +124,8 @@ target_plan(ReadTarget *t, SPIPlanPtr *slot, const char *sql, int nargs)
 	ItemKeyTypeOid(), INT4OID, INT4OID};
 	SPIPlanPtr	plan;
 
-	/* a Citus table has its own statements (ReadRequestPlan) */
-	if (t->def->citus)
+	/* a store with its own statements has no local plan (ReadRequestPlan) */
+	if (t->def->store->read_plan != NULL)
 		return NULL;
 	if (t->idx == NULL)
 		return TableDefPlanOpts(t->def, slot, sql, nargs, argtypes, READ_CURSOR_OPTIONS);
@@ -210,10 +210,11 @@ ReadRequestPlan(ReadRequest *rr, Datum *args, int *nargs)
 {
 	SPIPlanPtr	plan = plain_request_plan(rr, args, nargs);
 
-	/* Citus: the same parameters, in statements Citus can route (distributed.c) */
-	if (rr->target.def->citus)
-		plan = DistReadPlan(rr->target.def, rr->target.idx, rr->forward,
-							rr->total_segments > 1, rr->partition, args, nargs);
+	/* the store's own statements, with the same parameters (item_store.h) */
+	if (rr->target.def->store->read_plan != NULL)
+		plan = rr->target.def->store->read_plan(rr->target.def, rr->target.idx, rr->forward,
+												rr->total_segments > 1, rr->partition,
+												args, nargs);
 	return plan;
 }
 
@@ -380,7 +381,7 @@ range_scan_key(ScanKey skey, Relation idx, StrategyNumber strategy, Datum bound)
  *		permission hook, no row-level security -- and ApiDirectShape for a
  *		read: the plain (key, item) heap with its btree primary key); and only
  *		for the table itself (not an index table, an LSI's base fetch, a
- *		parallel Scan segment, or a Citus table).  Otherwise false, before
+ *		parallel Scan segment, or a store without direct paths).  Otherwise false, before
  *		reading anything, and the statement reads the page;
  *		test/pgtap/read_direct.sql shows each case and that both give the
  *		same response.
@@ -399,7 +400,7 @@ read_page_direct(ReadRequest *rr, ReadPage *pg, MemoryContext pagecxt,
 	TupleTableSlot *slot;
 	bool		ok = false;
 
-	if (def->citus || rr->target.idx != NULL || rr->target.fetch_base ||
+	if (!def->store->direct || rr->target.idx != NULL || rr->target.fetch_base ||
 		rr->total_segments > 1 || !ActiveSnapshotSet() ||
 		!ApiDirectRights(def->relid, InvalidOid, ACL_SELECT))
 		return false;

@@ -102,6 +102,7 @@
 #include "errors.h"
 #include "stored_item.h"
 #include "gsi.h"
+#include "item_store.h"
 
 PG_FUNCTION_INFO_V1(item_table_index_trigger);
 
@@ -503,8 +504,8 @@ target_open(IndexTarget *t, SyncContext *ctx, IndexDef *idx)
 	t->idx = idx;
 	t->ctx = ctx;
 	t->rel = table_open(idx->relid, RowExclusiveLock);
-	/* a distributed index table is written through Citus, by statement */
-	if (ctx->def->citus)
+	/* a store without direct paths writes its index tables by statement */
+	if (!ctx->def->store->direct)
 		return;
 	if (!OidIsValid(ctx->owner))
 		ctx->owner = ItemRelationOwner(ctx->def->indexes[0].relid);
@@ -871,7 +872,7 @@ GsiSyncDirect(Relation rel, Datum oldkey, Datum olditem, bool oldnull,
 {
 	ItemTableDef *def = TableDefByRelid(RelationGetRelid(rel));
 
-	if (def == NULL || def->nindexes == 0 || def->citus)
+	if (def == NULL || def->nindexes == 0 || !def->store->direct)
 		return;
 	sync_row(def, oldkey, olditem, oldnull, newkey, newitem, newnull);
 }

@@ -47,6 +47,7 @@
 
 #include "errors.h"
 #include "gsi.h"
+#include "item_store.h"
 #include "stored_item.h"
 #include "table_def.h"
 #include "index_build.h"
@@ -137,9 +138,9 @@ item_table_verify(PG_FUNCTION_ARGS)
 		uint64		r;
 
 		/*
-		 * A table distributed with Citus (distributed.c): both tables are
-		 * read into the coordinator first (materialized CTEs), where the
-		 * item_table catalog that index_entries() needs is.
+		 * A store whose rows are elsewhere (item_store.h): both tables are
+		 * read here first (materialized CTEs), where the item_table catalog
+		 * that index_entries() needs is.
 		 */
 		sql = psprintf("%s SELECT CASE WHEN i.key IS NULL THEN 'missing' WHEN x.key IS NULL THEN 'extra' ELSE 'stale' END,"
 					   " coalesce(x.ikey, i.ikey), coalesce(x.key, i.key),"
@@ -149,12 +150,12 @@ item_table_verify(PG_FUNCTION_ARGS)
 					   " FULL JOIN %s i ON i.ikey OPERATOR(item_table.=) x.ikey AND i.key OPERATOR(item_table.=) x.key"
 					   " WHERE i.key IS NULL OR x.key IS NULL OR i.item OPERATOR(pg_catalog.<>) x.item"
 					   " ORDER BY 2, 3",
-					   def->citus ?
+					   def->store->remote_rows ?
 					   psprintf("WITH base AS MATERIALIZED (SELECT key, item FROM %s),"
 								" idx AS MATERIALIZED (SELECT ikey, key, item FROM %s)",
 								ItemQualifiedName(def->relid), ItemQualifiedName(idx->relid)) : "",
-					   def->citus ? "base" : ItemQualifiedName(def->relid),
-					   def->citus ? "idx" : ItemQualifiedName(idx->relid));
+					   def->store->remote_rows ? "base" : ItemQualifiedName(def->relid),
+					   def->store->remote_rows ? "idx" : ItemQualifiedName(idx->relid));
 		rc = SPI_execute_with_args(sql, 2, argtypes, args, NULL, true, 0);
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "verify failed: %s", SPI_result_code_string(rc));

@@ -45,7 +45,7 @@
  *					dropped
  *	  index table	ikey item_key NOT NULL, key item_key NOT NULL,
  *					item jsonb NOT NULL, PRIMARY KEY (ikey, key)
- *	  distributed	(Citus, distribute_table()) the primary key may end with
+ *	  distributed	(distribute_table()) the primary key may end with
  *					the distribution column (part, ipart); such a base
  *					table has no guard trigger (distributed.c)
  *	  both			an ordinary table in schema item_data without
@@ -98,7 +98,6 @@
 #include "utils/rel.h"
 
 #include "catalog.h"
-#include "distributed.h"
 #include "errors.h"
 #include "item_guard.h"
 #include "stored_item.h"
@@ -672,7 +671,7 @@ check_shape(Oid relid, bool is_index, bool dropping, Oid data_nsp)
 	keys[nkeys++] = required_column(kind, rel, "key", ItemKeyTypeOid(), "item_table.item_key");
 	item = required_column(kind, rel, "item", JSONBOID, "jsonb");
 
-	/* distributed with Citus (distributed.c): the primary key ends with it */
+	/* distributed (distributed.c): the primary key ends with it */
 	dist = get_attnum(relid, is_index ? DIST_INDEX_COLUMN : DIST_TABLE_COLUMN);
 	pk = ItemRelationGetPrimaryKeyIndex(rel);
 	if (OidIsValid(pk))

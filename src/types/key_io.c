@@ -697,7 +697,7 @@ ItemKeyToText(const ItemKey *key)
 
 	/*
 	 * The reader's bounds (query_range.c) have text forms too, so that they
-	 * survive being sent as text (Citus sends parameters so): < before and
+	 * survive being sent as text (a distributed table's statements send parameters so): < before and
 	 * > after every key, and a key followed by > for the position right
 	 * after it (its encoding and a zero byte).
 	 */
