@@ -51,7 +51,9 @@
  * (Citus commits both with two-phase commit when they are on different
  * workers): it reads the old item (locked, FOR UPDATE on its shard),
  * writes the base row, and then applies the difference between the old
- * and new item's entries (GsiEntries, gsi.c), as the caller: Citus
+ * and new item's entries by the one index upkeep of both stores
+ * (GsiSyncIndex, gsi.c), with a writer of its own (routed statements,
+ * dist_index_writer), as the caller: Citus
  * refuses to mix two users' writes to co-located shards in one
  * transaction (an index table and its table have the same shard count and
  * column type, so Citus co-locates them), so the index owner cannot write
@@ -511,8 +513,10 @@ index_plan(IndexDef *idx, SPIPlanPtr *slot, const char *fmt, int nargs)
 }
 
 static void
-index_upsert(IndexDef *idx, ItemKey *ikey, ItemKey *key, Jsonb *item)
+index_upsert(void *arg, IndexDef *idx, ItemKey *ikey, Datum basekey, Jsonb *item,
+			 bool exists)
 {
+	ItemKey    *key = (ItemKey *) DatumGetPointer(basekey);
 	Datum		args[4] = {PointerGetDatum(ikey), PointerGetDatum(key),
 	PointerGetDatum(DistPartOf(ikey)), JsonbPGetDatum(item)};
 	SPIPlanPtr	plan = index_plan(idx, &idx->plan_dist_upsert,
@@ -528,8 +532,9 @@ index_upsert(IndexDef *idx, ItemKey *ikey, ItemKey *key, Jsonb *item)
 }
 
 static void
-index_delete(IndexDef *idx, ItemKey *ikey, ItemKey *key)
+index_delete(void *arg, IndexDef *idx, ItemKey *ikey, Datum basekey)
 {
+	ItemKey    *key = (ItemKey *) DatumGetPointer(basekey);
 	Datum		args[3] = {PointerGetDatum(ikey), PointerGetDatum(key),
 	PointerGetDatum(DistPartOf(ikey))};
 	SPIPlanPtr	plan = index_plan(idx, &idx->plan_dist_delete,
@@ -544,35 +549,23 @@ index_delete(IndexDef *idx, ItemKey *ikey, ItemKey *key)
 		elog(ERROR, "index delete failed: %s", SPI_result_code_string(rc));
 }
 
-/* the index rows of key, from olditem's entries to newitem's */
+/* the distributed writer of index rows (GsiIndexWriter): routed statements */
+static const GsiIndexWriter dist_index_writer = {
+	.open = NULL,
+	.remove = index_delete,
+	.upsert = index_upsert,
+	.close = NULL,
+};
+
+/* the index rows of key, from olditem's entries to newitem's (gsi.c) */
 static void
 sync_entries(ItemTableDef *def, ItemKey *key, AttrValue *olditem, AttrValue *newitem)
 {
 	int			i;
 
 	for (i = 0; i < def->nindexes; i++)
-	{
-		IndexDef   *idx = &def->indexes[i];
-		List	   *olde = olditem ? GsiEntries(def, idx, olditem, NULL, false) : NIL;
-		List	   *newe = newitem ? GsiEntries(def, idx, newitem, olditem, true) : NIL;
-		ListCell   *lc;
-
-		foreach(lc, olde)
-		{
-			IndexEntry *e = (IndexEntry *) lfirst(lc);
-
-			if (GsiFindEntry(newe, e->ikey) == NULL)
-				index_delete(idx, e->ikey, key);
-		}
-		foreach(lc, newe)
-		{
-			IndexEntry *e = (IndexEntry *) lfirst(lc);
-			IndexEntry *o = GsiFindEntry(olde, e->ikey);
-
-			if (o == NULL || !AttrValueEquals(o->projected, e->projected))
-				index_upsert(idx, e->ikey, key, AttrItemToJsonb(e->projected));
-		}
-	}
+		GsiSyncIndex(def, &def->indexes[i], PointerGetDatum(key), olditem,
+					 PointerGetDatum(key), newitem, NULL, true, &dist_index_writer, NULL);
 }
 
 /* sync_entries, with the API's writes let through */

@@ -15,7 +15,9 @@
  * every insert, update and delete -- through the API or plain SQL, COPY
  * included -- into the matching index changes: the entries of the old item
  * that the new item no longer has are deleted, and new or changed entries
- * are upserted.  A statement-level TRUNCATE trigger truncates the index
+ * are upserted (GsiSyncIndex, the one index upkeep: the distributed
+ * store's writes, which have no trigger, use it too, with a writer of
+ * their own).  A statement-level TRUNCATE trigger truncates the index
  * tables.  Because the trigger runs in the writer's transaction and under
  * the row lock the write already holds, index reads are always current:
  * the indexes are strongly consistent, which DynamoDB's GSIs are not.
@@ -715,32 +717,25 @@ GsiFindEntry(List *entries, ItemKey *ikey)
 	return NULL;
 }
 
-/*
- * sync_index
- *		Bring one index from the old item's entries to the new item's;
- *		newj is the stored new item when it is exactly what AttrItemToJsonb
- *		would make of newitem (an ALL projection then writes it as it is),
- *		else NULL.
- */
-static void
-sync_index(SyncContext *ctx, IndexDef *idx, Datum oldkey, const AttrValue *olditem,
-		   Datum newkey, const AttrValue *newitem, Jsonb *newj, bool same_key)
+void
+GsiSyncIndex(ItemTableDef *def, IndexDef *idx, Datum oldkey, const AttrValue *olditem,
+			 Datum newkey, const AttrValue *newitem, Jsonb *newj, bool same_key,
+			 const GsiIndexWriter *w, void *arg)
 {
-	ItemTableDef *def = ctx->def;
 	List	   *olde = olditem ? GsiEntries(def, idx, olditem, NULL, false) : NIL;
 	List	   *newe = newitem ? GsiEntries(def, idx, newitem, olditem, true) : NIL;
-	IndexTarget t;
 	ListCell   *lc;
 
 	if (olde == NIL && newe == NIL)
 		return;					/* sparse: the statements would not run */
-	target_open(&t, ctx, idx);
+	if (w->open != NULL)
+		w->open(arg, idx);
 	foreach(lc, olde)
 	{
 		IndexEntry *e = (IndexEntry *) lfirst(lc);
 
 		if (!same_key || GsiFindEntry(newe, e->ikey) == NULL)
-			target_delete(&t, e->ikey, oldkey);
+			w->remove(arg, idx, e->ikey, oldkey);
 	}
 	foreach(lc, newe)
 	{
@@ -748,13 +743,55 @@ sync_index(SyncContext *ctx, IndexDef *idx, Datum oldkey, const AttrValue *oldit
 		IndexEntry *o = same_key ? GsiFindEntry(olde, e->ikey) : NULL;
 
 		if (o == NULL || !AttrValueEquals(o->projected, e->projected))
-			target_upsert(&t, e->ikey, newkey,
-						  newj != NULL && idx->projection == PROJ_ALL ? newj :
-						  AttrItemToJsonb(e->projected),
-						  o != NULL);
+			w->upsert(arg, idx, e->ikey, newkey,
+					  newj != NULL && idx->projection == PROJ_ALL ? newj :
+					  AttrItemToJsonb(e->projected),
+					  o != NULL);
 	}
-	target_close(&t);
+	if (w->close != NULL)
+		w->close(arg);
 }
+
+/* the local writer (GsiIndexWriter): one IndexTarget at a time */
+typedef struct LocalWriter
+{
+	SyncContext *ctx;
+	IndexTarget t;
+} LocalWriter;
+
+static void
+local_open(void *arg, IndexDef *idx)
+{
+	LocalWriter *lw = (LocalWriter *) arg;
+
+	target_open(&lw->t, lw->ctx, idx);
+}
+
+static void
+local_remove(void *arg, IndexDef *idx, ItemKey *ikey, Datum basekey)
+{
+	target_delete(&((LocalWriter *) arg)->t, ikey, basekey);
+}
+
+static void
+local_upsert(void *arg, IndexDef *idx, ItemKey *ikey, Datum basekey, Jsonb *item,
+			 bool exists)
+{
+	target_upsert(&((LocalWriter *) arg)->t, ikey, basekey, item, exists);
+}
+
+static void
+local_close(void *arg)
+{
+	target_close(&((LocalWriter *) arg)->t);
+}
+
+static const GsiIndexWriter local_writer = {
+	.open = local_open,
+	.remove = local_remove,
+	.upsert = local_upsert,
+	.close = local_close,
+};
 
 /*
  * parse_stored
@@ -819,6 +856,7 @@ sync_row(ItemTableDef *def, Datum oldkey, Datum olditemd, bool oldnull,
 	Jsonb	   *newj = NULL;
 	bool		same_key = true;
 	SyncContext ctx;
+	LocalWriter lw;
 	MemoryContext rowcxt;
 	MemoryContext oldcxt;
 	int			i;
@@ -837,8 +875,10 @@ sync_row(ItemTableDef *def, Datum oldkey, Datum olditemd, bool oldnull,
 	ctx.def = def;
 	ctx.owner = InvalidOid;
 	ctx.switched = false;
+	lw.ctx = &ctx;
 	for (i = 0; i < def->nindexes; i++)
-		sync_index(&ctx, &def->indexes[i], oldkey, olditem, newkey, newitem, newj, same_key);
+		GsiSyncIndex(def, &def->indexes[i], oldkey, olditem, newkey, newitem, newj,
+					 same_key, &local_writer, &lw);
 	if (ctx.switched)
 		ItemAsRoleEnd(&ctx.sw);
 

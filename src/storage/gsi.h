@@ -46,6 +46,37 @@ extern List *GsiEntries(ItemTableDef *def, IndexDef *idx, const AttrValue *item,
 
 /* the entry of a GsiEntries list with index key ikey, or NULL */
 extern IndexEntry *GsiFindEntry(List *entries, ItemKey *ikey);
+
+/*
+ * The writer of one index table's rows: the index row trigger's and the
+ * local direct writes' (gsi.c: direct, or by statement, as the index owner)
+ * or the distributed store's (distributed.c: routed statements, as the
+ * caller).  open (may be NULL) runs before the first row written, close
+ * (may be NULL) after the last; exists: the row of (ikey, basekey) is
+ * there (the old item had the entry).
+ */
+typedef struct GsiIndexWriter
+{
+	void		(*open) (void *arg, IndexDef *idx);
+	void		(*remove) (void *arg, IndexDef *idx, ItemKey *ikey, Datum basekey);
+	void		(*upsert) (void *arg, IndexDef *idx, ItemKey *ikey, Datum basekey,
+						   Jsonb *item, bool exists);
+	void		(*close) (void *arg);
+} GsiIndexWriter;
+
+/*
+ * GsiSyncIndex
+ *		The one index upkeep: bring idx from the entries of olditem (of
+ *		oldkey) to those of newitem (of newkey), either NULL, through w.
+ *		same_key: the two keys are equal (an entry of both is kept or
+ *		replaced, not deleted).  newj is the stored new item when it is
+ *		exactly what AttrItemToJsonb would make of newitem (an ALL projection
+ *		then writes it as it is), else NULL.
+ */
+extern void GsiSyncIndex(ItemTableDef *def, IndexDef *idx,
+						 Datum oldkey, const AttrValue *olditem,
+						 Datum newkey, const AttrValue *newitem, Jsonb *newj,
+						 bool same_key, const GsiIndexWriter *w, void *arg);
 /*
  * write one index row by the statement (INSERT ... ON CONFLICT DO UPDATE),
  * with the rights GsiAsIndexOwner gave; SPI connected
