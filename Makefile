@@ -55,8 +55,8 @@ OBJS = \
 	src/partiql/api_partiql.o \
 	src/stream/stream.o \
 	src/stream/stream_read.o \
-	src/stream/api_stream.o \
-	src/stream/stream_consumer.o \
+	src/api/api_stream.o \
+	src/api/stream_consumer.o \
 	src/background/worker.o \
 	src/module.o
 
@@ -113,7 +113,7 @@ ISOLATION_OPTS = --inputdir=test/isolation
 
 # src/ is one folder per layer of the module map (src/README.md); each
 # folder is on the include path, so a file includes its headers by name
-SRC_DIRS = types expr catalog storage distributed api query partiql stream background
+SRC_DIRS = types expr catalog storage distributed stream api query partiql background
 PG_CPPFLAGS = $(addprefix -Isrc/,$(SRC_DIRS))
 # -Wextra, less the two checks that PostgreSQL's own headers (inline
 # functions in ilist.h, bufpage.h) and the fmgr calling convention trip

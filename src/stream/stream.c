@@ -193,7 +193,6 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "api.h"
 #include "catalog.h"
 #include "direct_check.h"
 #include "compat.h"
@@ -201,6 +200,7 @@
 #include "jsonb_binary.h"
 #include "stream.h"
 #include "stream_number.h"
+#include "table_def.h"
 
 PG_FUNCTION_INFO_V1(item_table_stream_trigger);
 

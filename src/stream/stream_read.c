@@ -30,9 +30,11 @@
 #include "utils/rls.h"
 #include "utils/timestamp.h"
 
-#include "api.h"
+#include "attr_value.h"
+#include "catalog.h"
 #include "jsonb_binary.h"
 #include "stream.h"
+#include "table_def.h"
 
 PG_FUNCTION_INFO_V1(item_table_stream_records);
 PG_FUNCTION_INFO_V1(item_table_trim_streams);
