@@ -43,7 +43,6 @@ OBJS = \
 	src/api/api_batch.o \
 	src/api/api_index.o \
 	src/api/ttl.o \
-	src/api/gateway_call.o \
 	src/query/query_range.o \
 	src/query/query_target.o \
 	src/query/query_start_key.o \
@@ -58,6 +57,8 @@ OBJS = \
 	src/api/api_stream.o \
 	src/api/stream_consumer.o \
 	src/background/worker.o \
+	src/entry/dispatch.o \
+	src/entry/gateway_call.o \
 	src/module.o
 
 PGFILEDESC = "item_table - DynamoDB single-table data access for PostgreSQL"
@@ -113,7 +114,7 @@ ISOLATION_OPTS = --inputdir=test/isolation
 
 # src/ is one folder per layer of the module map (src/README.md); each
 # folder is on the include path, so a file includes its headers by name
-SRC_DIRS = types expr catalog storage distributed stream api query partiql background
+SRC_DIRS = types expr catalog storage distributed stream api query partiql entry background
 PG_CPPFLAGS = $(addprefix -Isrc/,$(SRC_DIRS))
 # -Wextra, less the two checks that PostgreSQL's own headers (inline
 # functions in ilist.h, bufpage.h) and the fmgr calling convention trip

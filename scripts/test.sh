@@ -30,6 +30,9 @@
 #                            counted as failures          (counted per test)
 #  11. meta                  META.json against the PGXN Meta Spec
 #                            (scripts/check_meta.py)     (counted per check)
+#      layers                the module map holds: no include or call up a
+#                            layer, no ring of calls, no C file over 1,500
+#                            lines (scripts/check_layers.py) (per check)
 #  12. docs                  the SQL examples of README.md and docs/*.md run
 #                            and their shown output compared
 #                            (scripts/check_docs.py)   (counted per example)
@@ -696,6 +699,26 @@ suite_docs() {
     record docs examples "$p" "$f" "$note"
 }
 
+# The house's shape (scripts/check_layers.py): includes and calls follow the
+# layers of src/README.md, no rings of calls, no C file over 1,500 lines.
+suite_layers() {
+    local out="$IT_LOG_DIR/layers.out" rc line p f
+    it_say "layers: includes, calls and sizes against the module map"
+    /usr/bin/python3 scripts/check_layers.py </dev/null >"$out" 2>&1
+    rc=$?
+    line=$(tail -n 1 "$out")
+    if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        p=${BASH_REMATCH[1]}
+        f=${BASH_REMATCH[2]}
+    else
+        p=0
+        f=1
+    fi
+    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    [ "$f" -gt 0 ] && show_capped "$out" 60
+    record layers checks "$p" "$f"
+}
+
 main() {
     local t0
     t0=$(date +%s.%N)
@@ -716,7 +739,7 @@ main() {
     # IT_SUITES (a space-separated subset, for development) picks suites;
     # the README's command runs them all.
     local s
-    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway citus fuzz meta docs}; do
+    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway citus fuzz meta layers docs}; do
         if ! declare -F "suite_$s" >/dev/null; then
             fatal "unknown suite: $s"
         fi

@@ -27,9 +27,6 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
-/* item_table.consistent_index_reads: accept ConsistentRead on a GSI */
-bool		item_table_consistent_index_reads = false;
-
 void
 _PG_init(void)
 {

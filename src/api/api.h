@@ -328,7 +328,4 @@ extern Datum item_table_explain_scan(PG_FUNCTION_ARGS);
 extern Datum item_table_item_collection(PG_FUNCTION_ARGS);
 extern Datum item_key_segment(PG_FUNCTION_ARGS);
 
-/* SQL-callable, api_item.c */
-extern Datum item_table_dynamodb(PG_FUNCTION_ARGS);
-
 #endif							/* ITEM_TABLE_API_H */

@@ -72,6 +72,12 @@ ReadTargetInit(ItemTableDef *def, const char *index_name, ReadTarget *t)
  * ----------------------------------------------------------------
  */
 
+/*
+ * item_table.consistent_index_reads: accept ConsistentRead on a GSI (every
+ * index read here is strongly consistent); registered by _PG_init.
+ */
+bool		item_table_consistent_index_reads = false;
+
 static bool
 name_is(const char *name, int len, const char *attr)
 {

@@ -158,10 +158,11 @@ extern int	ItemKeyCompareBytes(const uint8 *a, int alen,
 								const uint8 *b, int blen);
 extern void ItemKeyCheckPrefix(const ItemKey *prefix);
 
-/* GUCs (module.c) */
+/* GUCs, registered by _PG_init (module.c) */
 /* key_support.c: the planner hook pricing parameterised key ranges */
 extern void KeySupportInit(void);
 
+/* query_target.c, which reads it */
 extern PGDLLIMPORT bool item_table_consistent_index_reads;
 
 /* SQL-callable, key_io.c */

@@ -77,6 +77,7 @@
 #include "utils/guc.h"
 
 #include "api.h"
+#include "entry.h"
 #include "compat.h"
 
 PG_FUNCTION_INFO_V1(item_table_dynamodb_as);

@@ -1,0 +1,89 @@
+/*-------------------------------------------------------------------------
+ *
+ * dispatch.c
+ *		dynamodb(action, request): the one entry point that names every
+ *		DynamoDB action, and dispatches on the action's name to the
+ *		SQL-callable function of the call.
+ *
+ * It sits above the API (api/, query/, partiql/), which it calls and which
+ * never calls it, so the files of the calls need not know each other:
+ * ExecuteStatement's PartiQL (api_partiql.c) reaches PutItem through its
+ * own SQL-callable function, not through here.  The gateway's call
+ * (gateway_call.c, dynamodb_as) comes through here.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+
+#include "api.h"
+#include "entry.h"
+#include "errors.h"
+
+PG_FUNCTION_INFO_V1(item_table_dynamodb);
+
+typedef struct ActionEntry
+{
+	const char *action;
+	PGFunction	fn;
+} ActionEntry;
+
+
+static const ActionEntry actions[] = {
+	{"BatchExecuteStatement", item_table_batch_execute_statement},
+	{"BatchGetItem", item_table_batch_get_item},
+	{"BatchWriteItem", item_table_batch_write_item},
+	{"CreateTable", item_table_create_table},
+	{"DeleteItem", item_table_delete_item},
+	{"DeleteTable", item_table_delete_table},
+	{"DescribeContinuousBackups", item_table_describe_continuous_backups},
+	{"DescribeEndpoints", item_table_describe_endpoints},
+	{"DescribeLimits", item_table_describe_limits},
+	{"DescribeTable", item_table_describe_table},
+	{"DescribeStream", item_table_describe_stream},
+	{"GetRecords", item_table_get_records},
+	{"GetShardIterator", item_table_get_shard_iterator},
+	{"ListStreams", item_table_list_streams},
+	{"ExecuteStatement", item_table_execute_statement},
+	{"ExecuteTransaction", item_table_execute_transaction},
+	{"DescribeTimeToLive", item_table_describe_time_to_live},
+	{"GetItem", item_table_get_item},
+	{"ListTables", item_table_list_tables},
+	{"ListTagsOfResource", item_table_list_tags_of_resource},
+	{"PutItem", item_table_put_item},
+	{"Query", item_table_query},
+	{"Scan", item_table_scan},
+	{"TagResource", item_table_tag_resource},
+	{"TransactGetItems", item_table_transact_get_items},
+	{"TransactWriteItems", item_table_transact_write_items},
+	{"UntagResource", item_table_untag_resource},
+	{"UpdateItem", item_table_update_item},
+	{"UpdateTable", item_table_update_table},
+	{"UpdateTimeToLive", item_table_update_time_to_live},
+};
+
+Datum
+item_table_dynamodb(PG_FUNCTION_ARGS)
+{
+	char	   *action;
+	int			i;
+
+	if (PG_ARGISNULL(0))
+		DynRaise(DYN_UNKNOWN_OPERATION, "The action is required");
+	action = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	for (i = 0; i < (int) lengthof(actions); i++)
+	{
+		if (strcmp(actions[i].action, action) == 0)
+		{
+			Datum		request = PG_ARGISNULL(1) ?
+				DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")) :
+				PG_GETARG_DATUM(1);
+
+			return DirectFunctionCall1(actions[i].fn, request);
+		}
+	}
+	DynRaise(DYN_UNKNOWN_OPERATION, "Unknown operation: %s", action);
+}
