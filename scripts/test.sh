@@ -753,6 +753,9 @@ main() {
     done
     if [ "${#others[@]}" -gt 0 ] || packages_wanted; then
         it_cleanup
+        # it_cleanup ignores INT, TERM and HUP while it works; the run goes
+        # on, and must stay interruptible
+        it_register_cleanup
     fi
     if packages_wanted; then
         run_packages "$IT_PG_MAJOR" "$(debian_suite_of_major "$IT_PG_MAJOR")"
