@@ -96,6 +96,23 @@ show_capped() {  # show_capped FILE LINES
     fi
 }
 
+# The counts of a script that ends with one line "N passed, N failed", given
+# its output FILE and exit status RC: prints "passed failed".  A missing
+# line counts one failure (status 1), as does a non-zero status with no
+# failure counted.
+tail_counts() {
+    local line p=0 f=1 found=1
+    line=$(tail -n 1 "$1")
+    if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        p=${BASH_REMATCH[1]}
+        f=${BASH_REMATCH[2]}
+        found=0
+    fi
+    [ "$2" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    echo "$p $f"
+    return "$found"
+}
+
 # Count pg_regress / pg_isolation_regress per-test result lines.
 # PG <= 15:  "test foo   ... ok  12 ms", "     foo ... FAILED", "... failed (ignored)"
 # PG >= 16:  "ok 1         - foo   12 ms", "not ok 2     + foo"
@@ -443,15 +460,7 @@ PY
         name=$(basename "$(dirname "$script")")/$(basename "$script")
         bash "$script" "$endpoint" "$key_id" "$secret" </dev/null >"$dir/${name//\//_}.out" 2>&1
         rc=$?
-        line=$(tail -n 1 "$dir/${name//\//_}.out")
-        if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-            p=${BASH_REMATCH[1]}
-            f=${BASH_REMATCH[2]}
-        else
-            p=0
-            f=1
-        fi
-        [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+        read -r p f <<<"$(tail_counts "$dir/${name//\//_}.out" "$rc")"
         tp=$((tp + p))
         tf=$((tf + f))
         if [ "$f" -eq 0 ]; then
@@ -482,7 +491,7 @@ PY
 # Item tables distributed with Citus (test/citus/run.sh, which builds Citus
 # and runs its own 3-node cluster beside the test cluster).
 suite_citus() {
-    local out="$IT_LOG_DIR/citus.out" rc line p f
+    local out="$IT_LOG_DIR/citus.out" rc p f
     it_say "citus: distributed tables (test/citus/run.sh)"
     PG_CONFIG="$PG_CONFIG" IT_LOG_DIR="$IT_LOG_DIR" bash test/citus/run.sh </dev/null 2>&1 | tee "$out"
     rc=${PIPESTATUS[0]}
@@ -490,15 +499,7 @@ suite_citus() {
         record_skip citus "$(sed -n 's/^SKIP: //p' "$out" | head -n 1)"
         return
     fi
-    line=$(tail -n 1 "$out")
-    if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-        p=${BASH_REMATCH[1]}
-        f=${BASH_REMATCH[2]}
-    else
-        p=0
-        f=1
-    fi
-    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    read -r p f <<<"$(tail_counts "$out" "$rc")"
     record citus tests "$p" "$f" "log: ${IT_LOG_DIR#"$IT_ROOT"/}/citus"
 }
 
@@ -540,7 +541,7 @@ count_warnings() {
 }
 
 matrix_version() {
-    local major=$1 suite dir out rc t0 line p f note warn
+    local major=$1 suite dir out rc t0 counts p f note warn
     t0=$(date +%s.%N)
     if ! suite=$(debian_suite_of_major "$major"); then
         record "pg$major" tests 0 1 "no Debian suite here ships PostgreSQL $major"
@@ -566,16 +567,8 @@ matrix_version() {
     $SUDO cp -a "$dir/build/item_table/log" "$IT_LOG_DIR/pg$major" 2>/dev/null
     # the inner run's summary: its suite lines, then "N passed, N failed"
     sed -n '/^== summary$/,$p' "$out" | sed '1d;$d' | sed "s/^/    pg$major /"
-    line=$(tail -n 1 "$out")
-    if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-        p=${BASH_REMATCH[1]}
-        f=${BASH_REMATCH[2]}
-    else
-        tail -n 40 "$out"
-        p=0
-        f=1
-    fi
-    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    counts=$(tail_counts "$out" "$rc") || tail -n 40 "$out"
+    read -r p f <<<"$counts"
     if [ "$f" -gt 0 ]; then
         echo "---- pg$major: failures (from ${out#"$IT_ROOT"/}) ----"
         grep -E 'FAILED|failed|ERROR' "$out" | grep -v ' 0 failed' | head -n 40
@@ -598,7 +591,7 @@ matrix_version() {
 # major's server headers are (the host, or the major's chroot DIR), then
 # installed into a clean chroot of SUITE and used there.  Counted per step.
 run_packages() {
-    local major=$1 suite=$2 dir=${3:-} debs out rc line p f tp=0 tf=0
+    local major=$1 suite=$2 dir=${3:-} debs out rc p f tp=0 tf=0
     it_say "packages: PostgreSQL $major ($suite)"
     mkdir -p "$IT_LOG_DIR/packages"
     out="$IT_LOG_DIR/packages/build-pg$major.out"
@@ -623,15 +616,7 @@ run_packages() {
             bash scripts/packages.sh check "$suite" "$debs" </dev/null >"$out" 2>&1
             rc=$?
         fi
-        line=$(tail -n 1 "$out")
-        if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-            p=${BASH_REMATCH[1]}
-            f=${BASH_REMATCH[2]}
-        else
-            p=0
-            f=1
-        fi
-        [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+        read -r p f <<<"$(tail_counts "$out" "$rc")"
         tp=$((tp + p))
         tf=$((tf + f))
         if [ "$f" -eq 0 ]; then
@@ -651,19 +636,11 @@ packages_wanted() {
 
 # META.json against the PGXN Meta Spec (scripts/check_meta.py).
 suite_meta() {
-    local out="$IT_LOG_DIR/meta.out" rc line p f
+    local out="$IT_LOG_DIR/meta.out" rc p f
     it_say "meta: META.json"
     /usr/bin/python3 scripts/check_meta.py </dev/null >"$out" 2>&1
     rc=$?
-    line=$(tail -n 1 "$out")
-    if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-        p=${BASH_REMATCH[1]}
-        f=${BASH_REMATCH[2]}
-    else
-        p=0
-        f=1
-    fi
-    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    read -r p f <<<"$(tail_counts "$out" "$rc")"
     [ "$f" -gt 0 ] && show_capped "$out" 60
     record meta checks "$p" "$f"
 }
@@ -672,7 +649,7 @@ suite_meta() {
 # ```sql blocks run in order on a fresh database of the test cluster, and
 # the output a page shows after a statement is compared with psql's.
 suite_docs() {
-    local out="$IT_LOG_DIR/docs.out" rc line p f note
+    local out="$IT_LOG_DIR/docs.out" rc p f note
     it_say "docs: the SQL examples of README.md and docs/*.md"
     if ! it_ensure_server; then
         record docs examples 0 1 "server not running"
@@ -680,15 +657,7 @@ suite_docs() {
     fi
     PGBIN="$PGBIN" /usr/bin/python3 scripts/check_docs.py </dev/null >"$out" 2>&1
     rc=$?
-    line=$(tail -n 1 "$out")
-    if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-        p=${BASH_REMATCH[1]}
-        f=${BASH_REMATCH[2]}
-    else
-        p=0
-        f=1
-    fi
-    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    read -r p f <<<"$(tail_counts "$out" "$rc")"
     if [ "$f" -gt 0 ]; then
         show_capped "$out" 80
     else
@@ -702,19 +671,11 @@ suite_docs() {
 # The house's shape (scripts/check_layers.py): includes and calls follow the
 # layers of src/README.md, no rings of calls, no C file over 1,500 lines.
 suite_layers() {
-    local out="$IT_LOG_DIR/layers.out" rc line p f
+    local out="$IT_LOG_DIR/layers.out" rc p f
     it_say "layers: includes, calls and sizes against the module map"
     /usr/bin/python3 scripts/check_layers.py </dev/null >"$out" 2>&1
     rc=$?
-    line=$(tail -n 1 "$out")
-    if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-        p=${BASH_REMATCH[1]}
-        f=${BASH_REMATCH[2]}
-    else
-        p=0
-        f=1
-    fi
-    [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+    read -r p f <<<"$(tail_counts "$out" "$rc")"
     [ "$f" -gt 0 ] && show_capped "$out" 60
     record layers checks "$p" "$f"
 }
