@@ -32,6 +32,7 @@ IT_PGDATA=""
 IT_CLEANED=0
 IT_STARTING=0
 IT_GATEWAY_PID=""  # item_table_gateway started by scripts/test.sh
+IT_DDBLOCAL_PIDFILE=""  # DynamoDB Local started by the differential suite
 
 # Keep the script's original stdout/stderr: a signal trap may run while a
 # command's output is redirected to a log file, and its messages belong on the
@@ -255,6 +256,10 @@ it_cleanup() {
     if [ -n "${IT_GATEWAY_PID:-}" ]; then
         kill -TERM "$IT_GATEWAY_PID" 2>/dev/null && wait "$IT_GATEWAY_PID" 2>/dev/null
         IT_GATEWAY_PID=""
+    fi
+    if [ -n "${IT_DDBLOCAL_PIDFILE:-}" ]; then
+        bash "$IT_ROOT/scripts/dynamodb_local.sh" stop "$IT_DDBLOCAL_PIDFILE" 2>/dev/null
+        IT_DDBLOCAL_PIDFILE=""
     fi
     if [ -n "$IT_TMP" ] && [ -d "$IT_TMP" ]; then
         if [ -n "$IT_PGDATA" ] && [ -d "$IT_PGDATA" ]; then

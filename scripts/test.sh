@@ -13,6 +13,11 @@
 #   7. gateway               item_table_gateway with boto3 (pytest), the AWS CLI
 #                            and test/gateway/js/run.sh if present
 #                                                  (counted per test and check)
+#      differential          test/differential/run.py: the request list against
+#                            the gateway and DynamoDB Local, every difference
+#                            printed; skipped when Java or DynamoDBLocal.jar
+#                            is missing (scripts/dynamodb_local.sh)
+#                                                  (counted per request)
 #   8. citus                 test/citus/run.sh: Citus built from its source
 #                            release beside the repository, a coordinator and
 #                            two workers, the distributed pg_regress tests and
@@ -490,6 +495,84 @@ PY
 
 # Item tables distributed with Citus (test/citus/run.sh, which builds Citus
 # and runs its own 3-node cluster beside the test cluster).
+suite_differential() {
+    # test/differential/run.py: the request list against our gateway and
+    # DynamoDB Local (scripts/dynamodb_local.sh); skipped without Java or
+    # the jar (DYNAMODB_LOCAL_JAR, or the script's cache directory)
+    local dir="$IT_LOG_DIR/differential" bin db=item_table_diff jar port gwport p f rc line
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    if ! command -v java >/dev/null 2>&1; then
+        record_skip differential "java not found (bash scripts/dynamodb_local.sh install)"
+        return
+    fi
+    if ! jar=$(bash scripts/dynamodb_local.sh find); then
+        record_skip differential "DynamoDBLocal.jar not found (set DYNAMODB_LOCAL_JAR, or bash scripts/dynamodb_local.sh install)"
+        return
+    fi
+    it_say "differential: $jar"
+    bin="$("$PG_CONFIG" --bindir)/item_table_gateway"
+    if [ ! -x "$bin" ] || ! it_ensure_server; then
+        record differential requests 0 1 "gateway not installed or server not running"
+        return
+    fi
+    if ! {
+        "$PGBIN/dropdb" --if-exists "$db" &&
+        "$PGBIN/createdb" "$db" &&
+        "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -f test/gateway/setup.sql
+    } </dev/null >"$dir/setup.out" 2>&1; then
+        cat "$dir/setup.out"
+        record differential requests 0 1 "database setup failed"
+        return
+    fi
+    local key
+    key=$("$PGBIN/psql" -X -qAt -v ON_ERROR_STOP=1 -d "$db" -F : \
+        -c "SELECT * FROM item_table.create_access_key('gw_app')" </dev/null) || key=""
+    port=$(it_pick_port) || port=""
+    IT_DDBLOCAL_PIDFILE="$dir/dynamodb_local.pid"
+    if [ -z "$key" ] || [ -z "$port" ] ||
+        ! DYNAMODB_LOCAL_JAR="$jar" bash scripts/dynamodb_local.sh start "$port" "$IT_DDBLOCAL_PIDFILE" \
+            >/dev/null 2>"$dir/dynamodb_local.err"; then
+        cat "$dir/dynamodb_local.err"
+        record differential requests 0 1 "DynamoDB Local did not start"
+        bash scripts/dynamodb_local.sh stop "$IT_DDBLOCAL_PIDFILE"
+        IT_DDBLOCAL_PIDFILE=""
+        return
+    fi
+    "$bin" --listen 127.0.0.1 --port 0 --dbname "host=$PGHOST port=$PGPORT dbname=$db user=gw_login" \
+        </dev/null >"$dir/gateway.out" 2>"$dir/gateway.log" &
+    IT_GATEWAY_PID=$!
+    local endpoint="" i
+    for i in $(seq 1 150); do
+        line=$(grep -m 1 'listening on ' "$dir/gateway.out" 2>/dev/null)
+        if [ -n "$line" ]; then
+            endpoint=${line##*listening on }
+            break
+        fi
+        kill -0 "$IT_GATEWAY_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -n "$endpoint" ]; then
+        /usr/bin/python3 test/differential/run.py --ours "$endpoint" --ours-key "$key" \
+            --theirs "http://127.0.0.1:$port" </dev/null >"$dir/run.out" 2>&1
+        rc=$?
+        read -r p f <<<"$(tail_counts "$dir/run.out" "$rc")"
+        line=$(grep '^differential: ' "$dir/run.out" | tail -n 1)
+        if [ "$f" -ne 0 ]; then
+            show_capped "$dir/run.out" 200
+        fi
+        record differential requests "$p" "$f" "${line#differential: }"
+    else
+        tail -n 20 "$dir/gateway.log"
+        record differential requests 0 1 "the gateway did not start"
+    fi
+    kill -TERM "$IT_GATEWAY_PID" 2>/dev/null
+    wait "$IT_GATEWAY_PID" 2>/dev/null
+    IT_GATEWAY_PID=""
+    bash scripts/dynamodb_local.sh stop "$IT_DDBLOCAL_PIDFILE"
+    IT_DDBLOCAL_PIDFILE=""
+}
+
 suite_citus() {
     local out="$IT_LOG_DIR/citus.out" rc p f
     it_say "citus: distributed tables (test/citus/run.sh)"
@@ -700,7 +783,7 @@ main() {
     # IT_SUITES (a space-separated subset, for development) picks suites;
     # the README's command runs them all.
     local s
-    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway citus fuzz meta layers docs}; do
+    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway differential citus fuzz meta layers docs}; do
         if ! declare -F "suite_$s" >/dev/null; then
             fatal "unknown suite: $s"
         fi
