@@ -135,6 +135,9 @@
 
 #define MAX_HEADERS 128
 
+/* what a Host header DescribeEndpoints echoes may hold: a name or address, a port */
+#define HOST_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:[]%"
+
 
 /* one HTTP request in progress */
 typedef struct GwRequest
@@ -402,6 +405,30 @@ collect_pair(void *cls, enum MHD_ValueKind kind, const char *key, const char *va
 }
 
 /*
+ * DescribeEndpoints through the gateway: the address the client sent the
+ * request to, its Host header as written (a client calls that address
+ * next), not the setting item_table.endpoint_address that a call in SQL
+ * reports.  Without a Host header (HTTP/1.0), the database's answer.
+ */
+static enum MHD_Result
+respond_endpoints(struct MHD_Connection *c, GwRequest *r, PGresult *res)
+{
+	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	char		body[320];
+	int			len;
+
+	/* only a plain host and port is echoed (no JSON escaping is needed) */
+	if (host == NULL || host[0] == '\0' || strlen(host) > 255 ||
+		strspn(host, HOST_CHARS) != strlen(host))
+		return respond_owned(c, r, MHD_HTTP_OK, PQgetvalue(res, 0, 0),
+							 PQgetlength(res, 0, 0), r->content_type, res);
+	PQclear(res);
+	len = snprintf(body, sizeof(body),
+				   "{\"Endpoints\":[{\"Address\":\"%s\",\"CachePeriodInMinutes\":1440}]}", host);
+	return respond(c, r, MHD_HTTP_OK, body, (size_t) len, r->content_type);
+}
+
+/*
  * The PostgreSQL answer to the HTTP answer (see the header comment).
  * Takes res (clears it, or hands it to the response).
  */
@@ -416,6 +443,17 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 	switch (PQresultStatus(res))
 	{
 		case PGRES_TUPLES_OK:
+			if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) &&
+				strcmp(r->action, "DescribeEndpoints") == 0)
+				return respond_endpoints(c, r, res);
+			/* TagResource and UntagResource answer with no body at all */
+			if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) &&
+				(strcmp(r->action, "TagResource") == 0 ||
+				 strcmp(r->action, "UntagResource") == 0))
+			{
+				PQclear(res);
+				return respond(c, r, MHD_HTTP_OK, "", 0, r->content_type);
+			}
 			if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
 				return respond_owned(c, r, MHD_HTTP_OK, PQgetvalue(res, 0, 0),
 									 PQgetlength(res, 0, 0), r->content_type, res);

@@ -96,10 +96,11 @@ ApiRequireCatalog12(const char *parameter)
  * arn_table_name
  *		The table named by a ResourceArn, checked as DynamoDB checks it:
  *		something that is not an ARN at all is refused by authorization
- *		(AccessDeniedException), an ARN that is not a table's by validation.
+ *		(AccessDeniedException), except by TagResource (validate_shape),
+ *		which validates it first; an ARN that is not a table's by validation.
  */
 static char *
-arn_table_name(const char *arn, const char *action)
+arn_table_name(const char *arn, const char *action, bool validate_shape)
 {
 	char	   *copy = pstrdup(arn);
 	char	   *fields[6];
@@ -126,6 +127,8 @@ arn_table_name(const char *arn, const char *action)
 		if (fields[i][0] == '\0')
 			slash = NULL;
 	}
+	if ((slash == NULL || slash == fields[5] || slash[1] == '\0') && validate_shape)
+		DynValidation("Invalid TableArn: Invalid ResourceArn provided as input %s", arn);
 	if (slash == NULL || slash == fields[5] || slash[1] == '\0')
 		DynRaise(DYN_ACCESS_DENIED,
 				 "User: arn:aws:iam::000000000000:user/%s is not authorized to perform: dynamodb:%s on resource: %s",
@@ -211,6 +214,10 @@ ApiParseTags(ApiRequest *req, Jsonb *arr, const char *field)
 		req->problems = list_concat(req->problems, sub.problems);
 		tags = lappend(tags, t);
 	}
+	/* one request sets at most the tags a resource may have */
+	if (list_length(tags) > TAGS_PER_TABLE)
+		DynValidation("One or more parameter values were invalid: The number of tags in the request (%d) exceeds the limit of %d",
+					  list_length(tags), TAGS_PER_TABLE);
 	return tags;
 }
 
@@ -279,7 +286,7 @@ get_arn(ApiRequest *req)
 static char *
 owned_table(const char *arn, const char *action, const char *not_found)
 {
-	char	   *name = arn_table_name(arn, action);
+	char	   *name = arn_table_name(arn, action, false);
 	Oid			relid = table_relid(name);
 
 	if (!OidIsValid(relid))
@@ -306,7 +313,7 @@ item_table_tag_resource(PG_FUNCTION_ARGS)
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	arn = get_arn(&req);
-	(void) arn_table_name(arn, "TagResource");	/* authorization comes first */
+	(void) arn_table_name(arn, "TagResource", true);	/* checked first */
 	tags_j = ApiGetArray(&req, "Tags");
 	if (tags_j == NULL)
 		ApiProblem(&req, "Value null at 'tags' failed to satisfy constraint: Member must not be null");
@@ -344,7 +351,7 @@ item_table_untag_resource(PG_FUNCTION_ARGS)
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	arn = get_arn(&req);
-	(void) arn_table_name(arn, "UntagResource");
+	(void) arn_table_name(arn, "UntagResource", false);
 	keys_j = ApiGetArray(&req, "TagKeys");
 	if (keys_j == NULL)
 		ApiProblem(&req, "Value null at 'tagKeys' failed to satisfy constraint: Member must not be null");
@@ -413,18 +420,24 @@ item_table_list_tags_of_resource(PG_FUNCTION_ARGS)
 
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	arn = get_arn(&req);
-	(void) arn_table_name(arn, "ListTagsOfResource");
+	(void) arn_table_name(arn, "ListTagsOfResource", false);
 	(void) ApiGetString(&req, "NextToken", "nextToken", false);
 	ApiRequestCheck(&req);
-	name = arn_table_name(arn, "ListTagsOfResource");
+	name = arn_table_name(arn, "ListTagsOfResource", false);
 	/* every tag fits in one page: a token is never issued, so never valid */
 	if (ApiGetMember(&req, "NextToken") != NULL)
 		DynValidation("Invalid NextToken");
 
 	ApiRequireCatalog12("ListTagsOfResource");
 	SPI_connect();
+	/*
+	 * DynamoDB authorizes ListTagsOfResource on the resource itself: a table
+	 * that does not exist is refused as unauthorized, not as not found
+	 */
 	if (!OidIsValid(table_relid(name)))
-		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: ResourcArn: %s not found", arn);
+		DynRaise(DYN_ACCESS_DENIED,
+				 "User: arn:aws:iam::000000000000:user/%s is not authorized to perform: dynamodb:ListTagsOfResource on resource: %s",
+				 GetUserNameFromId(GetUserId(), false), arn);
 	values[0] = CStringGetTextDatum(name);
 	if (SPI_execute_with_args("SELECT tag_key, tag_value FROM item_table.tags"
 							  " WHERE table_name OPERATOR(pg_catalog.=) $1 ORDER BY tag_key",

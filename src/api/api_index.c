@@ -152,7 +152,11 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, const char *path)
 			JsonbValue	v;
 			JsonbIteratorToken tok;
 
+			bool		bad_length = false;
+			StringInfoData names;
+
 			s->has_nonkey = true;
+			initStringInfo(&names);
 			while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 			{
 				if (tok != WJB_ELEM)
@@ -160,7 +164,15 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, const char *path)
 				if (v.type != jbvString)
 					DynRaise(DYN_SERIALIZATION, "Unexpected value in NonKeyAttributes; expected strings");
 				s->nonkey = lappend(s->nonkey, pnstrdup(v.val.string.val, v.val.string.len));
+				/* each name is a NonKeyAttributeName: 1 to 255 bytes */
+				if (v.val.string.len < 1 || v.val.string.len > ATTR_MAX_KEY_NAME_BYTES)
+					bad_length = true;
+				appendStringInfo(&names, "%s%s", names.len > 0 ? ", " : "",
+								 (char *) llast(s->nonkey));
 			}
+			if (bad_length)
+				ApiProblem(&pe, "Value '[%s]' at '%s.projection.nonKeyAttributes' failed to satisfy constraint: Member must satisfy constraint: [Member must have length less than or equal to %d, Member must have length greater than or equal to 1]",
+						   names.data, path, ATTR_MAX_KEY_NAME_BYTES);
 		}
 		sub.problems = list_concat(sub.problems, pe.problems);
 	}
@@ -244,7 +256,8 @@ ApiCheckIndex(ApiIndexSpec *s, const char *table_hash, const char *table_range)
 			if (pc == lc)
 				break;
 			if (strcmp((char *) lfirst(pc), (char *) lfirst(lc)) == 0)
-				DynValidation("Cannot have two attributes with the same name");
+				DynValidation("One or more parameter values were invalid: Duplicate attribute in NonKeyAttributes of index %s: %s",
+							  s->name, (char *) lfirst(lc));
 		}
 	}
 	if (s->is_local)

@@ -192,6 +192,45 @@ fetch_by_arn(const char *arn, StreamInfo *s)
 	return ItemStreamFetchByLabel(table, st + 8, s);
 }
 
+/*
+ * check_stream_arn
+ *		A StreamArn that is not shaped as one,
+ *		arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>,
+ *		is a ValidationException before any lookup; a well-formed ARN of a
+ *		stream that does not exist is left to the lookup (not found).
+ */
+static void
+check_stream_arn(const char *arn)
+{
+	const char *p = arn;
+	const char *t;
+	const char *st;
+	int			i;
+
+	if (strncmp(p, "arn:", 4) != 0)
+		goto bad;
+	p += 4;
+	/* partition, service, region, account: four ':'-ended fields */
+	for (i = 0; i < 4; i++)
+	{
+		const char *colon = strchr(p, ':');
+
+		if (colon == NULL || (i != 2 && colon == p))
+			goto bad;
+		p = colon + 1;
+	}
+	if (strncmp(p, "table/", 6) != 0)
+		goto bad;
+	t = p + 6;
+	st = strstr(t, "/stream/");
+	if (st == NULL || st - t < 3 || memchr(t, '/', st - t) != NULL || st[8] == '\0' ||
+		strchr(st + 8, '/') != NULL)
+		goto bad;
+	return;
+bad:
+	DynValidation("Invalid StreamArn: %s", arn);
+}
+
 static void
 stream_not_found(const char *arn)
 {
@@ -370,11 +409,16 @@ item_table_list_streams(PG_FUNCTION_ARGS)
 	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
 	table = ApiGetTableName(&req, "TableName", "tableName", false);
 	start = ApiGetString(&req, "ExclusiveStartStreamArn", "exclusiveStartStreamArn", false);
+	if (start != NULL && (strlen(start) < 37 || strlen(start) > 1024))
+		ApiProblem(&req, "Value '%s' at 'exclusiveStartStreamArn' failed to satisfy constraint: Member must have length %s",
+				   start, strlen(start) < 37 ? "greater than or equal to 37" : "less than or equal to 1024");
 	has_limit = ApiGetInt(&req, "Limit", "limit", &limit);
 	if (has_limit && (limit < 1 || limit > 100))
 		ApiProblem(&req, "Value '" INT64_FORMAT "' at 'limit' failed to satisfy constraint: Member must have value %s",
 				   limit, limit < 1 ? "greater than or equal to 1" : "less than or equal to 100");
 	ApiRequestCheck(&req);
+	if (start != NULL)
+		check_stream_arn(start);
 	SPI_connect();
 	if (!have_stream_catalog())
 		ApiRequireCatalog12("ListStreams");
@@ -462,6 +506,7 @@ item_table_describe_stream(PG_FUNCTION_ARGS)
 		ApiProblem(&req, "Value '" INT64_FORMAT "' at 'limit' failed to satisfy constraint: Member must have value %s",
 				   limit, limit < 1 ? "greater than or equal to 1" : "less than or equal to 100");
 	ApiRequestCheck(&req);
+	check_stream_arn(arn);
 	SPI_connect();
 	if (!have_stream_catalog())
 		ApiRequireCatalog12("DescribeStream");
@@ -574,6 +619,7 @@ get_shard_iterator(FunctionCallInfo fcinfo, TimestampTz now)
 		DynValidation("Sequence number must not be specified for iterator type %s", iterator_types[type]);
 	if (seqtext != NULL && !parse_sequence_number(seqtext, &seq))
 		DynValidation("Invalid SequenceNumber: %s", seqtext);
+	check_stream_arn(arn);
 
 	SPI_connect();
 	if (!have_stream_catalog())

@@ -1022,8 +1022,8 @@ item_table_update_table(PG_FUNCTION_ARGS)
 			 * Key attributes: the request's AttributeDefinitions must define
 			 * them (definitions the table already has do not count), and an
 			 * attribute the table or another index already keys on keeps its
-			 * type, a different one in the request being ignored, as
-			 * DynamoDB does.  Definitions no key uses are dropped.
+			 * type: the request defining it with another one is refused
+			 * (below).  Definitions no key uses are dropped.
 			 */
 			ApiCheckKeysDefined(ix->hash_key, ix->range_key, defs);
 			ixdefs = NIL;
@@ -1053,6 +1053,15 @@ item_table_update_table(PG_FUNCTION_ARGS)
 						d->type = ((ApiAttrDef *) lfirst(ac))->type;
 				}
 				ixdefs = lappend(ixdefs, d);
+				/* a key attribute keeps the type it has: no redefinition */
+				foreach(ac, defs)
+				{
+					ApiAttrDef *rd = (ApiAttrDef *) lfirst(ac);
+
+					if (strcmp(rd->name, attr) == 0 && rd->type != NULL &&
+						strcmp(rd->type, d->type) != 0)
+						DynValidation("invalid attribute, SchemaElement redefined should be of same type as previously defined");
+				}
 			}
 			if (ix->throughput != NULL)
 			{

@@ -18,7 +18,10 @@
  *		{"h": <hash of Statement and Parameters>, "k": <LastEvaluatedKey>},
  *		so a token given back is checked to belong to the same statement
  *		before its key becomes ExclusiveStartKey (which Query and Scan check
- *		as any other).  A write answers {} (Items with RETURNING).  An
+ *		as any other).  A write answers an empty Items (the item with
+ *		RETURNING).  A SELECT of a nested path names each value by the
+ *		path's last element (project_item; in a batch or a transaction the
+ *		values keep their place in the item, as DynamoDB answers).  An
  *		INSERT whose attribute_not_exists condition fails is
  *		DuplicateItemException.
  *	  - BatchExecuteStatement: all reads (each a GetItem) or all writes;
@@ -489,6 +492,113 @@ push_empty_array(JsonbParseState **state)
 }
 
 /* ----------------------------------------------------------------
+ * nested projections
+ * ----------------------------------------------------------------
+ */
+
+/* the AttributeValue at path p of item (an object of them), or NULL */
+static JsonbValue *
+value_at_path(JsonbContainer *item, const PqPath *p)
+{
+	JsonbContainer *c = item;
+	JsonbValue *v = NULL;
+	int			i;
+
+	for (i = 0; i < p->nelems; i++)
+	{
+		const PqPathElem *e = &p->elems[i];
+
+		if (i > 0)
+		{
+			/* v is an AttributeValue: a map {"M": {...}} or a list {"L": [...]} */
+			JsonbValue *inner;
+
+			if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+				return NULL;
+			inner = getKeyJsonValueFromContainer(v->val.binary.data,
+												 e->is_index ? "L" : "M", 1, NULL);
+			if (inner == NULL || inner->type != jbvBinary)
+				return NULL;
+			c = inner->val.binary.data;
+		}
+		if (e->is_index)
+		{
+			if (i == 0 || !JsonContainerIsArray(c) || e->index < 0)
+				return NULL;
+			v = getIthJsonbValueFromContainer(c, (uint32) e->index);
+		}
+		else
+		{
+			if (!JsonContainerIsObject(c))
+				return NULL;
+			v = getKeyJsonValueFromContainer(c, e->name, e->namelen, NULL);
+		}
+		if (v == NULL)
+			return NULL;
+	}
+	return v;
+}
+
+/*
+ * project_item
+ *		One item of a SELECT with a nested path in its projection (the
+ *		item is whole: PqNestedProjection), pushed as DynamoDB answers it:
+ *		each projected value under the name of its path's last element
+ *		(mymap.nested answers "nested"; a list element keeps its index:
+ *		a.b[1] answers "b[1]").  Paths the item lacks are left out.
+ */
+static void
+project_item(JsonbParseState **state, JsonbValue *item, const PqStatement *st)
+{
+	int			i;
+
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	for (i = 0; item->type == jbvBinary && i < st->nproj; i++)
+	{
+		const PqPath *p = st->proj[i];
+		JsonbValue *v = value_at_path(item->val.binary.data, p);
+		StringInfoData name;
+		int			last = p->nelems - 1;
+		int			j;
+
+		if (v == NULL)
+			continue;
+		while (last > 0 && p->elems[last].is_index)
+			last--;
+		initStringInfo(&name);
+		appendBinaryStringInfo(&name, p->elems[last].name, p->elems[last].namelen);
+		for (j = last + 1; j < p->nelems; j++)
+			appendStringInfo(&name, "[%d]", p->elems[j].index);
+		ApiPushKey(state, name.data);
+		pushJsonbValue(state, WJB_VALUE, v);
+	}
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/* Items (an array) of a SELECT, projected by project_item when it must be */
+static void
+push_items(JsonbParseState **state, JsonbValue *items, const PqStatement *st)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	if (!PqNestedProjection(st) || items->type != jbvBinary)
+	{
+		push_value(state, items);
+		return;
+	}
+	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+	it = JsonbIteratorInit(items->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_ELEM)
+			project_item(state, &v, st);
+	}
+	pushJsonbValue(state, WJB_END_ARRAY, NULL);
+}
+
+/* ----------------------------------------------------------------
  * ExecuteStatement
  * ----------------------------------------------------------------
  */
@@ -555,7 +665,7 @@ item_table_execute_statement(PG_FUNCTION_ARGS)
 		ApiPushKey(&state, "Items");
 		v = get_member(&resp->root, "Items");
 		if (v != NULL)
-			push_value(&state, v);
+			push_items(&state, v, it.st);
 		else
 			push_empty_array(&state);
 		if (lek != NULL)
@@ -575,6 +685,12 @@ item_table_execute_statement(PG_FUNCTION_ARGS)
 		if (v != NULL)
 			pushJsonbValue(&state, WJB_ELEM, v);
 		pushJsonbValue(&state, WJB_END_ARRAY, NULL);
+	}
+	else
+	{
+		/* a write: Items is there, empty (DynamoDB's API reference) */
+		ApiPushKey(&state, "Items");
+		push_empty_array(&state);
 	}
 	v = get_member(&resp->root, "ConsumedCapacity");
 	if (v != NULL)

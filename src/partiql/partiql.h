@@ -236,6 +236,7 @@ typedef struct PqCompiled
  *		what DynamoDB refuses (no equality on the whole key in a write,
  *		ORDER BY without a partition key, ...).
  */
+extern bool PqNestedProjection(const PqStatement *st);
 extern PqCompiled *PqCompile(const PqStatement *st, const PqSchema *schema,
 							 JsonbValue *params, int nparams, PqContext ctx);
 

@@ -669,13 +669,33 @@ member_key(PqBuild *b, StringInfo out, List **conj)
 	appendStringInfoChar(out, '}');
 }
 
+/*
+ * PqNestedProjection
+ *		Does a SELECT name a nested path (a.b, a[1])?  ExecuteStatement's
+ *		result names each value by the path's last element, so for it the
+ *		whole items are read (no ProjectionExpression) and projected by the
+ *		caller (api_partiql.c).
+ */
+bool
+PqNestedProjection(const PqStatement *st)
+{
+	int			i;
+
+	for (i = 0; i < st->nproj; i++)
+	{
+		if (st->proj[i] != NULL && st->proj[i]->nelems > 1)
+			return true;
+	}
+	return false;
+}
+
 static void
-member_projection(PqBuild *b, const PqStatement *st, StringInfo out)
+member_projection(PqBuild *b, const PqStatement *st, bool statement, StringInfo out)
 {
 	StringInfoData proj;
 	int			i;
 
-	if (st->nproj == 0)
+	if (st->nproj == 0 || (statement && PqNestedProjection(st)))
 		return;
 	initStringInfo(&proj);
 	for (i = 0; i < st->nproj; i++)
@@ -771,7 +791,7 @@ compile_select(PqBuild *b, const PqStatement *st, PqContext ctx, StringInfo out)
 		if (conj != NIL)
 			DynValidation("Unsupported operation: a read in %s may only hold an equality on each key attribute",
 						  ctx == PQ_CTX_BATCH ? "BatchExecuteStatement" : "ExecuteTransaction");
-		member_projection(b, st, out);
+		member_projection(b, st, false, out);
 		member_placeholders(b, out);
 		return PQ_OP_GET;
 	}
@@ -830,7 +850,7 @@ compile_select(PqBuild *b, const PqStatement *st, PqContext ctx, StringInfo out)
 		member_string(out, "KeyConditionExpression", keycond.data);
 	if (conj != NIL)
 		member_string(out, "FilterExpression", emit_conjuncts(b, conj, PREC_OR));
-	member_projection(b, st, out);
+	member_projection(b, st, true, out);
 	if (st->order_by != NULL && st->order_desc)
 		appendStringInfoString(out, ",\"ScanIndexForward\":false");
 	member_placeholders(b, out);

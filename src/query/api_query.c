@@ -182,7 +182,8 @@ read_common_params(ApiRequest *req, ReadParams *p)
 	p->select = ApiGetEnum(req, "Select", "select", select_values, lengthof(select_values));
 	p->has_limit = ApiGetInt(req, "Limit", "limit", &p->limit);
 	if (p->has_limit && p->limit < 1)
-		ApiProblem(req, "Value at 'Limit' failed to satisfy constraint: Member must have value greater than or equal to 1");
+		ApiProblem(req, "Value '" INT64_FORMAT "' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1",
+				   p->limit);
 	/* Limit is a 32-bit integer in DynamoDB's model */
 	if (p->has_limit && p->limit > PG_INT32_MAX)
 		ApiProblem(req, "Value '" INT64_FORMAT "' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 2147483647",

@@ -1059,6 +1059,13 @@ AttrNumberAdd(const AttrValue *a, const AttrValue *b, bool subtract)
 							number_to_numeric(a), number_to_numeric(b));
 	text = DatumGetCString(DirectFunctionCall1(numeric_out, r));
 	st = DynNumberParse(text, strlen(text), &result->u.num);
+	/*
+	 * An exact result needing more than 38 digits is DynamoDB's overflow
+	 * (its arithmetic reports "Number overflow", not the digits message
+	 * a value in a request gets)
+	 */
+	if (st == DYNNUM_TOO_MANY_DIGITS)
+		st = DYNNUM_OVERFLOW;
 	if (st != DYNNUM_OK)
 		DynValidation("%s", DynNumberStatusMessage(st));
 	return result;
