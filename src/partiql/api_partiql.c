@@ -21,7 +21,7 @@
  *		as any other).  A write answers an empty Items (the item with
  *		RETURNING).  A SELECT of a nested path names each value by the
  *		path's last element (project_item; in a batch or a transaction the
- *		values keep their place in the item, as DynamoDB answers).  An
+ *		values keep their place in the item, as DynamoDB Local answers).  An
  *		INSERT whose attribute_not_exists condition fails is
  *		DuplicateItemException.
  *	  - BatchExecuteStatement: all reads (each a GetItem) or all writes;

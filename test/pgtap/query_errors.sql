@@ -101,7 +101,7 @@ SELECT throws_ok(pg_temp.q('pk = :p', '{":p": {"S": "a"}}', '{"Select": "EVERYTH
 	'ValidationException: 1 validation error detected: Value ''EVERYTHING'' at ''select'' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]',
 	'unknown Select');
 SELECT throws_ok(pg_temp.q('pk = :p', '{":p": {"S": "a"}}', '{"Limit": 0}'), 'XD001',
-	'ValidationException: 1 validation error detected: Value at ''Limit'' failed to satisfy constraint: Member must have value greater than or equal to 1',
+	'ValidationException: 1 validation error detected: Value ''0'' at ''limit'' failed to satisfy constraint: Member must have value greater than or equal to 1',
 	'Limit 0');
 SELECT throws_ok(pg_temp.q('pk = :p', '{":p": {"S": "a"}}', '{"IndexName": "gsi1"}'), 'XD001',
 	'ValidationException: The table does not have the specified index: gsi1', 'unknown index (§8.62)');
