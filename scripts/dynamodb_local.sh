@@ -52,7 +52,7 @@ install_all() {
 }
 
 start() {  # start PORT PIDFILE
-    local port=$1 pidfile=$2 jar dir pid i
+    local port=$1 pidfile=$2 jar dir pid
     command -v java >/dev/null 2>&1 || die "java is missing (run: bash scripts/dynamodb_local.sh install)"
     jar=$(find_jar) || die "DynamoDBLocal.jar not found (set DYNAMODB_LOCAL_JAR or run install)"
     dir=$(dirname "$jar")
@@ -61,7 +61,7 @@ start() {  # start PORT PIDFILE
         -jar "$jar" -inMemory -port "$port") </dev/null >"$pidfile.log" 2>&1 &
     pid=$!
     echo "$pid" >"$pidfile"
-    for i in $(seq 1 300); do
+    for _ in $(seq 1 300); do
         if ! kill -0 "$pid" 2>/dev/null; then
             cat "$pidfile.log" >&2
             die "DynamoDB Local exited at start"
@@ -78,12 +78,12 @@ start() {  # start PORT PIDFILE
 }
 
 stop() {  # stop PIDFILE
-    local pidfile=$1 pid i
+    local pidfile=$1 pid
     [ -f "$pidfile" ] || return 0
     pid=$(cat "$pidfile")
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
         kill -TERM "$pid" 2>/dev/null
-        for i in $(seq 1 50); do
+        for _ in $(seq 1 50); do
             kill -0 "$pid" 2>/dev/null || break
             sleep 0.1
         done
