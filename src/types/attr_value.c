@@ -486,7 +486,11 @@ expect_string(const JsonbValue *v, const char *type)
 				 json_token_name(v), type);
 }
 
-/* UTF-8 copy of a jsonb string (database encoding) */
+/*
+ * UTF-8 copy of a jsonb string (database encoding), in the stored form of
+ * nul_escape.c: an escape character (U+0001) must start one of its two
+ * code words, or the string could not be decoded.
+ */
 static void
 string_to_utf8(const JsonbValue *v, char **data, int *len)
 {
@@ -502,6 +506,8 @@ string_to_utf8(const JsonbValue *v, char **data, int *len)
 												   GetDatabaseEncoding(), PG_UTF8);
 		*len = strlen(*data);
 	}
+	if (!NulEscapeWellFormed(*data, *len))
+		DynValidation("One or more parameter values were invalid: a string holds U+0001 that does not start \\u0001\\u0001 (U+0000) or \\u0001\\u0002 (U+0001), the stored form of those characters in jsonb; send JSON text through dynamodb_json() or the gateway instead");
 }
 
 /*
@@ -612,7 +618,8 @@ parse_map_members(JsonbContainer *container, int depth, bool is_item)
 		string_to_utf8(&k, &name, &namelen);
 		if (is_item && namelen == 0)
 			DynValidation("One or more parameter values were invalid: An attribute name cannot be empty (Empty attribute name)");
-		if (namelen > ATTR_MAX_NAME_BYTES)
+		if (namelen > ATTR_MAX_NAME_BYTES &&
+			NulEscapeDecodedLength(name, namelen) > ATTR_MAX_NAME_BYTES)
 			DynValidation("One or more parameter values were invalid: Attribute name is too long; limit: %d bytes",
 						  ATTR_MAX_NAME_BYTES);
 		m = &map->u.map.members[map->u.map.count++];
@@ -1064,7 +1071,8 @@ AttrNumberAdd(const AttrValue *a, const AttrValue *b, bool subtract)
 	return result;
 }
 
-/* a key attribute value (S, N or B) as an item_key part; no copy */
+/* a key attribute value (S, N or B) as an item_key part; no copy (but an
+ * S holding the escape of nul_escape.c is decoded into a new string) */
 void
 AttrKeyPart(const AttrValue *v, ItemKeyPart *part)
 {
@@ -1075,6 +1083,14 @@ AttrKeyPart(const AttrValue *v, ItemKeyPart *part)
 			part->type = ITEMKEY_S;
 			part->bytes = v->u.bytes.data;
 			part->len = v->u.bytes.len;
+			/* the key holds the string itself, not its stored form */
+			if (memchr(part->bytes, NUL_ESC, part->len) != NULL)
+			{
+				char	   *d = palloc(part->len);
+
+				part->len = NulEscapeDecode(part->bytes, part->len, d);
+				part->bytes = d;
+			}
 			break;
 		case ATTR_B:
 			part->type = ITEMKEY_B;
@@ -1101,16 +1117,19 @@ void
 AttrCheckKeyValue(const char *prefix, const char *name, const AttrValue *v, bool is_sort)
 {
 	const char *pre = prefix ? prefix : "";
+	int			len;
 
 	if (v->type != ATTR_S && v->type != ATTR_B)
 		return;
-	if (v->u.bytes.len == 0)
+	len = v->type == ATTR_S ?
+		(int) NulEscapeDecodedLength(v->u.bytes.data, v->u.bytes.len) : v->u.bytes.len;
+	if (len == 0)
 		DynValidation("%sOne or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s",
 					  pre, v->type == ATTR_S ? "string" : "binary", name);
-	if (!is_sort && v->u.bytes.len > ITEMKEY_MAX_PARTITION_BYTES)
+	if (!is_sort && len > ITEMKEY_MAX_PARTITION_BYTES)
 		DynValidation("%sOne or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes",
 					  pre);
-	if (is_sort && v->u.bytes.len > ITEMKEY_MAX_SORT_BYTES)
+	if (is_sort && len > ITEMKEY_MAX_SORT_BYTES)
 		DynValidation("%sOne or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes",
 					  pre);
 }
