@@ -51,7 +51,8 @@
  * the stored form (\u0001\u0001 -> \u0000, \u0001\u0002 -> \u0001, in
  * place).  An error with a
  * SQLSTATE of item_table's class XD carries DynamoDB's error body in its
- * DETAIL: that body goes out so, with 400 (500 for InternalServerError).
+ * DETAIL: that body goes out as is (its strings decoded likewise), with
+ * 400 (500 for InternalServerError).
  * Other errors are mapped: a request body the server could not read as
  * jsonb (an error converting parameter $2) -> SerializationException;
  * 42501 (insufficient privilege, and a role the login role may not
@@ -122,12 +123,11 @@
 #include <unistd.h>
 
 #include <microhttpd.h>
-
-#include "../src/types/nul_escape.h"
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <zlib.h>
 
+#include "../src/types/nul_escape.h"
 #include "gateway.h"
 
 #define NS_SERVICE "com.amazon.coral.service"

@@ -84,5 +84,7 @@ SELECT encode_item('{"a\u0000": {"S": "x\u0000y\u0001"}, "s": {"SS": ["\u0001", 
 SELECT decode_item(normalize_item(encode_item('{"a\u0000": {"S": "x\u0000y\u0001"}, "s": {"SS": ["\u0001", "\u0000", "\\u0000"]}}')));
 -- sizes count U+0000 as one byte: a\u0000 2 + 4, s 1 + (1 + 1 + 6)
 SELECT item_size(encode_item('{"a\u0000": {"S": "x\u0000y\u0001"}, "s": {"SS": ["\u0001", "\u0000", "\\u0000"]}}'));
--- a string whose U+0001 starts no code word is refused
-SELECT normalize_item('{"a": {"S": "x\u0001y"}}');
+-- a U+0001 that starts no code word is itself: stored as U+0001 U+0002
+SELECT normalize_item('{"a": {"S": "x\u0001y\u0001"}}'),
+       decode_item(normalize_item('{"a": {"S": "x\u0001y\u0001"}}')),
+       item_size('{"a": {"S": "x\u0001y\u0001"}}');

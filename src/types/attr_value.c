@@ -487,9 +487,19 @@ expect_string(const JsonbValue *v, const char *type)
 }
 
 /*
- * UTF-8 copy of a jsonb string (database encoding), in the stored form of
- * nul_escape.c: an escape character (U+0001) must start one of its two
- * code words, or the string could not be decoded.
+ * Cleared by the parser when the value it builds would not be written back
+ * as the very jsonb it read: a number not in canonical text, a set not in
+ * stored order, a binary value (its base64 is re-encoded), or any string in
+ * a database whose encoding is not UTF-8 (strings are converted), or a
+ * string with a lone U+0001 (string_to_utf8).  Read by
+ * AttrItemFromJsonbStored().
+ */
+static bool parsed_as_stored;
+
+/*
+ * UTF-8 copy of a jsonb string (database encoding), in the canonical
+ * stored form of nul_escape.c: a U+0001 that starts no code word is
+ * itself, written 01 02 (and the input is then not the stored form).
  */
 static void
 string_to_utf8(const JsonbValue *v, char **data, int *len)
@@ -506,18 +516,19 @@ string_to_utf8(const JsonbValue *v, char **data, int *len)
 												   GetDatabaseEncoding(), PG_UTF8);
 		*len = strlen(*data);
 	}
-	if (!NulEscapeWellFormed(*data, *len))
-		DynValidation("One or more parameter values were invalid: a string holds U+0001 that does not start \\u0001\\u0001 (U+0000) or \\u0001\\u0002 (U+0001), the stored form of those characters in jsonb; send JSON text through dynamodb_json() or the gateway instead");
-}
+	if (memchr(*data, NUL_ESC, *len) != NULL && !NulEscapeWellFormed(*data, *len))
+	{
+		/* a lone U+0001 is itself: its canonical stored form is 01 02 */
+		int			n = NulEscapeCanonicalLength(*data, *len);
+		char	   *c = palloc(n + 1);
 
-/*
- * Cleared by the parser when the value it builds would not be written back
- * as the very jsonb it read: a number not in canonical text, a set not in
- * stored order, a binary value (its base64 is re-encoded), or any string in
- * a database whose encoding is not UTF-8 (strings are converted).  Read by
- * AttrItemFromJsonbStored().
- */
-static bool parsed_as_stored;
+		NulEscapeCanonical(*data, *len, c);
+		c[n] = '\0';
+		*data = c;
+		*len = n;
+		parsed_as_stored = false;
+	}
+}
 
 static void
 parse_number(const char *s, int len, DynNumber *num)

@@ -842,11 +842,6 @@ ItemKeyPartFromAttributeValue(Jsonb *jb, bool is_sort, ItemKeyPart *part)
 			len = strlen(s);
 		}
 		/* the key holds the string, not its stored form (nul_escape.c) */
-		if (!NulEscapeWellFormed(s, len))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid %s key attribute value", role),
-					 errdetail("U+0001 in a jsonb string must start \\u0001\\u0001 (U+0000) or \\u0001\\u0002 (U+0001).")));
 		part->type = ITEMKEY_S;
 		part->bytes = palloc(len + 1);
 		part->len = NulEscapeDecode(s, len, (char *) part->bytes);

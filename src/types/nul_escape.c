@@ -20,10 +20,14 @@
  *	  - A string holding neither U+0000 nor U+0001 is stored unchanged: the
  *		common case costs nothing but the scans that look for the escape.
  *	  - The encoding is a bijection onto the well-formed stored strings
- *		(every 01 followed by 01 or 02); AttrValueFromJsonb refuses any
- *		other string in a request, so two values are equal exactly when
- *		their stored forms are, and jsonb's own equality and key order of
- *		map members stay right.
+ *		(every 01 followed by 01 or 02), so two values are equal exactly
+ *		when their stored forms are, and jsonb's own equality and key order
+ *		of map members stay right.  A lone 01 (one that starts no code
+ *		word: a U+0001 stored before this form existed, or sent in a jsonb
+ *		request) stands for itself; AttrValueFromJsonb rewrites it as 01 02
+ *		(NulEscapeCanonical), so every parsed value, and every item written
+ *		since, is well-formed, and an older stored item still reads as it
+ *		did (its key, made from the raw string, is the decoded one).
  *	  - Byte order is kept: the code words are ordered as the characters
  *		they stand for (00 < 01 < everything else), and no code word is a
  *		prefix of another, so memcmp of two stored forms orders them as
@@ -61,17 +65,51 @@
 bool
 NulEscapeWellFormed(const char *s, size_t len)
 {
+	const char *start = s;
 	const char *end = s + len;
 
-	while ((s = memchr(s, NUL_ESC, end - s)) != NULL)
+	while (s < end && (s = memchr(s, NUL_ESC, end - s)) != NULL)
 	{
-		if (s + 1 >= end || (s[1] != NUL_ESC_NUL && s[1] != NUL_ESC_ESC))
+		if (!NulEscapeIsWord(start, (size_t) (s - start), len))
 			return false;
 		s += 2;
-		if (s >= end)
-			break;
 	}
 	return true;
+}
+
+size_t
+NulEscapeCanonicalLength(const char *s, size_t len)
+{
+	size_t		n = len;
+	size_t		i;
+
+	for (i = 0; i < len; i++)
+	{
+		if (s[i] != NUL_ESC)
+			continue;
+		if (NulEscapeIsWord(s, i, len))
+			i++;
+		else
+			n++;
+	}
+	return n;
+}
+
+void
+NulEscapeCanonical(const char *s, size_t len, char *dst)
+{
+	size_t		i;
+
+	for (i = 0; i < len; i++)
+	{
+		*dst++ = s[i];
+		if (s[i] != NUL_ESC)
+			continue;
+		if (NulEscapeIsWord(s, i, len))
+			*dst++ = s[++i];
+		else
+			*dst++ = NUL_ESC_ESC;
+	}
 }
 
 size_t
@@ -116,13 +154,13 @@ NulEscapeDecode(const char *s, size_t len, char *dst)
 
 	for (i = 0; i < len; i++)
 	{
-		if (s[i] == NUL_ESC && i + 1 < len)
+		if (s[i] == NUL_ESC && NulEscapeIsWord(s, i, len))
 		{
 			*dst++ = (s[i + 1] == NUL_ESC_NUL) ? '\0' : NUL_ESC;
 			i++;
 		}
 		else
-			*dst++ = s[i];
+			*dst++ = s[i];		/* a lone escape byte too */
 	}
 	return dst - start;
 }
@@ -134,7 +172,7 @@ NulEscapeContains(const char *hay, size_t hlen, const char *needle, size_t nlen)
 
 	if (nlen == 0)
 		return true;
-	for (i = 0; i + nlen <= hlen; i += (hay[i] == NUL_ESC) ? 2 : 1)
+	for (i = 0; i + nlen <= hlen; i += (hay[i] == NUL_ESC && NulEscapeIsWord(hay, i, hlen)) ? 2 : 1)
 	{
 		if (hay[i] == needle[0] && memcmp(hay + i, needle, nlen) == 0)
 			return true;

@@ -22,29 +22,37 @@
 #define NUL_ESC_NUL			'\x01'	/* 01 01 = U+0000 */
 #define NUL_ESC_ESC			'\x02'	/* 01 02 = U+0001 */
 
+/* is s[i] (an escape byte) the start of a code word? */
+#define NulEscapeIsWord(s, i, len) \
+	((i) + 1 < (len) && ((s)[(i) + 1] == NUL_ESC_NUL || (s)[(i) + 1] == NUL_ESC_ESC))
+
 /*
  * NulEscapeCount
- *		The number of escape bytes in an encoded string: its decoded length
- *		is len minus this (each code word of two bytes stands for one).
- *		Strings without the escape cost one memchr.
+ *		The number of code words in a stored string: its decoded length is
+ *		len minus this (each code word of two bytes stands for one
+ *		character).  Strings without the escape cost one memchr.
  */
 static inline size_t
 NulEscapeCount(const char *s, size_t len)
 {
+	const char *start = s;
 	const char *end = s + len;
 	size_t		n = 0;
 
-	while ((s = memchr(s, NUL_ESC, end - s)) != NULL)
+	while (s < end && (s = memchr(s, NUL_ESC, end - s)) != NULL)
 	{
-		n++;
-		s += 2;					/* a code word is two bytes */
-		if (s >= end)
-			break;
+		if (NulEscapeIsWord(start, (size_t) (s - start), len))
+		{
+			n++;
+			s += 2;
+		}
+		else
+			s++;				/* a lone escape byte is itself */
 	}
 	return n;
 }
 
-/* the decoded length of an encoded string */
+/* the decoded length of a stored string */
 static inline size_t
 NulEscapeDecodedLength(const char *s, size_t len)
 {
@@ -60,11 +68,20 @@ NulEscapeNeeded(const char *s, size_t len)
 
 /* is every escape byte followed by 01 or 02 (the only code words)? */
 extern bool NulEscapeWellFormed(const char *s, size_t len);
+/*
+ * A lone escape byte (one that starts no code word: a U+0001 stored by a
+ * version before the escape, or sent in a jsonb request) stands for
+ * itself; NulEscapeCanonical writes the canonical stored form of such a
+ * string (each lone one as 01 02) to dst, of NulEscapeCanonicalLength
+ * bytes.
+ */
+extern size_t NulEscapeCanonicalLength(const char *s, size_t len);
+extern void NulEscapeCanonical(const char *s, size_t len, char *dst);
 /* the length of the encoding of a decoded string */
 extern size_t NulEscapeEncodedLength(const char *s, size_t len);
 /* encode len bytes of s into dst (NulEscapeEncodedLength bytes) */
 extern void NulEscapeEncode(const char *s, size_t len, char *dst);
-/* decode a well-formed encoded string into dst (dst may be s); new length */
+/* decode a stored string into dst (dst may be s); the new length */
 extern size_t NulEscapeDecode(const char *s, size_t len, char *dst);
 /* is needle (encoded) a substring of hay (encoded), at a code word boundary? */
 extern bool NulEscapeContains(const char *hay, size_t hlen,

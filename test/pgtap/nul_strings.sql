@@ -3,7 +3,7 @@
 -- record and PartiQL; key order, begins_with, contains and size() on the
 -- decoded strings; sizes counting U+0000 as one byte.
 BEGIN;
-SELECT plan(48);
+SELECT plan(50);
 SET search_path = item_table, public;
 
 -- a call with JSON text in and out; dj: its text, dd: as jsonb (stored form)
@@ -126,6 +126,12 @@ SELECT is(pg_temp.dj('PutItem', '{"TableName": "nul_t", "Item": {"pk": {"S": "es
 SELECT is(pg_temp.dj('GetItem', '{"TableName": "nul_t", "Key": {"pk": {"S": "esc"}, "sk": {"S": "\u0001\u0001\u0001\u0002"}}}'),
 	'{"Item": {"t": {"S": "\\u0001\\u0001"}, "pk": {"S": "esc"}, "sk": {"S": "\u0001\u0001\u0001\u0002"}}}', 'comes back as it went, and so does the text \u0001\u0001');
 SELECT is(pg_temp.dj('GetItem', '{"TableName": "nul_t", "Key": {"pk": {"S": "esc"}, "sk": {"S": "\u0000\u0001"}}}'), '{}', 'and is not U+0000 U+0001');
+
+-- a jsonb request with a U+0001 that starts no code word: the character itself
+SELECT is(dynamodb('PutItem', '{"TableName": "nul_t", "Item": {"pk": {"S": "lone\u0001"}, "sk": {"S": "\u0001x"}, "v": {"S": "\u0001"}}}'),
+	'{}'::jsonb, 'PutItem through jsonb with lone U+0001 characters');
+SELECT is(pg_temp.dj('GetItem', '{"TableName": "nul_t", "Key": {"pk": {"S": "lone\u0001"}, "sk": {"S": "\u0001x"}}}'),
+	'{"Item": {"v": {"S": "\u0001"}, "pk": {"S": "lone\u0001"}, "sk": {"S": "\u0001x"}}}', 'reads back as U+0001, stored canonical');
 
 -- UpdateItem: SET, list_append, if_not_exists, ADD and DELETE on a set, names with U+0000, conditions, ReturnValues
 SELECT is(pg_temp.dd('UpdateItem', '{"TableName": "nul_t", "Key": {"pk": {"S": "esc"}, "sk": {"S": "\u0001\u0001\u0001\u0002"}},
