@@ -12,6 +12,7 @@ OBJS = \
 	src/types/jsonb_binary.o \
 	src/types/attr_value.o \
 	src/types/attr_size.o \
+	src/types/nul_escape.o \
 	src/expr/expr_lexer.o \
 	src/expr/expr_parser.o \
 	src/expr/expr_build.o \
@@ -80,6 +81,7 @@ SQL_PARTS = \
 	src/sql/gsi.sql \
 	src/sql/api_query.sql \
 	src/sql/gateway.sql \
+	src/sql/nul.sql \
 	src/sql/partiql.sql \
 	src/distributed/distributed.sql \
 	src/sql/background.sql \
@@ -97,6 +99,7 @@ EXTVERSION = 1.2
 UPDATE_1_2_NEW = \
 	src/sql/api_control.sql \
 	src/sql/gateway.sql \
+	src/sql/nul.sql \
 	src/sql/partiql.sql \
 	src/distributed/distributed.sql \
 	src/sql/background.sql \

@@ -64,7 +64,7 @@ ApiCheckKeyAttributeName(ApiRequest *req, const char *name, const char *field)
 	if (name[0] == '\0')
 		ApiProblem(req, "Value '' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1",
 				   field);
-	else if (strlen(name) > ATTR_MAX_KEY_NAME_BYTES)
+	else if (NulEscapeDecodedLength(name, strlen(name)) > ATTR_MAX_KEY_NAME_BYTES)	/* U+0000: 1 */
 		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d",
 				   name, field, ATTR_MAX_KEY_NAME_BYTES);
 }

@@ -209,7 +209,9 @@ key_value_ok(IndexDef *idx, const char *attr, AttrType expected, bool is_sort,
 						  v->type == ATTR_S ? "string" : "binary", idx->name, attr);
 		return false;
 	}
-	if ((v->type == ATTR_S || v->type == ATTR_B) && v->u.bytes.len > limit)
+	/* an S counted decoded (nul_escape.c) */
+	if ((v->type == ATTR_S || v->type == ATTR_B) && v->u.bytes.len > limit &&
+		(v->type == ATTR_B || (int) NulEscapeDecodedLength(v->u.bytes.data, v->u.bytes.len) > limit))
 	{
 		if (strict && touched)
 			DynValidation("One or more parameter values were invalid: Size of %s key of index %s has exceeded the maximum size limit of %d bytes",

@@ -34,6 +34,7 @@
 #include "utils/jsonb.h"
 
 #include "item_table.h"
+#include "nul_escape.h"
 
 PG_FUNCTION_INFO_V1(item_key_in);
 PG_FUNCTION_INFO_V1(item_key_out);
@@ -840,9 +841,11 @@ ItemKeyPartFromAttributeValue(Jsonb *jb, bool is_sort, ItemKeyPart *part)
 												   GetDatabaseEncoding(), PG_UTF8);
 			len = strlen(s);
 		}
+		/* the key holds the string, not its stored form (nul_escape.c) */
 		part->type = ITEMKEY_S;
-		part->bytes = pnstrdup(s, len);
-		part->len = len;
+		part->bytes = palloc(len + 1);
+		part->len = NulEscapeDecode(s, len, (char *) part->bytes);
+		((char *) part->bytes)[part->len] = '\0';
 	}
 	else
 	{
@@ -880,12 +883,26 @@ ItemKeyPartPush(JsonbParseState **state, const ItemKeyPart *part)
 	{
 		case ITEMKEY_S:
 			k.val.string.val = "S";
-			if (memchr(part->bytes, '\0', part->len) != NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_UNTRANSLATABLE_CHARACTER),
-						 errmsg("key part contains U+0000, which jsonb cannot hold"),
-						 errhint("Read the key with its text form instead.")));
-			if (GetDatabaseEncoding() != PG_UTF8)
+			if (NulEscapeNeeded(part->bytes, part->len))
+			{
+				/* jsonb holds the stored form (nul_escape.c) */
+				char	   *e = palloc(NulEscapeEncodedLength(part->bytes, part->len) + 1);
+				int			elen = NulEscapeEncodedLength(part->bytes, part->len);
+
+				NulEscapeEncode(part->bytes, part->len, e);
+				e[elen] = '\0';
+				if (GetDatabaseEncoding() != PG_UTF8)
+				{
+					v.val.string.val = pg_any_to_server(e, elen, PG_UTF8);
+					v.val.string.len = strlen(v.val.string.val);
+				}
+				else
+				{
+					v.val.string.val = e;
+					v.val.string.len = elen;
+				}
+			}
+			else if (GetDatabaseEncoding() != PG_UTF8)
 			{
 				v.val.string.val = pg_any_to_server(part->bytes, part->len, PG_UTF8);
 				v.val.string.len = strlen(v.val.string.val);
