@@ -165,7 +165,8 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, const char *path)
 					DynRaise(DYN_SERIALIZATION, "Unexpected value in NonKeyAttributes; expected strings");
 				s->nonkey = lappend(s->nonkey, pnstrdup(v.val.string.val, v.val.string.len));
 				/* each name is a NonKeyAttributeName: 1 to 255 bytes */
-				if (v.val.string.len < 1 || v.val.string.len > ATTR_MAX_KEY_NAME_BYTES)
+				if (v.val.string.len < 1 ||
+					NulEscapeDecodedLength(v.val.string.val, v.val.string.len) > ATTR_MAX_KEY_NAME_BYTES)
 					bad_length = true;
 				appendStringInfo(&names, "%s%s", names.len > 0 ? ", " : "",
 								 (char *) llast(s->nonkey));
