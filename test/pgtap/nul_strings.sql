@@ -173,7 +173,7 @@ SELECT is(pg_temp.dj('DeleteItem', '{"TableName": "nul_t", "Key": {"pk": {"S": "
 
 -- PartiQL: string literals and parameters
 SELECT is(pg_temp.dj('ExecuteStatement', '{"Statement": "INSERT INTO nul_t VALUE {''pk'': ''q\u0000'', ''sk'': ?, ''v'': ''\u0001''}", "Parameters": [{"S": "\u0000"}]}'),
-	'{}', 'PartiQL INSERT with U+0000 in a literal and a parameter');
+	'{"Items": []}', 'PartiQL INSERT with U+0000 in a literal and a parameter');
 SELECT is(pg_temp.dj('ExecuteStatement', '{"Statement": "SELECT v, sk FROM nul_t WHERE pk = ''q\u0000'' AND sk = ?", "Parameters": [{"S": "\u0000"}]}'),
 	'{"Items": [{"v": {"S": "\u0001"}, "sk": {"S": "\u0000"}}]}', 'PartiQL SELECT finds it');
 
