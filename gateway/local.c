@@ -823,6 +823,9 @@ main(int argc, char **argv)
 	sigaddset(&stop_sigs, SIGINT);
 	sigaddset(&stop_sigs, SIGTERM);
 	sigprocmask(SIG_BLOCK, &stop_sigs, NULL);
+	/* a shell starts background commands with SIGINT ignored: take it */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 
 	/* the data directory: made if missing, absolute, the user's */
 	if (opt.in_memory)
