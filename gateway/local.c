@@ -956,7 +956,7 @@ main(int argc, char **argv)
 		char		log[PATH_MAX + 32];
 		char	   *initdb[] = {"initdb", "-D", pgdata, "-U", LOCAL_SUPERUSER,
 			"--auth=trust", "--encoding=UTF8", "--no-locale", "--no-instructions",
-		opt.in_memory ? "--no-sync" : NULL, NULL};
+		"--no-sync", NULL};
 
 		snprintf(log, sizeof(log), "%s/initdb.log", data_dir);
 		rm_rf(pgdata);			/* an initdb cut short */
@@ -965,6 +965,25 @@ main(int argc, char **argv)
 			say("initdb failed; the end of %s:", log);
 			tail_file(log, 15);
 			goto done;
+		}
+
+		/*
+		 * initdb --no-sync, then one syncfs of the file system: the same
+		 * durability as initdb's fsync of each file, in a fraction of the
+		 * time on a slow disk (PostgreSQL 17's initdb --sync-method=syncfs)
+		 */
+		if (!opt.in_memory)
+		{
+			int			fd = open(pgdata, O_RDONLY | O_DIRECTORY);
+
+			if (fd < 0 || syncfs(fd) != 0)
+			{
+				say("cannot flush the new cluster in %s to disk: %s", pgdata, strerror(errno));
+				if (fd >= 0)
+					close(fd);
+				goto done;
+			}
+			close(fd);
 		}
 	}
 	if (!start_server())
