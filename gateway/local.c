@@ -607,6 +607,10 @@ start_server(void)
 		argv[n++] = "synchronous_commit=off";
 		argv[n++] = "-c";
 		argv[n++] = "full_page_writes=off";
+		argv[n++] = "-c";
+		argv[n++] = "wal_level=minimal";
+		argv[n++] = "-c";
+		argv[n++] = "max_wal_senders=0";
 	}
 	argv[n] = NULL;
 

@@ -192,7 +192,7 @@ for w in "${WORKLOADS[@]}"; do
 done
 
 {
-    echo "item_table_local benchmark, $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores; PostgreSQL $("$PGBIN/postgres" --version | sed -E 's/.* ([0-9][0-9.]*).*/\1/'); dynalite $want${JAR:+; DynamoDB Local $(sed -n 's/.*"version" *: *"\([^"]*\)".*/\1/p' "$(dirname "$JAR")/dynamodb-local-metadata.json" 2>/dev/null | head -n 1)}"
+    echo "item_table_local benchmark, $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores; PostgreSQL $("$PGBIN/postgres" --version | sed -E 's/.* ([0-9][0-9.]*).*/\1/'); dynalite $want${JAR:+; DynamoDB Local (the jar given)}"
     echo
     echo "startup to ready, seconds (median of $BENCH_STARTS)"
     printf '  %-36s %s\n' "item_table_local, first use (initdb)" "$(median "${first[@]}")"
