@@ -359,8 +359,20 @@ rm_rf(const char *path)
 static void
 conninfo_of(char *out, size_t outlen, const char *sockdir)
 {
+	char		quoted[2 * PATH_MAX + 1];
+	size_t		i,
+				n = 0;
+
+	/* a value in single quotes, ' and \ escaped with a backslash */
+	for (i = 0; sockdir[i] && n + 2 < sizeof(quoted); i++)
+	{
+		if (sockdir[i] == '\'' || sockdir[i] == '\\')
+			quoted[n++] = '\\';
+		quoted[n++] = sockdir[i];
+	}
+	quoted[n] = '\0';
 	snprintf(out, outlen, "host='%s' port=" LOCAL_PGPORT " dbname=" LOCAL_DB
-			 " user=" LOCAL_SUPERUSER " application_name=item_table_local", sockdir);
+			 " user=" LOCAL_SUPERUSER " application_name=item_table_local", quoted);
 }
 
 /*
@@ -926,8 +938,12 @@ main(int argc, char **argv)
 		return 1;
 	}
 
-	/* the socket: in the data directory when its path fits */
-	if (strlen(data_dir) + sizeof("/.s.PGSQL." LOCAL_PGPORT ".lock") <= sizeof(((struct sockaddr_un *) 0)->sun_path))
+	/*
+	 * The socket: in the data directory when its path fits (and holds none
+	 * of the characters unix_socket_directories, a list, would split on)
+	 */
+	if (strlen(data_dir) + sizeof("/.s.PGSQL." LOCAL_PGPORT ".lock") <= sizeof(((struct sockaddr_un *) 0)->sun_path) &&
+		strpbrk(data_dir, ", \t\"") == NULL)
 		snprintf(sock_dir, sizeof(sock_dir), "%s", data_dir);
 	else
 	{
