@@ -104,6 +104,7 @@ static char sock_dir[PATH_MAX];
 static char pg_bin[PATH_MAX];
 static bool sock_dir_made = false;
 static pid_t postmaster = 0;
+static pid_t sync_pid = 0;		/* initdb --sync-only after a first start */
 static sigset_t stop_sigs;
 
 static void
@@ -277,18 +278,15 @@ find_pg_bin(void)
 	return false;
 }
 
-/* run a program of pg_bin, its output into log (appended); its exit status */
-static int
-run_pg_program(char *const argv[], const char *log)
+/* start a program of pg_bin, its output into log (appended): its pid */
+static pid_t
+start_pg_program(char *const argv[], const char *log)
 {
 	pid_t		pid;
-	int			status;
 	char		path[PATH_MAX + 64];
 
 	snprintf(path, sizeof(path), "%s/%s", pg_bin, argv[0]);
 	pid = fork();
-	if (pid < 0)
-		return -1;
 	if (pid == 0)
 	{
 		int			fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
@@ -303,6 +301,18 @@ run_pg_program(char *const argv[], const char *log)
 		execv(path, argv);
 		_exit(127);
 	}
+	return pid;
+}
+
+/* run a program of pg_bin, its output into log (appended): its exit status */
+static int
+run_pg_program(char *const argv[], const char *log)
+{
+	pid_t		pid = start_pg_program(argv, log);
+	int			status;
+
+	if (pid < 0)
+		return -1;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
@@ -986,28 +996,23 @@ main(int argc, char **argv)
 			tail_file(log, 15);
 			goto done;
 		}
-
-		/*
-		 * initdb --no-sync, then one syncfs of the file system: the same
-		 * durability as initdb's fsync of each file, in a fraction of the
-		 * time on a slow disk (PostgreSQL 17's initdb --sync-method=syncfs)
-		 */
-		if (!opt.in_memory)
-		{
-			int			fd = open(pgdata, O_RDONLY | O_DIRECTORY);
-
-			if (fd < 0 || syncfs(fd) != 0)
-			{
-				say("cannot flush the new cluster in %s to disk: %s", pgdata, strerror(errno));
-				if (fd >= 0)
-					close(fd);
-				goto done;
-			}
-			close(fd);
-		}
 	}
 	if (!start_server())
 		goto done;
+
+	/*
+	 * initdb ran with --no-sync: its files go to disk in the background
+	 * (initdb --sync-only) while the instance serves, rather than delaying
+	 * the first start by seconds on a busy disk
+	 */
+	if (first_use && !opt.in_memory)
+	{
+		char		log[PATH_MAX + 32];
+		char	   *sync_only[] = {"initdb", "--sync-only", "-D", pgdata, NULL};
+
+		snprintf(log, sizeof(log), "%s/initdb.log", data_dir);
+		sync_pid = start_pg_program(sync_only, log);
+	}
 
 	conninfo_of(conninfo, sizeof(conninfo), sock_dir);
 	conn = PQconnectdb(conninfo);
@@ -1051,6 +1056,8 @@ main(int argc, char **argv)
 
 done:
 	stop_server();
+	if (sync_pid > 0)
+		waitpid(sync_pid, NULL, 0);
 	if (sock_dir_made)
 		rm_rf(sock_dir);
 	if (opt.in_memory)
