@@ -40,6 +40,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -891,13 +892,20 @@ main(int argc, char **argv)
 	}
 	if (geteuid() == 0 && !made_dir && stat(data_dir, &st) == 0 && st.st_uid == 0)
 	{
-		/* root's own directory: give it to the user if it is empty */
-		char		probe[PATH_MAX + 32];
+		/* root's own directory: given to the user only when it is empty */
+		DIR		   *d = opendir(data_dir);
+		struct dirent *e;
+		bool		empty = d != NULL;
 
-		snprintf(probe, sizeof(probe), "%s/pgdata", data_dir);
-		if (access(probe, F_OK) == 0)
+		while (d && (e = readdir(d)) != NULL)
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				empty = false;
+		if (d)
+			closedir(d);
+		if (!empty)
 		{
-			say("%s holds a cluster owned by root; PostgreSQL runs as an unprivileged user", data_dir);
+			say("the data directory %s belongs to root and is not empty: PostgreSQL runs as user %s, "
+				"give a new or empty directory (it is made that user's)", data_dir, opt.user);
 			return 1;
 		}
 		made_dir = true;

@@ -214,3 +214,17 @@ def test_network_listen_needs_keys(workdir):
     assert os.listdir(workdir) == []
     out = subprocess.run([local_bin(), "-help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "-inMemory" in out.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the case of an instance started as root")
+def test_root_gives_away_only_an_empty_directory(workdir):
+    full = os.path.join(workdir, "full")
+    os.mkdir(full)
+    with open(os.path.join(full, "keep.txt"), "w") as f:
+        f.write("root's\n")
+    out = subprocess.run([local_bin(), "--port", "0", "--data-dir", full], cwd=workdir,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert "belongs to root and is not empty" in out.stderr
+    assert os.stat(full).st_uid == 0
+    assert os.listdir(full) == ["keep.txt"]
