@@ -47,6 +47,7 @@ it_say "starting $BIN on port $PORT (data in ${DATA_DIR#"$IT_ROOT"/})"
 "$BIN" --port "$PORT" --data-dir "$DATA_DIR" "$@" </dev/null >"$out" &
 pid=$!
 
+# shellcheck disable=SC2317  # run by the trap
 stop() {
     trap '' INT TERM HUP
     kill -TERM "$pid" 2>/dev/null || true
