@@ -670,7 +670,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 		sreq.body_len = r->len;
 
 		st = SigV4Parse(&sreq, &auth, msg, sizeof(msg));
-		if (st == SIGV4_OK)
+		if (st == SIGV4_OK && !GwOpt.auth_any)
 			st = SigV4CheckTime(&auth, time(NULL), msg, sizeof(msg));
 		switch (st)
 		{
@@ -687,21 +687,25 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 									 "InvalidSignatureException", msg);
 		}
-		switch (KeyLookup(auth.key_id, secret, sizeof(secret), role, sizeof(r->role)))
-		{
-			case KEY_FOUND:
-				break;
-			case KEY_UNKNOWN:
-				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-									 "UnrecognizedClientException",
-									 "The security token included in the request is invalid.");
-			case KEY_ERROR:
-				return respond_internal(c, r);
-		}
-		if (!SigV4Verify(&sreq, &auth, secret))
+		/* --auth any: a well-formed signature is enough, as DynamoDB Local's */
+		if (GwOpt.auth_any)
+			snprintf(role, sizeof(r->role), "%s", GwOpt.any_role ? GwOpt.any_role : "");
+		else
+			switch (KeyLookup(auth.key_id, secret, sizeof(secret), role, sizeof(r->role)))
+			{
+				case KEY_FOUND:
+					break;
+				case KEY_UNKNOWN:
+					return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+										 "UnrecognizedClientException",
+										 "The security token included in the request is invalid.");
+				case KEY_ERROR:
+					return respond_internal(c, r);
+			}
+		if (!GwOpt.auth_any && !SigV4Verify(&sreq, &auth, secret))
 			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 								 "InvalidSignatureException", MSG_BAD_SIGNATURE);
-		if (role[0] == '\0')
+		if (!GwOpt.auth_any && role[0] == '\0')
 			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 								 "AccessDeniedException",
 								 "The role of this access key no longer exists.");
@@ -750,7 +754,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 	 */
 	r->job.action = r->action;
 	r->job.body = r->body;
-	r->job.role = GwOpt.auth_none ? NULL : r->role;
+	r->job.role = GwOpt.auth_none || (GwOpt.auth_any && GwOpt.any_role == NULL) ? NULL : r->role;
 	r->job.done = direct_done;
 	r->conn = c;
 	if (PoolRunDirect(&r->job))
@@ -1256,8 +1260,10 @@ read_file(const char *path)
 	return buf;
 }
 
+/* the program's body: item_table_gateway's main() (gw_main.c), or
+ * item_table_local's after it has started PostgreSQL (local.c) */
 int
-main(int argc, char **argv)
+GwMain(int argc, char **argv)
 {
 	struct addrinfo hints = {0},
 			   *ai;
@@ -1350,7 +1356,7 @@ main(int argc, char **argv)
 			.role_cap = GwOpt.pool_per_role,
 		};
 
-		if (!PoolInit(GwOpt.conninfo, &po, !GwOpt.auth_none))
+		if (!PoolInit(GwOpt.conninfo, &po, !GwOpt.auth_none && !GwOpt.auth_any))
 		{
 			fprintf(stderr, "item_table_gateway: cannot use the database (is item_table installed, and may the login role read item_table.access_keys?)\n");
 			return 1;
@@ -1412,10 +1418,13 @@ main(int argc, char **argv)
 	}
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	port = info ? info->port : GwOpt.port;
-	printf("item_table_gateway: listening on %s://%s%s%s:%d\n",
-		   GwOpt.tls_cert ? "https" : "http",
-		   ai->ai_family == AF_INET6 ? "[" : "", GwOpt.listen,
-		   ai->ai_family == AF_INET6 ? "]" : "", port);
+	if (GwOnReady)
+		GwOnReady(port);
+	else
+		printf("item_table_gateway: listening on %s://%s%s%s:%d\n",
+			   GwOpt.tls_cert ? "https" : "http",
+			   ai->ai_family == AF_INET6 ? "[" : "", GwOpt.listen,
+			   ai->ai_family == AF_INET6 ? "]" : "", port);
 	fflush(stdout);
 	freeaddrinfo(ai);
 
