@@ -80,6 +80,10 @@ filter_key_attribute(const ReadTarget *t, const CondNode *c)
 				if (keys[k] != NULL && e->namelen == (int) strlen(keys[k]) &&
 					memcmp(e->name, keys[k], e->namelen) == 0)
 					return keys[k];
+			for (k = 0; t->idx != NULL && k < t->idx->nkeys; k++)
+				if (e->namelen == (int) strlen(t->idx->keys[k]) &&
+					memcmp(e->name, t->idx->keys[k], e->namelen) == 0)
+					return t->idx->keys[k];
 		}
 	}
 	return NULL;

@@ -430,6 +430,78 @@ lex_part(KeyLexer *lx, ItemKeyPart *part, StringInfo buf, bool is_sort)
 }
 
 /*
+ * parse_tuple_text
+ *		A multi-attribute key's text form: its parts in parentheses,
+ *		separated by commas, "(S\"a\", N1, S\"x\")"; a bound ends with the
+ *		top marker as a part of its own, "(S\"a\", ~)", or with ~ right
+ *		after its last S or B part (prefix bound), "(S\"a\", S\"x\"~)".
+ *		lx is at the opening parenthesis.  NULL after a soft error.
+ */
+static ItemKey *
+parse_tuple_text(KeyLexer *lx)
+{
+	StringInfoData out;
+	StringInfoData pbuf;
+	int			nparts = 0;
+	bool		marker = false;
+
+	KeyCodecTupleStart(&out);
+	initStringInfo(&pbuf);
+	lx->p++;
+	skip_ws(lx);
+	for (;;)
+	{
+		ItemKeyPart part;
+
+		if (*lx->p == '~' && nparts > 0)
+		{
+			appendStringInfoChar(&out, (char) ITEMKEY_TAG_PARTITION_TOP);
+			lx->p++;
+			skip_ws(lx);
+			marker = true;
+		}
+		else
+		{
+			if (nparts >= ITEMKEY_MAX_TUPLE_PARTS)
+				syntax_error(lx, "a multi-attribute key has at most eight parts");
+			if (!lex_part(lx, &part, &pbuf, false))
+				return NULL;
+			KeyCodecAppendPart(&out, &part, false);
+			nparts++;
+			skip_ws(lx);
+			if (*lx->p == '~')
+			{
+				if (part.type == ITEMKEY_N)
+					syntax_error(lx, "a prefix bound (~) needs a string or binary part");
+				appendStringInfoChar(&out, (char) ITEMKEY_PREFIX_TOP);
+				lx->p++;
+				skip_ws(lx);
+				marker = true;
+			}
+		}
+		if (*lx->p == ')')
+			break;
+		if (*lx->p != ',' || marker)
+			syntax_error(lx, marker ? "a bound marker must end the key" :
+						 "expected , or )");
+		lx->p++;
+		skip_ws(lx);
+	}
+	lx->p++;
+	skip_ws(lx);
+	if (*lx->p == '>')
+	{
+		/* a successor: right after the key (its encoding and a zero byte) */
+		appendStringInfoChar(&out, '\0');
+		lx->p++;
+		skip_ws(lx);
+	}
+	if (*lx->p != '\0')
+		syntax_error(lx, "unexpected character");
+	return KeyCodecTupleFinish(&out);
+}
+
+/*
  * parse_key_text
  *		Parse text (UTF-8) into a new item_key; NULL after a soft error.
  */
@@ -461,6 +533,8 @@ parse_key_text(const char *text, Node *escontext)
 
 		return KeyCodecMakeVarlena(&top, *lx.p == '>' ? 1 : 0);
 	}
+	if (*lx.p == '(')
+		return parse_tuple_text(&lx);
 	if (!lex_part(&lx, &pk, &pbuf, false))
 		return NULL;
 	skip_ws(&lx);
@@ -683,6 +757,45 @@ ItemKeyDecodeOrError(const ItemKey *key, ItemKeyParsed *parsed)
 }
 
 /*
+ * tuple_to_text
+ *		The text form of a multi-attribute key (see parse_tuple_text), or
+ *		NULL when data is not one.
+ */
+static char *
+tuple_to_text(const uint8 *data, int len)
+{
+	ItemKeyTuple t;
+	const char *why = NULL;
+	StringInfoData out;
+	int			i;
+	bool		successor = false;
+
+	if (!KeyCodecDecodeTuple(data, len, &t, &why))
+	{
+		if (len < 3 || data[len - 1] != 0 ||
+			!KeyCodecDecodeTuple(data, len - 1, &t, &why))
+			return NULL;
+		successor = true;
+	}
+	initStringInfo(&out);
+	appendStringInfoChar(&out, '(');
+	for (i = 0; i < t.nparts; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(&out, ", ");
+		append_part_text(&out, &t.parts[i]);
+	}
+	if (t.bound == ITEMKEY_BOUND_PREFIX_TOP)
+		appendStringInfoChar(&out, '~');
+	else if (t.bound == ITEMKEY_BOUND_PARTITION_TOP)
+		appendStringInfoString(&out, ", ~");
+	appendStringInfoChar(&out, ')');
+	if (successor)
+		appendStringInfoChar(&out, '>');
+	return out.data;
+}
+
+/*
  * ItemKeyToText
  *		The text form of a key, palloc'd (in the database encoding).
  */
@@ -705,6 +818,23 @@ ItemKeyToText(const ItemKey *key)
 		return pstrdup("<");
 	if (len == 1 && data[0] == 0xFF)
 		return pstrdup(">");
+	if (data[0] == ITEMKEY_FORMAT_TUPLE)
+	{
+		char	   *text = tuple_to_text(data, len);
+
+		if (text == NULL)
+		{
+			ItemKeyTuple t;
+			const char *why = NULL;
+
+			(void) KeyCodecDecodeTuple(data, len, &t, &why);
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("invalid item_key value"),
+					 errdetail("The encoding is damaged: %s.", why)));
+		}
+		return text;
+	}
 	if (data[len - 1] == 0 && !KeyCodecDecode(data, len, &parsed, &why) &&
 		KeyCodecDecode(data, len - 1, &parsed, &why))
 	{
@@ -747,8 +877,11 @@ item_key_recv(PG_FUNCTION_ARGS)
 	const char *bytes = pq_getmsgbytes(buf, len);
 	ItemKeyParsed parsed;
 	const char *why = NULL;
+	ItemKeyTuple tuple;
 
-	if (!KeyCodecDecode((const uint8 *) bytes, len, &parsed, &why))
+	if (len > 0 && bytes[0] == ITEMKEY_FORMAT_TUPLE ?
+		!KeyCodecDecodeTuple((const uint8 *) bytes, len, &tuple, &why) :
+		!KeyCodecDecode((const uint8 *) bytes, len, &parsed, &why))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid external item_key value"),
