@@ -746,7 +746,8 @@ ApiIndexAttributeDefinitions(const char *table, const char *hash, const char *ra
 							   " UNION ALL SELECT range_key, range_type, index_name FROM item_table.indexes"
 							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND range_key IS NOT NULL"
 							   " UNION ALL SELECT e OPERATOR(pg_catalog.->>) 'AttributeName', e OPERATOR(pg_catalog.->>) 'AttributeType', x.index_name"
-							   " FROM item_table.indexes x, pg_catalog.jsonb_array_elements(pg_catalog.to_jsonb(x) OPERATOR(pg_catalog.->) 'key_schema') e"
+							   " FROM item_table.indexes x, pg_catalog.jsonb_array_elements(CASE WHEN pg_catalog.jsonb_typeof(pg_catalog.to_jsonb(x) OPERATOR(pg_catalog.->) 'key_schema')"
+							   " OPERATOR(pg_catalog.=) 'array' THEN pg_catalog.to_jsonb(x) OPERATOR(pg_catalog.->) 'key_schema' END) e"
 							   " WHERE x.table_name OPERATOR(pg_catalog.=) $1) s(a, t, i)"
 							   " GROUP BY a, t ORDER BY pg_catalog.min(i), a",
 							   1, argtypes, values, NULL, false, 0);

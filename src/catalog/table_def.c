@@ -287,11 +287,14 @@ new_version(ItemTableDef *def)
 	" i.hash_key, i.hash_type, i.range_key, i.range_type, i.projection_type," \
 	" i.non_key_attributes, i.element_index, i.status," \
 	" ARRAY(SELECT e OPERATOR(pg_catalog.->>) 'AttributeName' FROM pg_catalog.jsonb_array_elements(" \
-	"   pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema') e)," \
+	"   CASE WHEN pg_catalog.jsonb_typeof(pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema') = 'array'" \
+	"   THEN pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema' END) e)," \
 	" ARRAY(SELECT e OPERATOR(pg_catalog.->>) 'AttributeType' FROM pg_catalog.jsonb_array_elements(" \
-	"   pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema') e)," \
+	"   CASE WHEN pg_catalog.jsonb_typeof(pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema') = 'array'" \
+	"   THEN pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema' END) e)," \
 	" ARRAY(SELECT e OPERATOR(pg_catalog.->>) 'KeyType' FROM pg_catalog.jsonb_array_elements(" \
-	"   pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema') e)" \
+	"   CASE WHEN pg_catalog.jsonb_typeof(pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema') = 'array'" \
+	"   THEN pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema' END) e)" \
 	" FROM item_table.tables t LEFT JOIN item_table.indexes i" \
 	" ON i.table_name OPERATOR(pg_catalog.=) t.table_name"
 #define DEF_BY_NAME_SQL		DEF_COLUMNS \

@@ -303,6 +303,15 @@ bind_read(ReadParsed *rp, ReadRequest *rr)
 				conditioned = lappend(conditioned, (void *) rp->kc.leaves[i].attr);
 			LegacyCheckIndexable(rp->nonindexable, conditioned, rr->target.hash_key,
 								 rr->target.range_key);
+			/* a multi-attribute index key: no such operator on any part */
+			for (i = 0; rr->target.idx != NULL && i < rr->target.idx->nkeys; i++)
+			{
+				ListCell   *lc;
+
+				foreach(lc, rp->nonindexable)
+					if (strcmp((char *) lfirst(lc), rr->target.idx->keys[i]) == 0)
+						DynValidation("Attempted conditional constraint is not an indexable operation");
+			}
 		}
 		ReadKeyConditionRange(&rr->target, &rp->kc, &rr->range, &partition);
 		filter_key = filter_key_attribute(&rr->target, rr->filter);
