@@ -39,7 +39,7 @@
 --      the index and of the table).
 --  R11 UpdateTable Create of such an index backfills existing items.
 BEGIN;
-SELECT plan(46);
+SELECT plan(53);
 SET search_path = item_table, public;
 
 \ir include/err.sql
@@ -234,6 +234,40 @@ SELECT is((SELECT count(*) FROM item_data."mak#by_region_pk"), 59::bigint, 'R11:
 SELECT is(query('{"TableName": "mak", "IndexName": "by_region_pk", "KeyConditionExpression": "area = :r AND pk = :p",
 	"ExpressionAttributeValues": {":r": {"S": "E"}, ":p": {"S": "p4"}}, "Select": "COUNT"}'), '{"Count": 1, "ScannedCount": 1}'::jsonb,
 	'a Query on two partition attributes');
+
+-- ---------------------------------------------------------------- one index range; legacy; PartiQL; TTL
+SELECT is((SELECT string_agg(l, ' ') FROM explain_query(pg_temp.q('tour = :t AND area = :r AND #r = :n AND begins_with(tag, :g)',
+	'{":t": {"S": "W"}, ":r": {"S": "W"}, ":n": {"N": "-1"}, ":g": {"B": "/w=="}}')) l WHERE l LIKE 'key range:%'),
+	'key range: ikey >= (S"W", S"W", N-1, B"/w==") AND ikey < (S"W", S"W", N-1, B"/w=="~)',
+	'a Query is one range of the index table');
+SELECT is(query('{"TableName": "mak", "IndexName": "by_region", "Select": "COUNT", "KeyConditions": {
+	"tour": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "W"}]},
+	"area": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "E"}]},
+	"round": {"ComparisonOperator": "BETWEEN", "AttributeValueList": [{"N": "-1"}, {"N": "1"}]}}}'),
+	jsonb_build_object('Count', cardinality(pg_temp.expected('tour = :t AND area = :r AND #r BETWEEN :n AND :m',
+		'{":t": {"S": "W"}, ":r": {"S": "E"}, ":n": {"N": "-1"}, ":m": {"N": "1"}}')),
+		'ScannedCount', cardinality(pg_temp.expected('tour = :t AND area = :r AND #r BETWEEN :n AND :m',
+		'{":t": {"S": "W"}, ":r": {"S": "E"}, ":n": {"N": "-1"}, ":m": {"N": "1"}}'))),
+	'legacy KeyConditions on three key attributes');
+SELECT is(pg_temp.msg(pg_temp.err('Query', '{"TableName": "mak", "IndexName": "by_region", "KeyConditions": {
+	"tour": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "W"}]},
+	"area": {"ComparisonOperator": "NE", "AttributeValueList": [{"S": "E"}]}}}')),
+	'ValidationException: Attempted conditional constraint is not an indexable operation', 'legacy: NE on a partition attribute');
+SELECT is(pg_temp.msg(pg_temp.err('Query', '{"TableName": "mak", "IndexName": "by_region", "KeyConditions": {
+	"tour": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "W"}]},
+	"area": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "E"}]},
+	"tag": {"ComparisonOperator": "EQ", "AttributeValueList": [{"B": "AA=="}]}}}')),
+	'ValidationException: Query condition missed key schema element: round', 'legacy: the same gap rule');
+SELECT is((SELECT array_agg(i->'pk'->>'S' ORDER BY o) FROM jsonb_array_elements(execute_statement($$ {"Statement":
+	"SELECT pk FROM \"mak\".\"by_region\" WHERE tour = 'W' AND area = 'E' AND \"round\" = 1 AND tag < ?", "Parameters": [{"B": "/w=="}]} $$)->'Items')
+	WITH ORDINALITY x(i, o)),
+	pg_temp.expected('tour = :t AND area = :r AND #r = :n AND tag < :g', '{":t": {"S": "W"}, ":r": {"S": "E"}, ":n": {"N": "1"}, ":g": {"B": "/w=="}}'),
+	'PartiQL SELECT on the index: the same items in the same order');
+SELECT ok(update_time_to_live('{"TableName": "mak", "TimeToLiveSpecification": {"Enabled": true, "AttributeName": "exp"}}') IS NOT NULL, 'TTL on');
+SELECT is((SELECT count(*) FROM (SELECT update_item(jsonb_build_object('TableName', 'mak', 'Key', jsonb_build_object('pk', jsonb_build_object('S', 'p' || i)),
+	'UpdateExpression', 'SET #e = :e', 'ExpressionAttributeNames', '{"#e": "exp"}'::jsonb, 'ExpressionAttributeValues', '{":e": {"N": "1"}}'::jsonb))
+	FROM generate_series(4, 8) i) s) + expire_items('mak') + (SELECT count(*) FROM item_data."mak#by_region"), 5 + 5 + 53::bigint,
+	'TTL expiry removes the index entries');
 
 -- ---------------------------------------------------------------- the codec's order invariant
 -- (key_codec.c, property 4a): for random tuples of every mix of N, S and B
