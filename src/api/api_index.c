@@ -819,7 +819,7 @@ ApiPushIndexDescriptions(JsonbParseState **state, const char *table, bool on_dem
 			{
 				Datum		ks = SPI_getbinval(tup, desc, 14, &isnull);
 
-				if (!isnull && JB_ROOT_IS_ARRAY(DatumGetJsonbP(ks)))
+				if (!isnull && JB_ROOT_IS_ARRAY(DatumGetJsonbP(ks)) && !JB_ROOT_IS_SCALAR(DatumGetJsonbP(ks)))
 					push_multi_key_schema(state, DatumGetJsonbP(ks));
 				else
 					push_key_schema(state, SPI_getvalue(tup, desc, 3), SPI_getvalue(tup, desc, 4));

@@ -342,7 +342,7 @@ multi_key_range(const ReadTarget *t, const KeyCondition *kc, KeyRange *r,
 	}
 
 	/* the partition: its parts; then the = parts before the last */
-	KeyCodecTupleStart(&buf);
+	KeyCodecTupleStart(&buf, idx->nhash);
 	for (i = 0; i < idx->nhash; i++)
 		append_value(&buf, by_part[i]->v1);
 	*partition = tuple_bound(&buf, 0);

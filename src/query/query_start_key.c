@@ -170,7 +170,7 @@ index_start_key(const ReadTarget *t, const AttrValue *esk, bool for_scan, ItemKe
 							  i >= t->idx->nhash);
 			AttrKeyPart(vals[i], &parts[i]);
 		}
-		*ikey = KeyCodecBuildTuple(parts, t->idx->nkeys);
+		*ikey = KeyCodecBuildTuple(parts, t->idx->nhash, t->idx->nkeys);
 		table_first = t->idx->nkeys;
 		return AttrKeyFromValues(vals[table_first], t->def->range_key ? vals[table_first + 1] : NULL);
 	}
@@ -210,7 +210,7 @@ check_query_start_key(const ReadTarget *t, const AttrValue *esk, const ItemKey *
 			elog(ERROR, "invalid multi-attribute key: %s", why);
 		for (i = 0; i < qt.nparts; i++)
 			kt.parts[i] = qt.parts[i];
-		if (!ReadRangeContains(r, KeyCodecBuildTuple(kt.parts, kt.nparts)))
+		if (!ReadRangeContains(r, KeyCodecBuildTuple(kt.parts, kt.nhash, kt.nparts)))
 			DynValidation("The provided starting key does not match the range key predicate");
 		if (!ReadRangeContains(r, k))
 			DynValidation("The provided starting key is outside query boundaries based on provided conditions");

@@ -283,7 +283,7 @@ multi_entries(ItemTableDef *def, IndexDef *idx, const AttrValue *item,
 	if (!all)
 		return NIL;				/* sparse */
 	e = palloc(sizeof(IndexEntry));
-	e->ikey = KeyCodecBuildTuple(parts, idx->nkeys);
+	e->ikey = KeyCodecBuildTuple(parts, idx->nhash, idx->nkeys);
 	e->projected = project(def, idx, item);
 	return list_make1(e);
 }

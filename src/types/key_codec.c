@@ -32,9 +32,10 @@
  *
  * 4. Tuples keep all three.  The key of a GSI whose KeySchema has several
  *	  HASH or RANGE attributes (up to four of each) is the version byte
- *	  ITEMKEY_FORMAT_TUPLE followed by one part per key attribute, in the
- *	  KeySchema's order, each encoded exactly as above; nothing marks where
- *	  the partition attributes end (the index definition knows it).  Because
+ *	  ITEMKEY_FORMAT_TUPLE, a byte holding the number of partition
+ *	  attributes (1..4), and one part per key attribute, in the KeySchema's
+ *	  order, each encoded exactly as above.  Every key of one index has the
+ *	  same two leading bytes, so they change no comparison.  Because
  *	  every part is self-delimiting and is followed only by the tag of the
  *	  next part (01..05) or by the end of the key, the invariants carry
  *	  over part by part:
@@ -59,9 +60,11 @@
  *		 [P||v||06, P||06), `>= v` is [P||v, P||06), BETWEEN a AND b is
  *		 [P||a, P||b||06).  begins_with on the last one is property 2:
  *		 [P||tag||payload, P||tag||payload||FF).
- *	  c. Hashing: KeyCodecPartitionLength gives the first part; all the
- *		 keys of one index partition share it, so hashing it is consistent
- *		 with equality (and segments keep an index partition together).
+ *	  c. Hashing: KeyCodecPartitionLength gives the header and the
+ *		 partition parts (the count byte says how many), so the hash
+ *		 opclass, partition_key(), parallel-scan segments and the
+ *		 distribution column of a distributed index table all take every
+ *		 partition attribute and only those.
  *
  *	  A tuple and a classic key never meet in one column (an index table
  *	  holds the keys of one key schema), and the version bytes keep them
@@ -192,11 +195,13 @@ KeyCodecAppendEscaped(StringInfo buf, const char *bytes, int len)
  *		item_key (no copy).
  */
 void
-KeyCodecTupleStart(StringInfo buf)
+KeyCodecTupleStart(StringInfo buf, int nhash)
 {
+	Assert(nhash >= 1 && nhash <= ITEMKEY_MAX_TUPLE_PARTS / 2);
 	initStringInfo(buf);
 	appendBinaryStringInfo(buf, "\0\0\0\0", VARHDRSZ);
 	appendStringInfoChar(buf, (char) ITEMKEY_FORMAT_TUPLE);
+	appendStringInfoChar(buf, (char) nhash);
 }
 
 ItemKey *
@@ -210,16 +215,17 @@ KeyCodecTupleFinish(StringInfo buf)
 
 /*
  * KeyCodecBuildTuple
- *		Encode a multi-attribute key from its nparts parts.  Limits are the
- *		caller's business.  Returns a palloc'd item_key.
+ *		Encode a multi-attribute key from its nparts parts, the first nhash
+ *		of them partition parts.  Limits are the caller's business.  Returns
+ *		a palloc'd item_key.
  */
 ItemKey *
-KeyCodecBuildTuple(const ItemKeyPart *parts, int nparts)
+KeyCodecBuildTuple(const ItemKeyPart *parts, int nhash, int nparts)
 {
 	StringInfoData buf;
 	int			i;
 
-	KeyCodecTupleStart(&buf);
+	KeyCodecTupleStart(&buf, nhash);
 	for (i = 0; i < nparts; i++)
 		KeyCodecAppendPart(&buf, &parts[i], i == nparts - 1);
 	return KeyCodecTupleFinish(&buf);
@@ -593,12 +599,18 @@ KeyCodecDecodeTuple(const uint8 *data, int len, ItemKeyTuple *out,
 		*why = "not a multi-attribute key";
 		return false;
 	}
+	out->nhash = *p++;
+	if (out->nhash < 1 || out->nhash > ITEMKEY_MAX_TUPLE_PARTS / 2)
+	{
+		*why = "invalid number of partition parts";
+		return false;
+	}
 	while (p < end)
 	{
 		ItemKeyPart *part;
 		int			used;
 
-		if (*p == ITEMKEY_TAG_PARTITION_TOP && out->nparts > 0)
+		if (*p == ITEMKEY_TAG_PARTITION_TOP && out->nparts >= out->nhash)
 		{
 			if (p + 1 != end)
 			{
@@ -656,12 +668,52 @@ KeyCodecDecodeTuple(const uint8 *data, int len, ItemKeyTuple *out,
 		}
 		p += used;
 	}
-	if (out->nparts == 0)
+	if (out->nparts < out->nhash ||
+		(out->bound == ITEMKEY_BOUND_PREFIX_TOP && out->nparts == out->nhash))
 	{
-		*why = "no key part";
+		*why = "missing partition parts";
 		return false;
 	}
 	return true;
+}
+
+/*
+ * skip_part
+ *		The length of the part starting at data[i] (a tag), without
+ *		validation: a number ends at its terminator, S or B at the next tag
+ *		byte (skipping two-byte code words) or the end.
+ */
+static int
+skip_part(const uint8 *data, int i, int len)
+{
+	int			j;
+
+	switch (data[i])
+	{
+		case ITEMKEY_TAG_N_ZERO:
+			return 1;
+		case ITEMKEY_TAG_N_POS:
+		case ITEMKEY_TAG_N_NEG:
+			{
+				uint8		term = (data[i] == ITEMKEY_TAG_N_NEG) ? 0xFF : 0x00;
+
+				for (j = i + 2; j < len; j++)
+				{
+					if (data[j] == term)
+						return j + 1 - i;
+				}
+				return len - i;
+			}
+		default:
+			for (j = i + 1; j < len; j++)
+			{
+				if (data[j] == ITEMKEY_ESC_LOW || data[j] == ITEMKEY_ESC_HIGH)
+					j++;
+				else if (ItemKeyIsTagByte(data[j]))
+					return j - i;
+			}
+			return Max(len - i, 0);
+	}
 }
 
 /*
@@ -677,6 +729,16 @@ KeyCodecPartitionLength(const uint8 *data, int len)
 
 	if (len < 2)
 		return len;
+	if (data[0] == ITEMKEY_FORMAT_TUPLE)
+	{
+		/* the header and data[1] partition parts */
+		int			at = 2;
+		int			k;
+
+		for (k = 0; k < data[1] && at < len; k++)
+			at += skip_part(data, at, len);
+		return Min(at, len);
+	}
 	switch (data[1])
 	{
 		case ITEMKEY_TAG_N_ZERO:

@@ -432,58 +432,61 @@ lex_part(KeyLexer *lx, ItemKeyPart *part, StringInfo buf, bool is_sort)
 /*
  * parse_tuple_text
  *		A multi-attribute key's text form: its parts in parentheses,
- *		separated by commas, "(S\"a\", N1, S\"x\")"; a bound ends with the
- *		top marker as a part of its own, "(S\"a\", ~)", or with ~ right
- *		after its last S or B part (prefix bound), "(S\"a\", S\"x\"~)".
- *		lx is at the opening parenthesis.  NULL after a soft error.
+ *		separated by commas, with | after the partition parts when sort
+ *		parts follow, "(S\"a\", N1 | S\"x\")"; without | every part is a
+ *		partition part.  A bound ends with the top marker as a part of its
+ *		own, "(S\"a\", N1, ~)", or with ~ right after its last S or B part
+ *		(prefix bound), "(S\"a\" | S\"x\"~)".  lx is at the opening
+ *		parenthesis.  NULL after a soft error.
  */
 static ItemKey *
 parse_tuple_text(KeyLexer *lx)
 {
+	ItemKeyPart parts[ITEMKEY_MAX_TUPLE_PARTS];
+	StringInfoData bufs[ITEMKEY_MAX_TUPLE_PARTS];
 	StringInfoData out;
-	StringInfoData pbuf;
 	int			nparts = 0;
-	bool		marker = false;
+	int			nhash = -1;
+	int			marker = 0;		/* 0, or the marker byte that ends the key */
+	bool		successor = false;
+	int			i;
 
-	KeyCodecTupleStart(&out);
-	initStringInfo(&pbuf);
 	lx->p++;
 	skip_ws(lx);
 	for (;;)
 	{
-		ItemKeyPart part;
-
 		if (*lx->p == '~' && nparts > 0)
 		{
-			appendStringInfoChar(&out, (char) ITEMKEY_TAG_PARTITION_TOP);
+			marker = ITEMKEY_TAG_PARTITION_TOP;
 			lx->p++;
 			skip_ws(lx);
-			marker = true;
 		}
 		else
 		{
 			if (nparts >= ITEMKEY_MAX_TUPLE_PARTS)
 				syntax_error(lx, "a multi-attribute key has at most eight parts");
-			if (!lex_part(lx, &part, &pbuf, false))
+			initStringInfo(&bufs[nparts]);
+			if (!lex_part(lx, &parts[nparts], &bufs[nparts], false))
 				return NULL;
-			KeyCodecAppendPart(&out, &part, false);
 			nparts++;
 			skip_ws(lx);
 			if (*lx->p == '~')
 			{
-				if (part.type == ITEMKEY_N)
+				if (parts[nparts - 1].type == ITEMKEY_N)
 					syntax_error(lx, "a prefix bound (~) needs a string or binary part");
-				appendStringInfoChar(&out, (char) ITEMKEY_PREFIX_TOP);
+				marker = ITEMKEY_PREFIX_TOP;
 				lx->p++;
 				skip_ws(lx);
-				marker = true;
 			}
 		}
 		if (*lx->p == ')')
 			break;
-		if (*lx->p != ',' || marker)
-			syntax_error(lx, marker ? "a bound marker must end the key" :
-						 "expected , or )");
+		if (marker != 0)
+			syntax_error(lx, "a bound marker must end the key");
+		if (*lx->p == '|' && nhash < 0)
+			nhash = nparts;
+		else if (*lx->p != ',')
+			syntax_error(lx, "expected , | or )");
 		lx->p++;
 		skip_ws(lx);
 	}
@@ -492,12 +495,32 @@ parse_tuple_text(KeyLexer *lx)
 	if (*lx->p == '>')
 	{
 		/* a successor: right after the key (its encoding and a zero byte) */
-		appendStringInfoChar(&out, '\0');
+		successor = true;
 		lx->p++;
 		skip_ws(lx);
 	}
 	if (*lx->p != '\0')
 		syntax_error(lx, "unexpected character");
+	if (nhash < 0)
+		nhash = nparts;
+	if (nhash < 1 || nhash > ITEMKEY_MAX_TUPLE_PARTS / 2 || nparts - nhash > ITEMKEY_MAX_TUPLE_PARTS / 2 ||
+		(marker == ITEMKEY_PREFIX_TOP && nparts == nhash))
+		syntax_error(lx, "a multi-attribute key has one to four partition parts and at most four sort parts");
+	KeyCodecTupleStart(&out, nhash);
+	for (i = 0; i < nparts; i++)
+	{
+		if (marker == ITEMKEY_PREFIX_TOP && i == nparts - 1)
+		{
+			appendStringInfoChar(&out, (char) (parts[i].type == ITEMKEY_S ? ITEMKEY_TAG_S : ITEMKEY_TAG_B));
+			KeyCodecAppendEscaped(&out, parts[i].bytes, parts[i].len);
+		}
+		else
+			KeyCodecAppendPart(&out, &parts[i], false);
+	}
+	if (marker != 0)
+		appendStringInfoChar(&out, (char) marker);
+	if (successor)
+		appendStringInfoChar(&out, '\0');
 	return KeyCodecTupleFinish(&out);
 }
 
@@ -782,7 +805,7 @@ tuple_to_text(const uint8 *data, int len)
 	for (i = 0; i < t.nparts; i++)
 	{
 		if (i > 0)
-			appendStringInfoString(&out, ", ");
+			appendStringInfoString(&out, i == t.nhash ? " | " : ", ");
 		append_part_text(&out, &t.parts[i]);
 	}
 	if (t.bound == ITEMKEY_BOUND_PREFIX_TOP)
@@ -1080,6 +1103,11 @@ item_key_from_values(PG_FUNCTION_ARGS)
 static void
 decode_real_key(const ItemKey *key, ItemKeyParsed *parsed)
 {
+	if (ITEMKEY_LEN(key) > 0 && ITEMKEY_DATA(key)[0] == ITEMKEY_FORMAT_TUPLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("item_key value is the key of a multi-attribute index"),
+				 errdetail("Its parts are named by the index's KeySchema; partition_key() gives its partition parts.")));
 	ItemKeyDecodeOrError(key, parsed);
 	if (parsed->bound != ITEMKEY_EXACT)
 		ereport(ERROR,
@@ -1118,7 +1146,21 @@ item_key_partition_key(PG_FUNCTION_ARGS)
 	ItemKey    *key = PG_GETARG_ITEMKEY_PP(0);
 	ItemKeyParsed parsed;
 
-	decode_real_key(key, &parsed);
+	if (ITEMKEY_LEN(key) > 0 && ITEMKEY_DATA(key)[0] == ITEMKEY_FORMAT_TUPLE)
+	{
+		ItemKeyTuple t;
+		const char *why = NULL;
+
+		/* a multi-attribute key: its partition parts */
+		if (!KeyCodecDecodeTuple(ITEMKEY_DATA(key), ITEMKEY_LEN(key), &t, &why) ||
+			t.bound != ITEMKEY_EXACT)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("item_key range bound has no value"),
+					 errdetail("Values ending in ~ only delimit index ranges.")));
+	}
+	else
+		decode_real_key(key, &parsed);
 	PG_RETURN_ITEMKEY_P(KeyCodecMakeVarlena(ITEMKEY_DATA(key),
 											KeyCodecPartitionLength(ITEMKEY_DATA(key),
 																	ITEMKEY_LEN(key))));

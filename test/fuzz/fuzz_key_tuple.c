@@ -4,8 +4,9 @@
  *		libFuzzer target: the tuple keys of multi-attribute GSI keys
  *		(key_codec.c's essay, property 4), built from structured input.
  *
- * The input describes a key schema of one to eight parts (each N, S or B)
- * and two tuples of values for it; the second tuple may share leading
+ * The input describes a key schema of one to eight parts (each N, S or B;
+ * one to four of them partition parts, at most four sort parts) and two
+ * tuples of values for it; the second tuple may share leading
  * parts with the first (a flag byte per part), so that ties and prefixes
  * are common.  Checked for every input:
  *
@@ -13,8 +14,9 @@
  *		comparison, part by part (N numerically, S and B by bytes, a proper
  *		prefix first);
  *	  - decoding gives the parts back, and the text form reads back to the
- *		same bytes;
- *	  - ranges: for every k, the second tuple lies in [E, E || 06) (E the
+ *		same bytes; KeyCodecPartitionLength is the length of the header and
+ *		the partition parts;
+ *	  - ranges: for every k from the number of partition parts, the second tuple lies in [E, E || 06) (E the
  *		encoding of the first tuple's first k parts) exactly when their
  *		first k parts are equal; and for an S or B part k, in
  *		[E' || tag || prefix, ... || FF) (E' the first k parts before it,
@@ -119,12 +121,12 @@ key_cmp(const ItemKey *a, const ItemKey *b)
 
 /* the encoding of parts[0..k) with extra bytes appended */
 static ItemKey *
-prefix_key(const ItemKeyPart *parts, int k, const char *extra, int nextra)
+prefix_key(const ItemKeyPart *parts, int nhash, int k, const char *extra, int nextra)
 {
 	StringInfoData buf;
 	int			i;
 
-	KeyCodecTupleStart(&buf);
+	KeyCodecTupleStart(&buf, nhash);
 	for (i = 0; i < k; i++)
 		KeyCodecAppendPart(&buf, &parts[i], false);
 	if (nextra > 0)
@@ -168,6 +170,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *why = NULL;
 	TupleRun	run;
 	int			n;
+	int			nhash;
 	int			i;
 	int			k;
 	int			want = 0;
@@ -176,6 +179,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return -1;
 	fz_input_begin();
 	n = 1 + take(&in) % ITEMKEY_MAX_TUPLE_PARTS;
+	nhash = 1 + take(&in) % (ITEMKEY_MAX_TUPLE_PARTS / 2);
+	nhash = Min(n, nhash);
+	if (n - nhash > ITEMKEY_MAX_TUPLE_PARTS / 2)
+		nhash = n - ITEMKEY_MAX_TUPLE_PARTS / 2;
 	for (i = 0; i < n; i++)
 	{
 		static const ItemKeyType all[3] = {ITEMKEY_N, ITEMKEY_S, ITEMKEY_B};
@@ -191,8 +198,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else
 			make_part(&in, types[i], &b[i]);
 	}
-	ka = KeyCodecBuildTuple(a, n);
-	kb = KeyCodecBuildTuple(b, n);
+	ka = KeyCodecBuildTuple(a, nhash, n);
+	kb = KeyCodecBuildTuple(b, nhash, n);
 
 	/* order */
 	for (i = 0; i < n && want == 0; i++)
@@ -200,9 +207,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_check(key_cmp(ka, kb) == want, "tuple order: memcmp gives %d, the values %d", key_cmp(ka, kb), want);
 
 	/* decoding and the text form */
-	fz_check(KeyCodecDecodeTuple(ITEMKEY_DATA(ka), ITEMKEY_LEN(ka), &dec, &why),
-			 "a tuple key does not decode: %s", why);
-	fz_check(dec.nparts == n && dec.bound == ITEMKEY_EXACT, "decoded %d parts of %d", dec.nparts, n);
+	if (!KeyCodecDecodeTuple(ITEMKEY_DATA(ka), ITEMKEY_LEN(ka), &dec, &why))
+	{
+		StringInfoData hx;
+
+		initStringInfo(&hx);
+		for (i = 0; i < ITEMKEY_LEN(ka); i++)
+			appendStringInfo(&hx, "%02x", ITEMKEY_DATA(ka)[i]);
+		fz_fail("a tuple key (%s) does not decode: %s", hx.data, why);
+	}
+	fz_check(dec.nparts == n && dec.nhash == nhash && dec.bound == ITEMKEY_EXACT,
+			 "decoded %d parts (%d partition) of %d (%d)", dec.nparts, dec.nhash, n, nhash);
 	for (i = 0; i < n; i++)
 		fz_check(dec.parts[i].type == a[i].type && part_cmp(&dec.parts[i], &a[i]) == 0,
 				 "part %d decodes to another value", i);
@@ -210,17 +225,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_check(fz_call(run_text_roundtrip, &run), "the text form %s does not read back", ItemKeyToText(ka));
 	fz_check(key_cmp(run.back, ka) == 0, "the text form %s reads back to other bytes", ItemKeyToText(ka));
 
-	/* ranges */
-	for (k = 1; k <= n; k++)
+	/* the partition: the header and the partition parts, nothing else */
+	{
+		ItemKey    *pk = prefix_key(a, nhash, nhash, NULL, 0);
+
+		fz_check(KeyCodecPartitionLength(ITEMKEY_DATA(ka), ITEMKEY_LEN(ka)) == ITEMKEY_LEN(pk),
+				 "the partition length of %s is not that of its partition parts", ItemKeyToText(ka));
+	}
+
+	/* ranges (a bound holds every partition part) */
+	for (k = nhash; k <= n; k++)
 	{
 		static const char top = (char) ITEMKEY_TAG_PARTITION_TOP;
 		bool		equal = true;
 
 		for (i = 0; i < k; i++)
 			equal = equal && part_cmp(&a[i], &b[i]) == 0;
-		fz_check(in_range(kb, prefix_key(a, k, NULL, 0), prefix_key(a, k, &top, 1)) == equal,
+		fz_check(in_range(kb, prefix_key(a, nhash, k, NULL, 0), prefix_key(a, nhash, k, &top, 1)) == equal,
 				 "the range of %d leading parts disagrees with the values", k);
-		if (a[k - 1].type != ITEMKEY_N)
+		if (a[k - 1].type != ITEMKEY_N && k > nhash)
 		{
 			StringInfoData pre;
 			ItemKey    *lo;
@@ -231,9 +254,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			initStringInfo(&pre);
 			appendStringInfoChar(&pre, (char) (a[k - 1].type == ITEMKEY_S ? ITEMKEY_TAG_S : ITEMKEY_TAG_B));
 			KeyCodecAppendEscaped(&pre, a[k - 1].bytes, plen);
-			lo = prefix_key(a, k - 1, pre.data, pre.len);
+			lo = prefix_key(a, nhash, k - 1, pre.data, pre.len);
 			appendStringInfoChar(&pre, (char) ITEMKEY_PREFIX_TOP);
-			hi = prefix_key(a, k - 1, pre.data, pre.len);
+			hi = prefix_key(a, nhash, k - 1, pre.data, pre.len);
 			match = b[k - 1].len >= plen && memcmp(b[k - 1].bytes, a[k - 1].bytes, plen) == 0;
 			for (i = 0; i < k - 1; i++)
 				match = match && part_cmp(&a[i], &b[i]) == 0;
