@@ -674,6 +674,11 @@ KeyCodecDecodeTuple(const uint8 *data, int len, ItemKeyTuple *out,
 		*why = "missing partition parts";
 		return false;
 	}
+	if (out->nparts - out->nhash > ITEMKEY_MAX_TUPLE_PARTS / 2)
+	{
+		*why = "too many sort parts";
+		return false;
+	}
 	return true;
 }
 

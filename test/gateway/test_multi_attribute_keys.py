@@ -77,7 +77,7 @@ def test_refusals(ddb, matches):
             KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
             AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "a", "AttributeType": "S"},
                                   {"AttributeName": "b", "AttributeType": "S"}],
-            GlobalSecondaryIndexes=[{"IndexName": "g", "Projection": {"ProjectionType": "ALL"},
+            GlobalSecondaryIndexes=[{"IndexName": "bad_index", "Projection": {"ProjectionType": "ALL"},
                                      "KeySchema": [{"AttributeName": "a", "KeyType": "HASH"}, {"AttributeName": "b", "KeyType": "RANGE"},
                                                    {"AttributeName": "pk", "KeyType": "HASH"}]}])
     assert e.value.response["Error"]["Message"] == (
