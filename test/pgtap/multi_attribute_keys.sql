@@ -39,7 +39,7 @@
 --      the index and of the table).
 --  R11 UpdateTable Create of such an index backfills existing items.
 BEGIN;
-SELECT plan(59);
+SELECT plan(61);
 SET search_path = item_table, public;
 
 \ir include/err.sql
@@ -224,6 +224,12 @@ SELECT is(pg_temp.msg(pg_temp.err('Query', pg_temp.q('tour = :t AND area = :r AN
 	'{"ExclusiveStartKey": {"pk": {"S": "p4"}, "tour": {"S": "W"}, "area": {"S": "E"}, "round": {"N": "-1"}, "tag": {"B": "/wQ="}}}'))),
 	'ValidationException: The provided starting key does not match the range key predicate', 'an ExclusiveStartKey outside the sort condition');
 SELECT is(jsonb_array_length(scan('{"TableName": "mak", "IndexName": "by_region"}')->'Items'), 58, 'Scan of the index');
+SELECT is(jsonb_array_length(scan(jsonb_build_object('TableName', 'mak', 'IndexName', 'by_region',
+	'ExclusiveStartKey', scan('{"TableName": "mak", "IndexName": "by_region", "Limit": 20}')->'LastEvaluatedKey'))->'Items'), 38,
+	'a Scan of the index continues after its LastEvaluatedKey');
+SELECT is((SELECT sum(jsonb_array_length(scan(jsonb_build_object('TableName', 'mak', 'IndexName', 'by_region',
+	'Segment', g, 'TotalSegments', 3))->'Items')) FROM generate_series(0, 2) g), 58::bigint,
+	'parallel Scan segments of the index cover it once');
 
 -- ---------------------------------------------------------------- R11 UpdateTable Create backfills
 SELECT ok(update_table('{"TableName": "mak", "AttributeDefinitions": [{"AttributeName": "area", "AttributeType": "S"}, {"AttributeName": "pk", "AttributeType": "S"}],
