@@ -299,6 +299,12 @@ start_pg_program(char *const argv[], const char *log)
 			close(fd);
 		}
 		sigprocmask(SIG_UNBLOCK, &stop_sigs, NULL);
+		/*
+		 * argv[0] is the full path: initdb and postgres find their own
+		 * directory (and so postgres, the share directory) from it, and a
+		 * bare name would send them searching a PATH that need not hold it
+		 */
+		((char **) argv)[0] = path;
 		execv(path, argv);
 		_exit(127);
 	}
@@ -668,6 +674,7 @@ start_server(void)
 		}
 		sigprocmask(SIG_UNBLOCK, &stop_sigs, NULL);
 		snprintf(path, sizeof(path), "%s/postgres", pg_bin);
+		argv[0] = path;			/* as in start_pg_program */
 		execv(path, argv);
 		_exit(127);
 	}

@@ -44,8 +44,14 @@ class Local:
     """One item_table_local process, started and waited for."""
 
     def __init__(self, cwd, *args):
+        # a user's PATH: PostgreSQL's bin directory is not on it (initdb and
+        # postgres must still find themselves and each other)
+        pg_bin = os.path.dirname(os.path.realpath(need("IT_GW_BIN")))
+        path = os.pathsep.join(d for d in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
+                               if d and os.path.realpath(d) != pg_bin)
         self.proc = subprocess.Popen([local_bin(), *args], cwd=cwd, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, "PATH": path})
         self.out = []
         deadline = time.monotonic() + 60
         while True:
