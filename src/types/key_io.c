@@ -849,7 +849,6 @@ ItemKeyToText(const ItemKey *key)
 		if (text == NULL)
 		{
 			ItemKeyTuple t;
-			const char *why = NULL;
 
 			(void) KeyCodecDecodeTuple(data, len, &t, &why);
 			ereport(ERROR,
