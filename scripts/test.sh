@@ -359,6 +359,20 @@ suite_fuzz() {
 # free loopback port, then boto3 tests (pytest, counted per test), the AWS
 # CLI script and, when present, the JavaScript tests (counted per check),
 # and a graceful stop (one test).
+# A new database DB for the gateway's tests (test/gateway/setup.sql: its
+# roles, grants and a key), the output in DIR/setup.out, shown on failure.
+gateway_db() {
+    local db=$1 dir=$2
+    if ! {
+        "$PGBIN/dropdb" --if-exists "$db" &&
+        "$PGBIN/createdb" "$db" &&
+        "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -f test/gateway/setup.sql
+    } </dev/null >"$dir/setup.out" 2>&1; then
+        cat "$dir/setup.out"
+        return 1
+    fi
+}
+
 # Start the installed gateway BIN on a free loopback port, its output in
 # DIR (gateway.out, gateway.log), the other arguments its own; wait up to
 # 15 s for its "listening on" line.  Sets IT_GATEWAY_PID (stopped by the
@@ -397,12 +411,7 @@ suite_gateway() {
         record gateway tests 0 1 "server not running"
         return
     fi
-    if ! {
-        "$PGBIN/dropdb" --if-exists "$db" &&
-        "$PGBIN/createdb" "$db" &&
-        "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -f test/gateway/setup.sql
-    } </dev/null >"$dir/setup.out" 2>&1; then
-        cat "$dir/setup.out"
+    if ! gateway_db "$db" "$dir"; then
         record gateway tests 0 1 "database setup failed"
         return
     fi
@@ -528,12 +537,7 @@ suite_differential() {
         record differential requests 0 1 "gateway not installed or server not running"
         return
     fi
-    if ! {
-        "$PGBIN/dropdb" --if-exists "$db" &&
-        "$PGBIN/createdb" "$db" &&
-        "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -f test/gateway/setup.sql
-    } </dev/null >"$dir/setup.out" 2>&1; then
-        cat "$dir/setup.out"
+    if ! gateway_db "$db" "$dir"; then
         record differential requests 0 1 "database setup failed"
         return
     fi
