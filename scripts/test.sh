@@ -447,8 +447,9 @@ suite_gateway() {
     IT_GW_PSQL="$PGBIN/psql" IT_GW_ENDPOINT="$endpoint" \
     IT_GW_KEY_ID="$key_id" IT_GW_SECRET="$secret" \
     IT_GW_PG_STOP="$stop" IT_GW_PG_START="$start" \
+    IT_GW_PGBIN="$PGBIN" IT_GW_AS_PG="$as_pg" \
         /usr/bin/python3 -m pytest -p no:cacheprovider -q -rA --tb=short \
-            --junitxml="$dir/junit.xml" test/gateway </dev/null >"$dir/pytest.out" 2>&1
+            --junitxml="$dir/junit.xml" ${IT_GW_TESTS:-test/gateway} </dev/null >"$dir/pytest.out" 2>&1
     rc=$?
     read -r p f < <(/usr/bin/python3 - "$dir/junit.xml" <<'PY'
 import sys
