@@ -2,8 +2,9 @@
  *
  * gateway.h
  *		Interfaces between the parts of item_table_gateway: the HTTP side
- *		(main.c), its options (options.c), SigV4 (sigv4.c) and the
- *		PostgreSQL side (pool.c).
+ *		(main.c, with respond.c and conn.c: gw_http.h), its options
+ *		(options.c), SigV4 (sigv4.c), the PostgreSQL side (pool.c), the
+ *		choice of primary or replica (route.c) and the metrics (metrics.c).
  *
  * The essay on the whole program is at the top of main.c.
  *
@@ -14,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "libpq-fe.h"
@@ -195,6 +197,7 @@ extern bool RouteInit(void);
 extern GwPool *RouteChoose(const char *action, const char *body, size_t len);
 extern bool RouteRetryOnPrimary(GwJob *job);
 extern int	RouteReplicas(void);
+extern uint64_t RouteFallbacks(void);
 extern GwPool *RouteReplicaState(int i, double *lag_s, bool *healthy);
 
 /* ----------------------------------------------------------------
@@ -219,7 +222,6 @@ extern void MetricsRequest(const char *action, unsigned status, const char *erro
 						   long elapsed_us, size_t bytes_in, size_t bytes_out);
 extern void MetricsAuthFailure(GwAuthFailure kind);
 extern void MetricsPoolJob(GwPool *pool, bool throttled);
-extern void MetricsFallback(void);
 extern char *MetricsRender(size_t *len);
 
 /* main.c */

@@ -28,11 +28,14 @@
  *	2. routed: X-Amz-Target must be DynamoDB_20120810.<Action> or
  *	   DynamoDBStreams_20120810.<Action> (the database answers actions it
  *	   does not know with UnknownOperationException);
- *	3. run: a job (action, body, the key's role) goes to pool.c, which
+ *	3. run: a job (action, body, the key's role) goes to the pool route.c
+ *	   chooses (the primary's, or a replica's for an eventually consistent
+ *	   read: route.c's essay), in pool.c, which
  *	   runs the prepared SELECT ... FROM item_table.dynamodb_as($3, $1, $2)
  *	   with action, body and role as bound parameters on one of its
  *	   connections (pool.c: how the role is confined to it).  The body
- *	   is looked into only for a NUL byte (libpq's text parameters end at
+ *	   is looked into only by route.c (a read's ConsistentRead), and
+ *	   for a NUL byte (libpq's text parameters end at
  *	   NUL, and what follows must not be silently dropped) and for the
  *	   escapes \u0000 and \u0001, which are carried to the stored form
  *	   of strings (src/types/nul_escape.c: jsonb cannot hold U+0000; one
@@ -91,6 +94,11 @@
  * meets.
  * Accepted sockets get TCP_NODELAY, as keep-alive request/response pairs
  * otherwise wait for delayed ACKs.
+ *
+ * Where things are.  This file has the request flow (handle_request,
+ * handle_post) and the program's start and end; respond.c builds every
+ * answer (and counts it: metrics.c, GET /metrics); conn.c keeps the
+ * connection limit and the request deadline.
  *
  * Shutdown.  SIGTERM or SIGINT: stop listening (MHD_quiesce_daemon), let
  * the requests in progress finish (up to 30 s), stop the daemon, close the

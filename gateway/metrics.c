@@ -121,7 +121,6 @@ static uint64_t bytes_in,
 static uint64_t auth_failures[AUTH_NKINDS];
 static uint64_t pool_requests[MAX_POOLS];
 static uint64_t pool_throttles[MAX_POOLS];
-static uint64_t fallbacks;
 
 #define ADD(counter, n) __atomic_add_fetch(&(counter), (n), __ATOMIC_RELAXED)
 #define GET(counter) __atomic_load_n(&(counter), __ATOMIC_RELAXED)
@@ -208,13 +207,6 @@ MetricsPoolJob(GwPool *pool, bool throttled)
 		ADD(pool_throttles[i], 1);
 	else
 		ADD(pool_requests[i], 1);
-}
-
-/* an eventually consistent read that found no healthy replica */
-void
-MetricsFallback(void)
-{
-	ADD(fallbacks, 1);
 }
 
 /* a growing text buffer */
@@ -441,7 +433,7 @@ MetricsRender(size_t *len)
 	header(&o, "item_table_gateway_replica_fallbacks_total", "counter",
 		   "Eventually consistent reads sent to the primary because no replica was healthy.");
 	out_printf(&o, "item_table_gateway_replica_fallbacks_total %llu\n",
-			   (unsigned long long) GET(fallbacks));
+			   (unsigned long long) RouteFallbacks());
 
 	if (o.failed)
 	{

@@ -17,6 +17,12 @@
  * first slot's connection (PoolRunDirect): a lone client pays no thread
  * hand-off, and the queue is only there when there is load to batch.
  *
+ * Pools.  There is one pool per server: the primary's (GwPrimary, made
+ * by PoolInit) and one per --replica (PoolAddReplica, for route.c), each
+ * with its own slots, queue and lock, all with the same settings; a job
+ * runs on job->pool (NULL: the primary's).  Access keys are read on the
+ * primary only.
+ *
  * Pipelining.  A slot sends its whole batch at once in libpq's pipeline
  * mode (PostgreSQL 14+ libpq): each job is its own segment, its
  * statements followed by a Sync, so each runs in its own implicit

@@ -79,6 +79,7 @@ typedef struct Replica
 static Replica replicas[GW_MAX_REPLICAS];
 static int	nreplicas;
 static unsigned round_robin;	/* atomic */
+static uint64_t fallbacks;		/* atomic: reads no replica could take */
 
 /* when the monitor first saw the primary at each new WAL position */
 #define HISTORY 512
@@ -389,7 +390,7 @@ RouteChoose(const char *action, const char *body, size_t len)
 		if (__atomic_load_n(&rp->healthy, __ATOMIC_ACQUIRE))
 			return rp->pool;
 	}
-	MetricsFallback();
+	__atomic_add_fetch(&fallbacks, 1, __ATOMIC_RELAXED);
 	return GwPrimary;
 }
 
@@ -412,6 +413,13 @@ RouteRetryOnPrimary(GwJob *job)
 			__atomic_store_n(&replicas[i].healthy, 0, __ATOMIC_RELEASE);
 	job->pool = GwPrimary;
 	return true;
+}
+
+/* eventually consistent reads sent to the primary: no replica was healthy */
+uint64_t
+RouteFallbacks(void)
+{
+	return __atomic_load_n(&fallbacks, __ATOMIC_RELAXED);
 }
 
 int
