@@ -317,7 +317,7 @@ MetricsRender(size_t *len)
 			}
 
 	header(&o, "item_table_gateway_request_duration_seconds", "histogram",
-		   "Time from a request's first byte to its answer, by action.");
+		   "Time from a request's headers to its answer, by action.");
 	for (a = 0; a < NACTIONS; a++)
 	{
 		uint64_t	cum = 0;

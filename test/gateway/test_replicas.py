@@ -17,7 +17,7 @@ import uuid
 
 import pytest
 
-from conftest import client, make_table, need, new_key, psql, unique, wait_until
+from conftest import Gateway, client, make_table, need, new_key, psql, unique, wait_until
 from test_metrics import scrape
 
 WAIT = 60
@@ -274,3 +274,26 @@ def test_a_stopped_replica_falls_back_to_the_primary(start_gateway, standby, ddb
     assert wait_until(lambda: metric(metrics_of(g), "item_table_gateway_replica_healthy",
                                      pool="replica1") == 1, timeout=WAIT)
     ddb.delete_table(TableName=name)
+
+
+def test_replicas_from_a_configuration_file(tmp_path):
+    """replica lines add pools in their order; bad values name the file and line."""
+    conf = tmp_path / "gateway.conf"
+    dead = [f"host=127.0.0.1 port={free_port()} dbname=nowhere connect_timeout=1" for _ in range(2)]
+    conf.write_text(f"replica = {dead[0]}\nreplica = {dead[1]}\nmax-replica-lag = 0.25\n")
+    g = Gateway("--auth", "none", "--config", str(conf))
+    try:
+        m = metrics_of(g)
+        for name in ("replica1", "replica2"):
+            assert metric(m, "item_table_gateway_replica_healthy", pool=name) == 0, m
+            assert metric(m, "item_table_gateway_pool_connections", pool=name) > 0, m
+        assert ("item_table_gateway_replica_healthy", (("pool", "replica3"),)) not in scrape(m)
+    finally:
+        g.stop()
+    for text, message in [("max-replica-lag = 0\n", 'invalid value for max-replica-lag: "0"'),
+                          ("max-replica-lag = 1s\n", 'invalid value for max-replica-lag: "1s"'),
+                          ("metrics-port = 0\n", 'invalid value for metrics-port: "0"')]:
+        conf.write_text(text)
+        out = subprocess.run([need("IT_GW_BIN"), "--config", str(conf)], capture_output=True, text=True,
+                             timeout=30)
+        assert out.returncode == 2 and f"{conf}:1: {message}" in out.stderr, out.stderr
