@@ -257,7 +257,7 @@ ConnAcceptPolicy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
  */
 void
 ConnNotify(void *cls, struct MHD_Connection *c, void **socket_context,
-				  enum MHD_ConnectionNotificationCode toe)
+		   enum MHD_ConnectionNotificationCode toe)
 {
 	GwConn	   *gc = *socket_context;
 

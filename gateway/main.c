@@ -227,7 +227,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 
 	if (r->too_big)
 		return GwRespondError(c, r, 413, NS_VALIDATE,
-							 "ValidationException", "Request size exceeds 16777216 bytes");
+							  "ValidationException", "Request size exceeds 16777216 bytes");
 
 	/*
 	 * The target first, for the log; errors about it come after auth.  A
@@ -303,7 +303,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 		MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_pair, &query);
 		if (headers.overflow || query.overflow)
 			return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-								 "IncompleteSignatureException", "Too many headers.");
+								  "IncompleteSignatureException", "Too many headers.");
 		sreq.method = method;
 		sreq.path = url;
 		sreq.headers = headers.items;
@@ -323,16 +323,16 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 			case SIGV4_MISSING:
 				MetricsAuthFailure(AUTH_MISSING);
 				return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-									 "MissingAuthenticationTokenException", msg);
+									  "MissingAuthenticationTokenException", msg);
 			case SIGV4_INCOMPLETE:
 				MetricsAuthFailure(AUTH_INCOMPLETE);
 				return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-									 "IncompleteSignatureException", msg);
+									  "IncompleteSignatureException", msg);
 			case SIGV4_EXPIRED:
 			case SIGV4_MISMATCH:
 				MetricsAuthFailure(st == SIGV4_EXPIRED ? AUTH_EXPIRED : AUTH_SIGNATURE);
 				return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-									 "InvalidSignatureException", msg);
+									  "InvalidSignatureException", msg);
 		}
 		/* --auth any: a well-formed signature is enough, as DynamoDB Local's */
 		if (GwOpt.auth_any)
@@ -345,8 +345,8 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 				case KEY_UNKNOWN:
 					MetricsAuthFailure(AUTH_UNKNOWN_KEY);
 					return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-										 "UnrecognizedClientException",
-										 "The security token included in the request is invalid.");
+										  "UnrecognizedClientException",
+										  "The security token included in the request is invalid.");
 				case KEY_ERROR:
 					MetricsAuthFailure(AUTH_KEY_ERROR);
 					return GwRespondInternal(c, r);
@@ -368,21 +368,21 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 
 	if (target == NULL)
 		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							 "UnknownOperationException", "The X-Amz-Target header is required");
+							  "UnknownOperationException", "The X-Amz-Target header is required");
 	if (action == NULL)
 		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							 "UnknownOperationException", "Unknown operation");
+							  "UnknownOperationException", "Unknown operation");
 	if (other_api)
 	{
 		char		msg[128];
 
 		snprintf(msg, sizeof(msg), "Unknown operation: %s", r->action);
 		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							 "UnknownOperationException", msg);
+							  "UnknownOperationException", msg);
 	}
 	if (r->body == NULL || memchr(r->body, '\0', r->len) != NULL)
 		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							 "SerializationException", "The request body is not valid JSON.");
+							  "SerializationException", "The request body is not valid JSON.");
 	else
 	{
 		/* U+0000 and U+0001 in strings to their stored form */
@@ -639,7 +639,7 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 		{
 			r->too_big = true;
 			return GwRespondError(c, r, 413, NS_VALIDATE,
-								 "ValidationException", "Request size exceeds 16777216 bytes");
+								  "ValidationException", "Request size exceeds 16777216 bytes");
 		}
 		return MHD_YES;
 	}
@@ -695,7 +695,7 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 	r->counted = true;
 	if (strcmp(method, "POST") != 0)
 		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							 "UnknownOperationException", "Only POST requests are served");
+							  "UnknownOperationException", "Only POST requests are served");
 	if (r->body == NULL && !r->too_big)
 	{
 		r->body = strdup("");

@@ -131,8 +131,8 @@ clear_result(void *res)
  */
 enum MHD_Result
 GwRespondOwned(struct MHD_Connection *c, GwRequest *r, unsigned status,
-			  const char *body, size_t len, const char *content_type,
-			  PGresult *res)
+			   const char *body, size_t len, const char *content_type,
+			   PGresult *res)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
@@ -174,7 +174,7 @@ GwRespondOwned(struct MHD_Connection *c, GwRequest *r, unsigned status,
 
 enum MHD_Result
 GwRespond(struct MHD_Connection *c, GwRequest *r, unsigned status,
-		const char *body, size_t len, const char *content_type)
+		  const char *body, size_t len, const char *content_type)
 {
 	return GwRespondOwned(c, r, status, body, len, content_type, NULL);
 }
@@ -182,7 +182,7 @@ GwRespond(struct MHD_Connection *c, GwRequest *r, unsigned status,
 /* an error body of our own: {"__type": "ns#name", "message": "..."} */
 enum MHD_Result
 GwRespondError(struct MHD_Connection *c, GwRequest *r, unsigned status,
-			  const char *ns, const char *name, const char *message)
+			   const char *ns, const char *name, const char *message)
 {
 	char		body[1024];
 	bool		capital = strcmp(name, "SerializationException") == 0;
@@ -200,7 +200,7 @@ enum MHD_Result
 GwRespondInternal(struct MHD_Connection *c, GwRequest *r)
 {
 	return GwRespondError(c, r, MHD_HTTP_INTERNAL_SERVER_ERROR, NS_DYNAMODB,
-						 "InternalServerError", MSG_INTERNAL);
+						  "InternalServerError", MSG_INTERNAL);
 }
 
 /*
@@ -220,7 +220,7 @@ respond_endpoints(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 	if (host == NULL || host[0] == '\0' || strlen(host) > 255 ||
 		strspn(host, HOST_CHARS) != strlen(host))
 		return GwRespondOwned(c, r, MHD_HTTP_OK, PQgetvalue(res, 0, 0),
-							 PQgetlength(res, 0, 0), r->content_type, res);
+							  PQgetlength(res, 0, 0), r->content_type, res);
 	PQclear(res);
 	len = snprintf(body, sizeof(body),
 				   "{\"Endpoints\":[{\"Address\":\"%s\",\"CachePeriodInMinutes\":1440}]}", host);
@@ -259,8 +259,8 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 				char	   *body = PQgetvalue(res, 0, 0);
 
 				return GwRespondOwned(c, r, MHD_HTTP_OK, body,
-									 NulJsonOut(body, PQgetlength(res, 0, 0)),
-									 r->content_type, res);
+									  NulJsonOut(body, PQgetlength(res, 0, 0)),
+									  r->content_type, res);
 			}
 			GwLog("request %s: dynamodb() returned no value", r->id);
 			PQclear(res);
@@ -303,13 +303,13 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 
 		/* a message may quote a string of the request: decoded in place */
 		ret = GwRespond(c, r, status, detail,
-					  NulJsonOut((char *) detail, strlen(detail)), r->content_type);
+						NulJsonOut((char *) detail, strlen(detail)), r->content_type);
 	}
 	/* the body could not be read as jsonb: an error binding parameter $2 */
 	else if ((strncmp(state, "22", 2) == 0 || strcmp(state, "54001") == 0) &&
 			 context && strstr(context, "parameter $2"))
 		ret = GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							"SerializationException", "The request body is not valid JSON.");
+							 "SerializationException", "The request body is not valid JSON.");
 	else if (strcmp(state, "42501") == 0)
 	{
 		char		msg[256];
@@ -318,12 +318,12 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 				 "The role of this access key is not allowed to perform dynamodb:%s on the resource.",
 				 r->action);
 		ret = GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							"AccessDeniedException", msg);
+							 "AccessDeniedException", msg);
 	}
 	else if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)
 		ret = GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
-							"TransactionConflictException",
-							"Transaction is ongoing for the item");
+							 "TransactionConflictException",
+							 "Transaction is ongoing for the item");
 	else
 	{
 		GwLog("request %s: %s: %s", r->id, state, PQresultErrorMessage(res));
@@ -347,13 +347,13 @@ GwRespondJob(struct MHD_Connection *c, GwRequest *r)
 		case JOB_THROTTLED:
 			MetricsPoolJob(r->job.pool, true);
 			return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
-								 "ThrottlingException", "Rate of requests exceeds the allowed throughput.");
+								  "ThrottlingException", "Rate of requests exceeds the allowed throughput.");
 		case JOB_ROLE_DENIED:
 			GwLog("request %s: the login role cannot act as role \"%s\" (GRANT it to the login role)",
 				  r->id, r->role);
 			return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-								 "AccessDeniedException",
-								 "The gateway is not allowed to act as the role of this access key.");
+								  "AccessDeniedException",
+								  "The gateway is not allowed to act as the role of this access key.");
 		case JOB_NO_CONNECTION:
 		case JOB_CONNECTION_LOST:
 		case JOB_ROLE_FAILED:
