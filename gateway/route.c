@@ -44,6 +44,11 @@
  * cannot be reached, the last position seen stands: a replica that has
  * replayed it keeps serving eventually consistent reads.
  *
+ * The monitor's connections time out (connect_timeout 2 s, and
+ * tcp_user_timeout 5 s for an answer that never comes, unless the
+ * connection strings say otherwise), so a replica cut off by the network
+ * is found unhealthy within seconds and does not hold up the others' checks.
+ *
  * Between checks a replica can go down: a job that could not reach it
  * (JOB_NO_CONNECTION, or the connection lost with the job out; reads
  * only, so running it again is harmless) runs again on the primary, and
@@ -119,8 +124,9 @@ parse_lsn(const char *s)
 static PGconn *
 monitor_conn(PGconn **conn, const char *conninfo)
 {
-	const char *keywords[] = {"connect_timeout", "application_name", "dbname", NULL};
-	const char *values[] = {"2", "item_table_gateway", conninfo ? conninfo : "", NULL};
+	const char *keywords[] = {"connect_timeout", "tcp_user_timeout", "application_name",
+	"dbname", NULL};
+	const char *values[] = {"2", "5000", "item_table_gateway", conninfo ? conninfo : "", NULL};
 
 	if (*conn && PQstatus(*conn) == CONNECTION_OK)
 		return *conn;
@@ -173,6 +179,12 @@ check_primary(int64_t last_check_ms)
 	primary_lsn = v;
 	if (history_n == HISTORY)
 	{
+		/*
+		 * Full (a replica over HISTORY checks behind): the two oldest
+		 * become one, with the older time, so that a lag is never
+		 * underestimated (one between them is overestimated).
+		 */
+		history[1].before_ms = history[0].before_ms;
 		memmove(history, history + 1, sizeof(Sighting) * (HISTORY - 1));
 		history_n--;
 	}

@@ -75,9 +75,10 @@ def value(samples, name, **labels):
     return samples.get((name, tuple(sorted(labels.items()))), 0)
 
 
-def post(url, action, body):
-    """A raw POST (the gateway runs with --auth none): status, response body."""
-    data = json.dumps(body).encode()
+def post(url, action, body, raw=None):
+    """A raw POST (the gateway runs with --auth none) of body as JSON, or of
+    the text raw: status, bytes sent, response body."""
+    data = raw.encode() if raw is not None else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, method="POST", headers={
         "Content-Type": "application/x-amz-json-1.0",
         "X-Amz-Target": f"DynamoDB_20120810.{action}"})

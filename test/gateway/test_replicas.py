@@ -6,6 +6,7 @@ Reads are told apart by pausing the standby's replay
 (pg_wal_replay_pause()) and then writing through the gateway: the
 primary has the new value, the replica still the old one.
 """
+import json
 import os
 import shlex
 import shutil
@@ -297,3 +298,43 @@ def test_replicas_from_a_configuration_file(tmp_path):
         out = subprocess.run([need("IT_GW_BIN"), "--config", str(conf)], capture_output=True, text=True,
                              timeout=30)
         assert out.returncode == 2 and f"{conf}:1: {message}" in out.stderr, out.stderr
+
+
+def test_how_the_body_is_read(start_gateway, standby, ddb):
+    """The gateway reads no JSON: an escaped letter (a disguised member name)
+    sends a read to the primary; other escapes, ConsistentRead false and a
+    lower-case select do not."""
+    from test_metrics import post
+    g = start_gateway("--auth", "none", "--replica", standby.conninfo("postgres"),
+                      "--max-replica-lag", "60", conninfo=need("IT_GW_ADMIN"))
+    name = make_table(ddb, unique("body"))
+    for pk in ("k", "k\u00e9"):
+        ddb.put_item(TableName=name, Item={"pk": {"S": pk}, "v": {"N": "1"}})
+    standby.caught_up()
+    assert wait_until(lambda: metric(metrics_of(g), "item_table_gateway_replica_healthy",
+                                     pool="replica1") == 1, timeout=WAIT)
+    standby.pause()
+    try:
+        for pk in ("k", "k\u00e9"):
+            ddb.put_item(TableName=name, Item={"pk": {"S": pk}, "v": {"N": "2"}})
+
+        def v(action, text):
+            status, _, body = post(g.url, action, None, raw=text)
+            assert status == 200, body
+            out = json.loads(body)
+            items = [out["Item"]] if "Item" in out else out["Items"]
+            return [i["v"]["N"] for i in items]
+
+        key = '"Key": {"pk": {"S": "k"}}'
+        assert v("GetItem", f'{{"TableName": "{name}", {key}}}') == ["1"]
+        assert v("GetItem", f'{{"TableName": "{name}", {key}, "ConsistentRead" : false}}') == ["1"]
+        assert v("GetItem", f'{{"TableName": "{name}", {key}, "ConsistentRead" :\n true}}') == ["2"]
+        assert v("GetItem", f'{{"TableName": "{name}", {key}, "Consistent\\u0052ead": true}}') == ["2"]
+        assert v("GetItem", f'{{"TableName": "{name}", "Key": {{"pk": {{"S": "k\\u00e9"}}}}}}') == ["1"]
+        assert v("ExecuteStatement",
+                 f'{{"Statement": "  select v FROM \\"{name}\\" WHERE pk = \'k\'"}}') == ["1"]
+        assert v("ExecuteStatement",
+                 f'{{"Statement": "\\u0053ELECT v FROM \\"{name}\\" WHERE pk = \'k\'"}}') == ["2"]
+    finally:
+        standby.resume()
+    ddb.delete_table(TableName=name)
