@@ -42,7 +42,7 @@ typedef struct GwRequest
 	bool		submitted;		/* queued for the pool, connection suspended */
 	bool		answered;
 	bool		close;			/* the answer closes the connection */
-	bool		counted;		/* a POST: its answer counts in the metrics */
+	bool		counted;		/* not GET or HEAD: counted in the metrics */
 	const char *error;			/* the answer's error type (metrics) */
 	char		error_buf[64];	/* ... when it came from the database */
 } GwRequest;

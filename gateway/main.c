@@ -623,6 +623,8 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 		clock_gettime(CLOCK_MONOTONIC, &r->start);
 		GwMakeRequestId(r->id);
 		r->content_type = CT_AMZ_JSON;
+		/* health checks and scrapes are not counted in the metrics */
+		r->counted = strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
 		*con_cls = r;
 		__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 
@@ -692,7 +694,6 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 
 		return GwRespond(c, r, MHD_HTTP_OK, healthy, sizeof(healthy) - 1, "text/plain");
 	}
-	r->counted = true;
 	if (strcmp(method, "POST") != 0)
 		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 							  "UnknownOperationException", "Only POST requests are served");
