@@ -198,6 +198,7 @@ extern GwPool *RouteChoose(const char *action, const char *body, size_t len);
 extern bool RouteRetryOnPrimary(GwJob *job);
 extern int	RouteReplicas(void);
 extern uint64_t RouteFallbacks(void);
+extern uint64_t RouteStandbyRefusals(void);
 extern GwPool *RouteReplicaState(int i, double *lag_s, bool *healthy);
 
 /* ----------------------------------------------------------------

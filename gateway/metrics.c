@@ -26,7 +26,7 @@
  *	item_table_gateway_pool_connections{pool}, _pool_in_use{pool},
  *	item_table_gateway_pool_waiting{pool}
  *	item_table_gateway_replica_lag_seconds{pool}, _replica_healthy{pool}
- *	item_table_gateway_replica_fallbacks_total
+ *	item_table_gateway_replica_fallbacks_total, _replica_refusals_total
  *
  *-------------------------------------------------------------------------
  */
@@ -434,6 +434,10 @@ MetricsRender(size_t *len)
 		   "Eventually consistent reads sent to the primary because no replica was healthy.");
 	out_printf(&o, "item_table_gateway_replica_fallbacks_total %llu\n",
 			   (unsigned long long) RouteFallbacks());
+	header(&o, "item_table_gateway_replica_refusals_total", "counter",
+		   "Reads a replica refused for being a standby (a recovery conflict cancelled them), run again on the primary.");
+	out_printf(&o, "item_table_gateway_replica_refusals_total %llu\n",
+			   (unsigned long long) RouteStandbyRefusals());
 
 	if (o.failed)
 	{

@@ -52,7 +52,10 @@
  * Between checks a replica can go down: a job that could not reach it
  * (JOB_NO_CONNECTION, or the connection lost with the job out; reads
  * only, so running it again is harmless) runs again on the primary, and
- * the replica counts as unhealthy until the next check finds it well.
+ * the replica counts as unhealthy until the next check finds it well.  A
+ * read the replica refused for being a standby (a recovery conflict
+ * cancelled it, or it needed what a standby cannot do) runs again on the
+ * primary too (standby_refused).
  *
  * The request's identity is the same on a replica: the same role name is
  * passed to dynamodb_as() there, and the replica has the primary's roles
@@ -85,6 +88,7 @@ static Replica replicas[GW_MAX_REPLICAS];
 static int	nreplicas;
 static unsigned round_robin;	/* atomic */
 static uint64_t fallbacks;		/* atomic: reads no replica could take */
+static uint64_t standby_refusals;	/* atomic: reads a replica refused */
 
 /* when the monitor first saw the primary at each new WAL position */
 #define HISTORY 512
@@ -407,22 +411,54 @@ RouteChoose(const char *action, const char *body, size_t len)
 }
 
 /*
+ * Did a replica refuse the read for being a standby?  A recovery conflict
+ * cancels a query that holds back replay (40001, or 40P01 for a buffer
+ * pin: for a read they mean "try elsewhere", not the conflict between
+ * transactions that main.c would answer them as), and a standby refuses
+ * what it cannot do (25006: a write; 0A000: SERIALIZABLE isolation, a
+ * role's default_transaction_isolation).
+ */
+static bool
+standby_refused(const PGresult *res)
+{
+	const char *state;
+
+	if (res == NULL || PQresultStatus(res) != PGRES_FATAL_ERROR ||
+		(state = PQresultErrorField(res, PG_DIAG_SQLSTATE)) == NULL)
+		return false;
+	return strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 ||
+		strcmp(state, "25006") == 0 || strcmp(state, "0A000") == 0;
+}
+
+/*
  * RouteRetryOnPrimary
- *		A job a replica could not answer (no connection, or lost with the
- *		job out): mark the replica unhealthy until its next check and send
- *		the job to the primary; true if so (the caller runs it again).
+ *		A job a replica could not answer: no connection, or lost with the
+ *		job out (the replica counts as unhealthy until its next check), or
+ *		refused for being a standby (standby_refused; the result is
+ *		cleared).  Send it to the primary and return true (the caller runs
+ *		it again); else false.
  */
 bool
 RouteRetryOnPrimary(GwJob *job)
 {
 	int			i;
 
-	if (job->pool == NULL || job->pool == GwPrimary ||
-		(job->status != JOB_NO_CONNECTION && job->status != JOB_CONNECTION_LOST))
+	if (job->pool == NULL || job->pool == GwPrimary)
 		return false;
-	for (i = 0; i < nreplicas; i++)
-		if (replicas[i].pool == job->pool)
-			__atomic_store_n(&replicas[i].healthy, 0, __ATOMIC_RELEASE);
+	if (job->status == JOB_RESULT && standby_refused(job->res))
+	{
+		PQclear(job->res);
+		job->res = NULL;
+		__atomic_add_fetch(&standby_refusals, 1, __ATOMIC_RELAXED);
+	}
+	else if (job->status == JOB_NO_CONNECTION || job->status == JOB_CONNECTION_LOST)
+	{
+		for (i = 0; i < nreplicas; i++)
+			if (replicas[i].pool == job->pool)
+				__atomic_store_n(&replicas[i].healthy, 0, __ATOMIC_RELEASE);
+	}
+	else
+		return false;
 	job->pool = GwPrimary;
 	return true;
 }
@@ -432,6 +468,13 @@ uint64_t
 RouteFallbacks(void)
 {
 	return __atomic_load_n(&fallbacks, __ATOMIC_RELAXED);
+}
+
+/* reads run again on the primary because a replica refused them */
+uint64_t
+RouteStandbyRefusals(void)
+{
+	return __atomic_load_n(&standby_refusals, __ATOMIC_RELAXED);
 }
 
 int

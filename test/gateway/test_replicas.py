@@ -338,3 +338,37 @@ def test_how_the_body_is_read(start_gateway, standby, ddb):
     finally:
         standby.resume()
     ddb.delete_table(TableName=name)
+
+
+def test_index_reads_on_the_replica(start_gateway, standby, ddb):
+    g = start_gateway("--replica", standby.conninfo("gw_login"), "--max-replica-lag", "60")
+    c = client(g.url, *new_key("gw_app"))
+    name = unique("repidx")
+    c.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                   AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                         {"AttributeName": "g", "AttributeType": "S"}],
+                   KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                   GlobalSecondaryIndexes=[{"IndexName": "byg",
+                                            "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                            "Projection": {"ProjectionType": "ALL"}}])
+    c.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+    c.put_item(TableName=name, Item={"pk": {"S": "k"}, "g": {"S": "a"}, "v": {"N": "1"}})
+    standby.caught_up()
+    assert wait_until(lambda: metric(metrics_of(g), "item_table_gateway_replica_healthy",
+                                     pool="replica1") == 1, timeout=WAIT)
+    standby.pause()
+    try:
+        c.put_item(TableName=name, Item={"pk": {"S": "k"}, "g": {"S": "a"}, "v": {"N": "2"}})
+        before = metrics_of(g)
+        q = c.query(TableName=name, IndexName="byg", KeyConditionExpression="g = :g",
+                    ExpressionAttributeValues={":g": {"S": "a"}})
+        assert [i["v"]["N"] for i in q["Items"]] == ["1"]
+        s = c.scan(TableName=name, IndexName="byg")
+        assert [i["v"]["N"] for i in s["Items"]] == ["1"]
+        after = metrics_of(g)
+        assert (metric(after, "item_table_gateway_pool_requests_total", pool="replica1") -
+                metric(before, "item_table_gateway_pool_requests_total", pool="replica1")) == 2
+        assert metric(after, "item_table_gateway_replica_refusals_total") == 0
+    finally:
+        standby.resume()
+    ddb.delete_table(TableName=name)
