@@ -43,6 +43,7 @@
 #include "api.h"
 #include "distributed.h"
 #include "api_index.h"
+#include "api_vector.h"
 #include "gsi.h"
 #include "item_guard.h"
 
@@ -310,6 +311,8 @@ push_description(JsonbParseState **state, const TableRow *row,
 	}
 	if (full)
 		ApiPushIndexDescriptions(state, row->name, on_demand);
+	if (full)
+		ApiPushVectorIndexDescriptions(state, row->name);
 	if (full)
 		ApiPushStreamDescription(state, row->name);
 	if (full)
@@ -756,6 +759,14 @@ item_table_create_table(PG_FUNCTION_ARGS)
 			(void) ApiGetInt(&tp, "WriteCapacityUnits", "writeCapacityUnits", &iwc);
 		}
 		ApiCreateIndex(name, relid, ix, defs, false, irc, iwc);
+	}
+	if (ApiGetMember(&req, "VectorIndexes") != NULL)
+	{
+		List	   *taken = NIL;
+
+		foreach(lc, indexes)
+			taken = lappend(taken, ((ApiIndexSpec *) lfirst(lc))->name);
+		ApiCreateVectorIndexes(name, relid, ApiGetArray(&req, "VectorIndexes"), taken);
 	}
 	if (has_stream && stream_enabled)
 		ApiStreamSpecApply(relid, name, true, stream_view, true);

@@ -1,0 +1,237 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_vector.c
+ *		Vector indexes: CreateTable's VectorIndexes, DescribeTable's
+ *		descriptions of them, their row trigger and SearchVectors.
+ *
+ * A vector index is an index table in item_data (the item's key, the
+ * value of the search schema's HASH attribute, its INLINE_FILTER values, a
+ * pgvector vector(N) column with an HNSW index of the distance function's
+ * operator class, and the projected item), listed in
+ * item_table.vector_indexes.  pgvector is not needed to install the
+ * extension: src/sql/vector.sql names its type only in statements it runs
+ * by EXECUTE, after looking the type up, and a vector-index call made
+ * without pgvector answers with a message saying what to install.
+ *
+ * The work is done by the PL/pgSQL functions of vector.sql, which nobody
+ * but the catalog owner may execute.  This file is their gate: it checks
+ * the caller's right on the item table (SELECT to search; the table's own
+ * creation for CreateTable) and then runs them as the catalog owner
+ * (ItemAsCatalogOwnerBegin), which owns every index table, so no right on
+ * an index table is ever granted to anybody.
+ *
+ * Upkeep is a row trigger on the item table, item_table_vector_index,
+ * running vector_index_sync() for every insert, update and delete.  It is
+ * not one of the triggers a direct path may stand in for (ApiDirectTriggers
+ * accepts only the guard, the GSI trigger and the stream trigger), so every
+ * write to a table with a vector index -- the API's, plain SQL, Time to
+ * Live -- goes through the executor and fires it: one upkeep for all write
+ * paths, in the writing transaction, so a write is searchable at once.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_trigger.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/parsenodes.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "api.h"
+#include "api_vector.h"
+#include "catalog.h"
+#include "errors.h"
+
+PG_FUNCTION_INFO_V1(item_table_vector_index_trigger);
+PG_FUNCTION_INFO_V1(item_table_search_vectors);
+
+#define VECTOR_TRIGGER_NAME "item_table_vector_index"
+
+/* run sql (one jsonb result or none) as the catalog owner */
+static Jsonb *
+run_as_catalog_owner(const char *sql, int nargs, Oid *argtypes, Datum *values,
+					 const char *nulls, MemoryContext resultcxt)
+{
+	ItemRoleSwitch sw;
+	Jsonb	   *result = NULL;
+	int			rc;
+
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args(sql, nargs, argtypes, values, nulls, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "item_table vector index statement failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 1 && SPI_tuptable->tupdesc->natts == 1 &&
+		SPI_tuptable->tupdesc->attrs[0].atttypid == JSONBOID)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+		{
+			MemoryContext old = MemoryContextSwitchTo(resultcxt);
+
+			result = DatumGetJsonbPCopy(d);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	ItemAsRoleEnd(&sw);
+	return result;
+}
+
+/*
+ * ApiCreateVectorIndexes
+ *		CreateTable's VectorIndexes (specs, a JSON array) on the new table
+ *		relid: validated and created by vector_create_indexes(), then the
+ *		upkeep trigger, created as the caller (the table's owner).  taken
+ *		lists the names of the table's other indexes.  Inside SPI.
+ */
+void
+ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken)
+{
+	Oid			argtypes[4] = {TEXTOID, OIDOID, JSONBOID, TEXTARRAYOID};
+	Datum		values[4];
+	Datum	   *names;
+	ListCell   *lc;
+	int			n = 0;
+	CreateTrigStmt *t;
+
+	names = palloc(sizeof(Datum) * (list_length(taken) + 1));
+	foreach(lc, taken)
+		names[n++] = CStringGetTextDatum((char *) lfirst(lc));
+	values[0] = CStringGetTextDatum(table);
+	values[1] = ObjectIdGetDatum(relid);
+	values[2] = JsonbPGetDatum(specs);
+	values[3] = PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
+	(void) run_as_catalog_owner("SELECT item_table.vector_create_indexes($1, $2, $3, $4)",
+								4, argtypes, values, NULL, CurrentMemoryContext);
+
+	if (OidIsValid(get_trigger_oid(relid, VECTOR_TRIGGER_NAME, true)))
+		return;
+	t = makeNode(CreateTrigStmt);
+	t->trigname = pstrdup(VECTOR_TRIGGER_NAME);
+	t->relation = makeRangeVar(get_namespace_name(get_rel_namespace(relid)),
+							   get_rel_name(relid), -1);
+	t->funcname = list_make2(makeString(ITEM_TABLE_SCHEMA), makeString("vector_index_trigger"));
+	t->row = true;
+	t->timing = TRIGGER_TYPE_AFTER;
+	t->events = TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE;
+	ItemRunUtility((Node *) t, "item_table vector index trigger");
+}
+
+/*
+ * ApiPushVectorIndexDescriptions
+ *		DescribeTable's VectorIndexes member, when the table has any.
+ *		Inside SPI.
+ */
+void
+ApiPushVectorIndexDescriptions(JsonbParseState **state, const char *table)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1];
+	Jsonb	   *d;
+
+	values[0] = CStringGetTextDatum(table);
+	d = run_as_catalog_owner("SELECT item_table.vector_index_descriptions($1)",
+							 1, argtypes, values, NULL, CurrentMemoryContext);
+	if (d == NULL)
+		return;
+	ApiPushKey(state, "VectorIndexes");
+	ApiPushJsonb(state, d);
+}
+
+/*
+ * item_table_vector_index_trigger
+ *		AFTER ROW trigger: the vector index rows of the written item.
+ */
+Datum
+item_table_vector_index_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TupleDesc	desc;
+	Oid			argtypes[4];
+	Datum		values[4];
+	char		nulls[4] = {' ', 'n', 'n', 'n'};
+	bool		isnull;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		elog(ERROR, "vector_index_trigger: not fired as an AFTER ROW trigger");
+	desc = RelationGetDescr(td->tg_relation);
+	argtypes[0] = OIDOID;
+	argtypes[1] = argtypes[2] = ItemKeyTypeOid();
+	argtypes[3] = JSONBOID;
+	values[0] = ObjectIdGetDatum(RelationGetRelid(td->tg_relation));
+	values[1] = values[2] = values[3] = (Datum) 0;
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event) || TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		values[1] = heap_getattr(td->tg_trigtuple, 1, desc, &isnull);
+		nulls[1] = isnull ? 'n' : ' ';
+	}
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	{
+		HeapTuple	newtup = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple;
+
+		values[2] = heap_getattr(newtup, 1, desc, &isnull);
+		nulls[2] = isnull ? 'n' : ' ';
+		values[3] = heap_getattr(newtup, 2, desc, &isnull);
+		nulls[3] = isnull ? 'n' : ' ';
+	}
+	SPI_connect();
+	(void) run_as_catalog_owner("SELECT item_table.vector_index_sync($1, $2, $3, $4)",
+								4, argtypes, values, nulls, CurrentMemoryContext);
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * item_table_search_vectors
+ *		SearchVectors: the caller needs SELECT on the item table.
+ */
+Datum
+item_table_search_vectors(PG_FUNCTION_ARGS)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	Jsonb	   *request = PG_GETARG_JSONB_P(0);
+	ApiRequest	req;
+	JsonbValue *tn;
+	Oid			argtypes[1] = {JSONBOID};
+	Datum		values[1];
+	Jsonb	   *result;
+
+	ApiRequestInit(&req, request);
+	tn = ApiGetMember(&req, "TableName");
+	SPI_connect();
+	if (tn != NULL && tn->type == jbvString)
+	{
+		Oid			targ[1] = {TEXTOID};
+		Datum		tval[1];
+
+		tval[0] = PointerGetDatum(cstring_to_text_with_len(tn->val.string.val, tn->val.string.len));
+		if (SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.tables WHERE table_name = $1",
+								  1, targ, tval, NULL, true, 1) == SPI_OK_SELECT &&
+			SPI_processed == 1)
+		{
+			bool		isnull;
+			Oid			relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
+															   SPI_tuptable->tupdesc, 1, &isnull));
+
+			if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+				DynRaise(DYN_ACCESS_DENIED,
+						 "User is not authorized to perform: dynamodb:SearchVectors on resource: %.*s",
+						 tn->val.string.len, tn->val.string.val);
+		}
+	}
+	values[0] = JsonbPGetDatum(request);
+	result = run_as_catalog_owner("SELECT item_table.vector_search_request($1)",
+								  1, argtypes, values, NULL, callercxt);
+	SPI_finish();
+	PG_RETURN_JSONB_P(result);
+}

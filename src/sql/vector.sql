@@ -1,0 +1,510 @@
+
+-- ---------------------------------------------------------------------
+-- Vector indexes (CreateTable VectorIndexes, SearchVectors) on pgvector.
+--
+-- Nothing here needs pgvector to install: the type is looked up when an
+-- index is created or searched (vector_type()), and every statement that
+-- names it is run by EXECUTE.  The functions below run as the catalog
+-- owner, called by the C entry points of src/api/api_vector.c after they
+-- have checked the caller's rights on the item table; none is executable
+-- by PUBLIC.
+-- ---------------------------------------------------------------------
+CREATE TABLE vector_indexes (
+	table_name text COLLATE "C" NOT NULL REFERENCES tables (table_name) ON DELETE CASCADE,
+	index_name text COLLATE "C" NOT NULL,
+	attribute_name text NOT NULL,
+	dimensions integer NOT NULL CHECK (dimensions BETWEEN 1 AND 4096),
+	distance_function text NOT NULL CHECK (distance_function IN ('COSINE', 'EUCLIDEAN', 'DOT_PRODUCT')),
+	search_schema jsonb NOT NULL DEFAULT '[]',
+	hash_attribute text,
+	filter_attributes text[] NOT NULL DEFAULT '{}',
+	projection_type text NOT NULL CHECK (projection_type IN ('ALL', 'KEYS_ONLY', 'INCLUDE')),
+	non_key_attributes text[],
+	relid regclass NOT NULL,
+	status text NOT NULL DEFAULT 'ACTIVE' CHECK (status IN ('CREATING', 'ACTIVE')),
+	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	PRIMARY KEY (table_name, index_name)
+);
+COMMENT ON TABLE vector_indexes IS 'item_table catalog: vector indexes (pgvector HNSW) and their index tables';
+SELECT pg_catalog.pg_extension_config_dump('vector_indexes', '');
+REVOKE ALL ON vector_indexes FROM PUBLIC;
+GRANT SELECT ON vector_indexes TO PUBLIC;
+
+-- A DynamoDB error from PL/pgSQL, in the form errors.c gives every other one.
+CREATE FUNCTION vector_raise(kind text, message text) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	RAISE EXCEPTION USING
+		ERRCODE = CASE kind WHEN 'ValidationException' THEN 'XD001'
+							WHEN 'ResourceNotFoundException' THEN 'XD004'
+							ELSE 'XD016' END,
+		MESSAGE = kind || ': ' || message,
+		DETAIL = '{"__type":' || to_json(CASE kind WHEN 'ValidationException'
+								THEN 'com.amazon.coral.validate#' ELSE 'com.amazonaws.dynamodb.v20120810#' END
+							|| kind)::text
+				 || ',"message":' || to_json(message)::text || '}';
+END $$;
+
+-- The schema-qualified name of pgvector's type, or a clear error.
+CREATE FUNCTION vector_type() RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	nsp name;
+BEGIN
+	SELECT n.nspname INTO nsp
+	  FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	 WHERE e.extname = 'vector';
+	IF nsp IS NULL THEN
+		PERFORM item_table.vector_raise('ValidationException',
+			'Vector indexes need the pgvector extension in this database: install pgvector '
+			'(the postgresql-NN-pgvector package, or from source) and run CREATE EXTENSION vector');
+	END IF;
+	RETURN format('%I.vector', nsp);
+END $$;
+
+-- The float4 elements of an AttributeValue that is a valid vector of dims
+-- dimensions (a list of dims finite numbers in float4's range), else NULL.
+CREATE FUNCTION vector_elements(value jsonb, dims integer) RETURNS real[]
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	l jsonb := value -> 'L';
+	out real[];
+BEGIN
+	IF l IS NULL OR jsonb_typeof(l) <> 'array' OR jsonb_array_length(l) <> dims THEN
+		RETURN NULL;
+	END IF;
+	IF EXISTS (SELECT 1 FROM jsonb_array_elements(l) e
+				WHERE jsonb_typeof(e) <> 'object' OR NOT (e ? 'N')
+				   OR jsonb_typeof(e -> 'N') <> 'string'
+				   OR abs((e ->> 'N')::numeric) > 3.4e38) THEN
+		RETURN NULL;
+	END IF;
+	SELECT array_agg((e ->> 'N')::real ORDER BY o) INTO out
+	  FROM jsonb_array_elements(l) WITH ORDINALITY AS t(e, o);
+	RETURN out;
+END $$;
+
+-- The attributes of item an index row carries.
+CREATE FUNCTION vector_projected(v vector_indexes, item jsonb) RETURNS jsonb
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	t item_table.tables;
+	keep text[];
+BEGIN
+	IF v.projection_type = 'ALL' THEN
+		RETURN item;
+	END IF;
+	SELECT * INTO t FROM item_table.tables WHERE table_name = v.table_name;
+	keep := array_remove(ARRAY[t.hash_key, t.range_key, v.hash_attribute], NULL)
+			|| v.filter_attributes || coalesce(v.non_key_attributes, '{}');
+	RETURN (SELECT coalesce(jsonb_object_agg(k, val), '{}') FROM jsonb_each(item) AS e(k, val)
+			 WHERE k = ANY (keep));
+END $$;
+
+-- Validate a CreateTable's VectorIndexes and create each index: its index
+-- table (key, search partition, vector, projected item) and its HNSW index.
+CREATE FUNCTION vector_create_indexes(p_table text, p_relid oid, specs jsonb, taken text[])
+	RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	spec jsonb;
+	i integer := 0;
+	problems text[] := '{}';
+	path text;
+	name text;
+	attr text;
+	dims integer;
+	dist text;
+	ptype text;
+	nonkey text[];
+	hash text;
+	filters text[];
+	el jsonb;
+	vtype text;
+	vrel text;
+	opclass text;
+	seen jsonb := '{}';
+	dims_of jsonb := '{}';
+BEGIN
+	IF jsonb_typeof(specs) <> 'array' THEN
+		PERFORM item_table.vector_raise('SerializationException', 'Unexpected value type in payload');
+	END IF;
+	-- the model's constraints first, all collected as DynamoDB does
+	FOR spec IN SELECT value FROM jsonb_array_elements(specs) LOOP
+		i := i + 1;
+		path := format('vectorIndexes.%s.member', i);
+		name := spec ->> 'IndexName';
+		IF name IS NULL THEN
+			problems := problems || format('Value null at ''%s.indexName'' failed to satisfy constraint: Member must not be null', path);
+		ELSE
+			IF name !~ '^[a-zA-Z0-9_.-]+$' THEN
+				problems := problems || format('Value ''%s'' at ''%s.indexName'' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+', name, path);
+			END IF;
+			IF length(name) < 3 THEN
+				problems := problems || format('Value ''%s'' at ''%s.indexName'' failed to satisfy constraint: Member must have length greater than or equal to 3', name, path);
+			ELSIF length(name) > 255 THEN
+				problems := problems || format('Value ''%s'' at ''%s.indexName'' failed to satisfy constraint: Member must have length less than or equal to 255', name, path);
+			END IF;
+		END IF;
+		IF spec -> 'VectorAttribute' IS NULL OR spec -> 'VectorAttribute' ->> 'AttributeName' IS NULL THEN
+			problems := problems || format('Value null at ''%s.vectorAttribute%s'' failed to satisfy constraint: Member must not be null',
+				path, CASE WHEN spec -> 'VectorAttribute' IS NULL THEN '' ELSE '.attributeName' END);
+		END IF;
+		IF spec -> 'Dimensions' IS NULL THEN
+			problems := problems || format('Value null at ''%s.dimensions'' failed to satisfy constraint: Member must not be null', path);
+		ELSIF jsonb_typeof(spec -> 'Dimensions') <> 'number' THEN
+			PERFORM item_table.vector_raise('SerializationException', 'NUMBER_VALUE cannot be converted to Integer');
+		ELSIF (spec ->> 'Dimensions')::numeric < 1 THEN
+			problems := problems || format('Value ''%s'' at ''%s.dimensions'' failed to satisfy constraint: Member must have value greater than or equal to 1', spec ->> 'Dimensions', path);
+		ELSIF (spec ->> 'Dimensions')::numeric > 4096 THEN
+			problems := problems || format('Value ''%s'' at ''%s.dimensions'' failed to satisfy constraint: Member must have value less than or equal to 4096', spec ->> 'Dimensions', path);
+		END IF;
+		dist := spec ->> 'DistanceFunction';
+		IF dist IS NULL THEN
+			problems := problems || format('Value null at ''%s.distanceFunction'' failed to satisfy constraint: Member must not be null', path);
+		ELSIF dist NOT IN ('COSINE', 'DOT_PRODUCT', 'EUCLIDEAN') THEN
+			problems := problems || format('Value ''%s'' at ''%s.distanceFunction'' failed to satisfy constraint: Member must satisfy enum value set: [COSINE, DOT_PRODUCT, EUCLIDEAN]', dist, path);
+		END IF;
+		IF spec -> 'Projection' IS NULL THEN
+			problems := problems || format('Value null at ''%s.projection'' failed to satisfy constraint: Member must not be null', path);
+		ELSIF spec -> 'Projection' ->> 'ProjectionType' IS NOT NULL
+			  AND spec -> 'Projection' ->> 'ProjectionType' NOT IN ('ALL', 'KEYS_ONLY', 'INCLUDE') THEN
+			problems := problems || format('Value ''%s'' at ''%s.projection.projectionType'' failed to satisfy constraint: Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]',
+				spec -> 'Projection' ->> 'ProjectionType', path);
+		END IF;
+		FOR el IN SELECT value FROM jsonb_array_elements(coalesce(spec -> 'SearchSchema', '[]')) LOOP
+			IF el ->> 'SearchSchemaElementType' IS NULL OR el ->> 'SearchSchemaElementType' NOT IN ('HASH', 'INLINE_FILTER') THEN
+				problems := problems || format('Value %s at ''%s.searchSchema.member.searchSchemaElementType'' failed to satisfy constraint: Member must %s',
+					coalesce(quote_literal(el ->> 'SearchSchemaElementType'), 'null'), path,
+					CASE WHEN el ->> 'SearchSchemaElementType' IS NULL THEN 'not be null'
+						 ELSE 'satisfy enum value set: [HASH, INLINE_FILTER]' END);
+			END IF;
+		END LOOP;
+	END LOOP;
+	IF cardinality(problems) > 0 THEN
+		PERFORM item_table.vector_raise('ValidationException',
+			format('%s validation error%s detected: %s', cardinality(problems),
+				   CASE WHEN cardinality(problems) = 1 THEN '' ELSE 's' END,
+				   array_to_string(problems, '; ')));
+	END IF;
+	-- then the rules between members
+	FOR spec IN SELECT value FROM jsonb_array_elements(specs) LOOP
+		name := spec ->> 'IndexName';
+		attr := spec -> 'VectorAttribute' ->> 'AttributeName';
+		dims := (spec ->> 'Dimensions')::integer;
+		IF name = ANY (taken) OR seen ? name THEN
+			PERFORM item_table.vector_raise('ValidationException',
+				'One or more parameter values were invalid: Duplicate index name: ' || name);
+		END IF;
+		seen := seen || jsonb_build_object(name, true);
+		IF dims_of ? attr AND (dims_of ->> attr)::integer <> dims THEN
+			PERFORM item_table.vector_raise('ValidationException',
+				format('One or more parameter values were invalid: Vector indexes on the same attribute must have the same number of dimensions. Attribute: %s', attr));
+		END IF;
+		dims_of := dims_of || jsonb_build_object(attr, dims);
+		SELECT array_agg(e ->> 'AttributeName') FILTER (WHERE e ->> 'SearchSchemaElementType' = 'HASH'),
+			   coalesce(array_agg(e ->> 'AttributeName') FILTER (WHERE e ->> 'SearchSchemaElementType' = 'INLINE_FILTER'), '{}')
+		  INTO filters, nonkey
+		  FROM jsonb_array_elements(coalesce(spec -> 'SearchSchema', '[]')) e;
+		IF cardinality(filters) > 1 THEN
+			PERFORM item_table.vector_raise('ValidationException',
+				'One or more parameter values were invalid: A vector index can have at most one HASH search schema element. IndexName: ' || name);
+		END IF;
+		IF attr = ANY (coalesce(filters, '{}') || nonkey) THEN
+			PERFORM item_table.vector_raise('ValidationException',
+				'One or more parameter values were invalid: The vector attribute cannot be part of the search schema. IndexName: ' || name);
+		END IF;
+		ptype := spec -> 'Projection' ->> 'ProjectionType';
+		IF ptype = 'INCLUDE' AND jsonb_typeof(spec -> 'Projection' -> 'NonKeyAttributes') IS DISTINCT FROM 'array' THEN
+			PERFORM item_table.vector_raise('ValidationException',
+				'One or more parameter values were invalid: ProjectionType is INCLUDE, but NonKeyAttributes is not specified');
+		END IF;
+		IF ptype IS DISTINCT FROM 'INCLUDE' AND spec -> 'Projection' -> 'NonKeyAttributes' IS NOT NULL THEN
+			PERFORM item_table.vector_raise('ValidationException',
+				format('One or more parameter values were invalid: ProjectionType is %s, but NonKeyAttributes is specified', coalesce(ptype, 'null')));
+		END IF;
+		IF ptype IS NULL THEN
+			PERFORM item_table.vector_raise('ValidationException',
+				'One or more parameter values were invalid: Unknown ProjectionType: null');
+		END IF;
+	END LOOP;
+	-- every rule holds: now pgvector is needed
+	vtype := item_table.vector_type();
+	FOR spec IN SELECT value FROM jsonb_array_elements(specs) LOOP
+		name := spec ->> 'IndexName';
+		attr := spec -> 'VectorAttribute' ->> 'AttributeName';
+		dims := (spec ->> 'Dimensions')::integer;
+		dist := spec ->> 'DistanceFunction';
+		ptype := spec -> 'Projection' ->> 'ProjectionType';
+		SELECT array_agg(value) INTO nonkey
+		  FROM jsonb_array_elements_text(spec -> 'Projection' -> 'NonKeyAttributes');
+		SELECT min(e ->> 'AttributeName') FILTER (WHERE e ->> 'SearchSchemaElementType' = 'HASH'),
+			   coalesce(array_agg(e ->> 'AttributeName') FILTER (WHERE e ->> 'SearchSchemaElementType' = 'INLINE_FILTER'), '{}')
+		  INTO hash, filters
+		  FROM jsonb_array_elements(coalesce(spec -> 'SearchSchema', '[]')) e;
+		vrel := 'vector_' || md5(p_table || '/' || name);
+		EXECUTE format('CREATE TABLE item_data.%I (key item_table.item_key PRIMARY KEY, part jsonb,'
+					   ' filters jsonb NOT NULL, embedding %s(%s) NOT NULL, item jsonb NOT NULL)',
+					   vrel, vtype, dims);
+		opclass := CASE dist WHEN 'COSINE' THEN 'vector_cosine_ops'
+							 WHEN 'EUCLIDEAN' THEN 'vector_l2_ops' ELSE 'vector_ip_ops' END;
+		EXECUTE format('CREATE INDEX ON item_data.%I USING hnsw (embedding %s.%I)',
+					   vrel, split_part(vtype, '.', 1), opclass);
+		IF hash IS NOT NULL THEN
+			EXECUTE format('CREATE INDEX ON item_data.%I (part)', vrel);
+		END IF;
+		INSERT INTO item_table.vector_indexes (table_name, index_name, attribute_name, dimensions,
+			distance_function, search_schema, hash_attribute, filter_attributes, projection_type,
+			non_key_attributes, relid)
+		VALUES (p_table, name, attr, dims, dist, coalesce(spec -> 'SearchSchema', '[]'), hash, filters,
+				ptype, nonkey, format('item_data.%I', vrel)::regclass);
+	END LOOP;
+END $$;
+
+-- The index rows of one item table after a write: the old key's rows go,
+-- the new item's rows come (when it holds a valid vector).
+CREATE FUNCTION vector_index_sync(p_relid oid, old_key item_key, new_key item_key, new_item jsonb)
+	RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	v item_table.vector_indexes;
+	elems real[];
+	vtype text;
+BEGIN
+	FOR v IN SELECT x.* FROM item_table.vector_indexes x JOIN item_table.tables t USING (table_name)
+			  WHERE t.relid = p_relid::regclass LOOP
+		IF old_key IS NOT NULL THEN
+			EXECUTE format('DELETE FROM %s WHERE key OPERATOR(item_table.=) $1', v.relid) USING old_key;
+		END IF;
+		IF new_key IS NOT NULL THEN
+			elems := item_table.vector_elements(new_item -> v.attribute_name, v.dimensions);
+			CONTINUE WHEN elems IS NULL;
+			-- a zero vector has no direction: no cosine distance
+			CONTINUE WHEN v.distance_function = 'COSINE' AND NOT EXISTS (SELECT 1 FROM unnest(elems) x WHERE x <> 0);
+			vtype := coalesce(vtype, item_table.vector_type());
+			EXECUTE format('INSERT INTO %s (key, part, filters, embedding, item) VALUES ($1, $2, $3, $4::%s, $5)',
+						   v.relid, vtype)
+			  USING new_key, new_item -> v.hash_attribute,
+					(SELECT coalesce(jsonb_object_agg(k, val), '{}') FROM jsonb_each(new_item) e(k, val)
+					  WHERE k = ANY (v.filter_attributes)),
+					elems, item_table.vector_projected(v, new_item);
+		END IF;
+	END LOOP;
+END $$;
+
+-- An index table's rows dropped with its catalog row (DeleteTable cascades).
+CREATE FUNCTION vector_index_dropped() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	EXECUTE format('DROP TABLE IF EXISTS %s', OLD.relid);
+	RETURN OLD;
+END $$;
+CREATE TRIGGER vector_index_dropped AFTER DELETE ON vector_indexes
+	FOR EACH ROW EXECUTE FUNCTION vector_index_dropped();
+
+-- SearchVectors, once the caller's SELECT right on the table is checked.
+CREATE FUNCTION vector_search_request(request jsonb) RETURNS jsonb
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	tname text := request ->> 'TableName';
+	iname text := request ->> 'IndexName';
+	v item_table.vector_indexes;
+	problems text[] := '{}';
+	topk numeric;
+	qvec real[];
+	names jsonb := coalesce(request -> 'ExpressionAttributeNames', '{}');
+	vals jsonb := coalesce(request -> 'ExpressionAttributeValues', '{}');
+	cond text := request ->> 'SearchConditionExpression';
+	term text;
+	m text[];
+	aname text;
+	part jsonb;
+	filt jsonb := '{}';
+	op text;
+	score_expr text;
+	qexpr text;
+	results jsonb;
+	old_ef text;
+	old_iter text;
+	rcc text := coalesce(request ->> 'ReturnConsumedCapacity', 'NONE');
+	out jsonb;
+BEGIN
+	IF tname IS NULL THEN
+		problems := problems || 'Value null at ''tableName'' failed to satisfy constraint: Member must not be null'::text;
+	END IF;
+	IF iname IS NULL THEN
+		problems := problems || 'Value null at ''indexName'' failed to satisfy constraint: Member must not be null'::text;
+	END IF;
+	IF request -> 'SearchVector' IS NULL THEN
+		problems := problems || 'Value null at ''searchVector'' failed to satisfy constraint: Member must not be null'::text;
+	END IF;
+	IF request -> 'TopK' IS NULL THEN
+		problems := problems || 'Value null at ''topK'' failed to satisfy constraint: Member must not be null'::text;
+	ELSIF jsonb_typeof(request -> 'TopK') <> 'number' THEN
+		PERFORM item_table.vector_raise('SerializationException', 'NUMBER_VALUE cannot be converted to Integer');
+	ELSE
+		topk := (request ->> 'TopK')::numeric;
+		IF topk < 1 THEN
+			problems := problems || format('Value ''%s'' at ''topK'' failed to satisfy constraint: Member must have value greater than or equal to 1', topk);
+		END IF;
+	END IF;
+	IF rcc NOT IN ('INDEXES', 'TOTAL', 'NONE') THEN
+		problems := problems || format('Value ''%s'' at ''returnConsumedCapacity'' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]', rcc);
+	END IF;
+	IF cardinality(problems) > 0 THEN
+		PERFORM item_table.vector_raise('ValidationException',
+			format('%s validation error%s detected: %s', cardinality(problems),
+				   CASE WHEN cardinality(problems) = 1 THEN '' ELSE 's' END,
+				   array_to_string(problems, '; ')));
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM item_table.tables WHERE table_name = tname) THEN
+		PERFORM item_table.vector_raise('ResourceNotFoundException', format('Requested resource not found: Table: %s not found', tname));
+	END IF;
+	SELECT * INTO v FROM item_table.vector_indexes WHERE table_name = tname AND index_name = iname;
+	IF NOT FOUND THEN
+		PERFORM item_table.vector_raise('ValidationException',
+			format('The table does not have the specified index: %s', iname));
+	END IF;
+	IF v.status <> 'ACTIVE' THEN
+		PERFORM item_table.vector_raise('ValidationException',
+			format('The vector index is not ACTIVE: %s', iname));
+	END IF;
+	IF jsonb_typeof(request -> 'SearchVector') <> 'array' THEN
+		PERFORM item_table.vector_raise('SerializationException', 'Unexpected value type in payload');
+	END IF;
+	qvec := item_table.vector_elements(jsonb_build_object('L', request -> 'SearchVector'),
+									   jsonb_array_length(request -> 'SearchVector'));
+	IF qvec IS NULL THEN
+		PERFORM item_table.vector_raise('ValidationException',
+			'Invalid SearchVector: every element must be a number (N) in the range of a 32-bit float');
+	END IF;
+	IF cardinality(qvec) <> v.dimensions THEN
+		PERFORM item_table.vector_raise('ValidationException',
+			format('Invalid SearchVector: the index %s has %s dimensions, the search vector has %s',
+				   iname, v.dimensions, cardinality(qvec)));
+	END IF;
+	-- SearchConditionExpression: equalities on search-schema attributes, joined by AND
+	IF cond IS NOT NULL THEN
+		FOREACH term IN ARRAY regexp_split_to_array(cond, '\s+(?:AND|and|And)\s+') LOOP
+			m := regexp_match(term, '^\s*(#?[A-Za-z0-9_]+)\s*=\s*(:[A-Za-z0-9_]+)\s*$');
+			IF m IS NULL THEN
+				PERFORM item_table.vector_raise('ValidationException',
+					format('Invalid SearchConditionExpression: only equality conditions on search schema attributes joined by AND are supported: %s', term));
+			END IF;
+			aname := CASE WHEN left(m[1], 1) = '#' THEN names ->> m[1] ELSE m[1] END;
+			IF aname IS NULL THEN
+				PERFORM item_table.vector_raise('ValidationException',
+					format('Invalid SearchConditionExpression: An expression attribute name used in the document path is not defined; attribute name: %s', m[1]));
+			END IF;
+			IF NOT vals ? m[2] THEN
+				PERFORM item_table.vector_raise('ValidationException',
+					format('Invalid SearchConditionExpression: An expression attribute value used in expression is not defined; attribute value: %s', m[2]));
+			END IF;
+			IF aname = v.hash_attribute THEN
+				part := vals -> m[2];
+			ELSIF aname = ANY (v.filter_attributes) THEN
+				filt := filt || jsonb_build_object(aname, vals -> m[2]);
+			ELSE
+				PERFORM item_table.vector_raise('ValidationException',
+					format('Invalid SearchConditionExpression: %s is not an attribute of the search schema of index %s', aname, iname));
+			END IF;
+		END LOOP;
+	END IF;
+	IF v.hash_attribute IS NOT NULL AND part IS NULL THEN
+		PERFORM item_table.vector_raise('ValidationException',
+			format('Invalid SearchConditionExpression: the HASH attribute of the search schema must be given with =: %s', v.hash_attribute));
+	END IF;
+	op := format('OPERATOR(%s.%s)', split_part(item_table.vector_type(), '.', 1),
+				 CASE v.distance_function WHEN 'COSINE' THEN '<=>' WHEN 'EUCLIDEAN' THEN '<->' ELSE '<#>' END);
+	qexpr := format('$1::real[]::%s', item_table.vector_type());
+	score_expr := CASE v.distance_function WHEN 'DOT_PRODUCT' THEN format('-(embedding %s %s)', op, qexpr)
+				  ELSE format('(embedding %s %s)', op, qexpr) END;
+	-- enough candidates for TopK, and filters that do not starve the scan
+	old_ef := current_setting('hnsw.ef_search', true);
+	old_iter := current_setting('hnsw.iterative_scan', true);
+	PERFORM set_config('hnsw.ef_search', greatest(40, least(topk, 1000))::integer::text, true);
+	PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', true);
+	EXECUTE format(
+		'SELECT coalesce(jsonb_agg(r.res ORDER BY r.ord), ''[]'') FROM ('
+		'  SELECT jsonb_build_object(''Item'', CASE WHEN $5::text IS NULL THEN s.item'
+		'           ELSE item_table.project_item(s.item, $5, $6) END, ''Score'', s.score) AS res,'
+		'         row_number() OVER (ORDER BY s.d, s.key) AS ord'
+		'  FROM (SELECT key, item, %s AS score, embedding %s %s AS d FROM %s'
+		'         WHERE ($2::jsonb IS NULL OR part = $2) AND filters @> $3'
+		'         ORDER BY embedding %s %s LIMIT $4) s) r',
+		score_expr, op, qexpr, v.relid, op, qexpr)
+	  INTO results
+	  USING qvec, part, filt, topk, request ->> 'ProjectionExpression',
+			request -> 'ExpressionAttributeNames';
+	PERFORM set_config('hnsw.ef_search', coalesce(old_ef, '40'), true);
+	PERFORM set_config('hnsw.iterative_scan', coalesce(old_iter, 'off'), true);
+	out := jsonb_build_object('SearchResults', results);
+	IF rcc <> 'NONE' THEN
+		out := out || jsonb_build_object('ConsumedCapacity',
+			jsonb_build_object('VectorSearchRequestBytes', 4 * v.dimensions));
+	END IF;
+	RETURN out;
+END $$;
+
+-- DescribeTable's VectorIndexes, or NULL.
+CREATE FUNCTION vector_index_descriptions(p_table text) RETURNS jsonb
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	v item_table.vector_indexes;
+	n bigint;
+	out jsonb := '[]';
+BEGIN
+	FOR v IN SELECT * FROM item_table.vector_indexes WHERE table_name = p_table ORDER BY created_at, index_name LOOP
+		EXECUTE format('SELECT count(*) FROM %s', v.relid) INTO n;
+		out := out || jsonb_build_array(jsonb_strip_nulls(jsonb_build_object(
+			'IndexName', v.index_name,
+			'SearchSchema', CASE WHEN v.search_schema <> '[]' THEN v.search_schema END,
+			'Projection', jsonb_strip_nulls(jsonb_build_object('ProjectionType', v.projection_type,
+											'NonKeyAttributes', to_jsonb(v.non_key_attributes))),
+			'VectorAttribute', jsonb_build_object('AttributeName', v.attribute_name),
+			'Dimensions', v.dimensions,
+			'DistanceFunction', v.distance_function,
+			'IndexStatus', v.status,
+			'IndexSizeBytes', pg_total_relation_size(v.relid),
+			'ItemCount', n,
+			'IndexArn', format('arn:aws:dynamodb:local:000000000000:table/%s/index/%s', v.table_name, v.index_name))));
+	END LOOP;
+	RETURN CASE WHEN out = '[]' THEN NULL ELSE out END;
+END $$;
+
+REVOKE ALL ON FUNCTION vector_raise(text, text), vector_type(), vector_elements(jsonb, integer),
+	vector_projected(vector_indexes, jsonb), vector_create_indexes(text, oid, jsonb, text[]),
+	vector_index_sync(oid, item_key, item_key, jsonb), vector_index_dropped(),
+	vector_search_request(jsonb), vector_index_descriptions(text) FROM PUBLIC;
+
+-- The C entry points: the row trigger on a table with vector indexes, and
+-- SearchVectors (also through dynamodb()).
+CREATE FUNCTION vector_index_trigger() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'item_table_vector_index_trigger' LANGUAGE C;
+COMMENT ON FUNCTION vector_index_trigger() IS 'maintains the vector-index tables of an item table';
+
+CREATE FUNCTION search_vectors(request jsonb) RETURNS jsonb
+	AS 'MODULE_PATHNAME', 'item_table_search_vectors' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION search_vectors(jsonb) IS 'DynamoDB SearchVectors (approximate nearest neighbours on a vector index, pgvector HNSW)';
+
+-- The same search as rows, for joins: the TopK items nearest to
+-- search_vector (projected as the index projects them) and their Score.
+CREATE FUNCTION vector_search(table_name text, index_name text, search_vector real[],
+							  top_k integer DEFAULT 10, partition_value jsonb DEFAULT NULL)
+	RETURNS TABLE (item jsonb, score double precision)
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+	SELECT r -> 'Item', (r ->> 'Score')::double precision
+	  FROM jsonb_array_elements(item_table.search_vectors(
+			jsonb_build_object('TableName', $1, 'IndexName', $2, 'TopK', $4,
+							   'SearchVector', (SELECT jsonb_agg(jsonb_build_object('N', x::text))
+												  FROM unnest($3) x))
+			|| CASE WHEN $5 IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(
+				'SearchConditionExpression', '#h = :h',
+				'ExpressionAttributeNames', jsonb_build_object('#h',
+					(SELECT v.hash_attribute FROM item_table.vector_indexes v
+					  WHERE v.table_name = $1 AND v.index_name = $2)),
+				'ExpressionAttributeValues', jsonb_build_object(':h', $5)) END
+		) -> 'SearchResults') AS r
+$$;
+COMMENT ON FUNCTION vector_search(text, text, real[], integer, jsonb) IS
+	'SearchVectors as rows (item, score), best first, for joins';
