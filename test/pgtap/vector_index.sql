@@ -1,0 +1,199 @@
+-- Vector indexes (CreateTable VectorIndexes, SearchVectors) on pgvector:
+-- the answer without pgvector, CreateTable's rules and messages,
+-- DescribeTable, upkeep on every write (sparse: an item without a valid
+-- vector is not in the index), SearchVectors' results against an exact
+-- search (a brute-force ORDER BY distance over the same items) for each
+-- distance function, the HASH search-schema condition, projections,
+-- ConsumedCapacity, rights, and the rows of item_table.vector_search()
+-- joined with item reads.  Skipped when pgvector is not installed.
+SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
+\if :have_vector
+BEGIN;
+SELECT plan(40);
+SET search_path = item_table, public;
+
+CREATE FUNCTION pg_temp.spec(extra jsonb) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT jsonb_build_object('TableName', 'vtab', 'BillingMode', 'PAY_PER_REQUEST',
+		'AttributeDefinitions', '[{"AttributeName": "id", "AttributeType": "S"}]'::jsonb,
+		'KeySchema', '[{"AttributeName": "id", "KeyType": "HASH"}]'::jsonb) || extra
+$$;
+CREATE FUNCTION pg_temp.vi(name text, dims int, dist text, more jsonb DEFAULT '{}') RETURNS jsonb LANGUAGE sql AS $$
+	SELECT jsonb_build_object('IndexName', name, 'VectorAttribute', '{"AttributeName": "emb"}'::jsonb,
+		'Dimensions', dims, 'DistanceFunction', dist, 'Projection', '{"ProjectionType": "ALL"}'::jsonb) || more
+$$;
+
+-- 1. without pgvector: the table is refused with what to install
+SELECT throws_ok($$SELECT dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes',
+		jsonb_build_array(pg_temp.vi('emb-idx', 3, 'COSINE')))))$$,
+	'XD001', 'ValidationException: Vector indexes need the pgvector extension in this database: install pgvector (the postgresql-NN-pgvector package, or from source) and run CREATE EXTENSION vector',
+	'without pgvector a vector index is refused, saying what to install');
+SELECT lives_ok($$SELECT dynamodb('CreateTable', pg_temp.spec('{}')); SELECT dynamodb('DeleteTable', '{"TableName": "vtab"}')$$,
+	'without pgvector a table without vector indexes is made as ever');
+
+CREATE EXTENSION vector;
+
+-- 2. CreateTable's rules
+SELECT throws_ok($$SELECT dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes',
+		jsonb_build_array(pg_temp.vi('emb-idx', 0, 'COSINE')))))$$,
+	'XD001', 'ValidationException: 1 validation error detected: Value ''0'' at ''vectorIndexes.1.member.dimensions'' failed to satisfy constraint: Member must have value greater than or equal to 1',
+	'Dimensions below 1');
+SELECT throws_ok($$SELECT dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes',
+		jsonb_build_array(pg_temp.vi('emb-idx', 4097, 'COSINE')))))$$,
+	'XD001', 'ValidationException: 1 validation error detected: Value ''4097'' at ''vectorIndexes.1.member.dimensions'' failed to satisfy constraint: Member must have value less than or equal to 4096',
+	'Dimensions above 4096');
+SELECT throws_ok($$SELECT dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes',
+		jsonb_build_array(pg_temp.vi('ab', 3, 'MANHATTAN')))))$$,
+	'XD001', 'ValidationException: 2 validation errors detected: Value ''ab'' at ''vectorIndexes.1.member.indexName'' failed to satisfy constraint: Member must have length greater than or equal to 3; Value ''MANHATTAN'' at ''vectorIndexes.1.member.distanceFunction'' failed to satisfy constraint: Member must satisfy enum value set: [COSINE, DOT_PRODUCT, EUCLIDEAN]',
+	'a short name and an unknown distance function, collected');
+SELECT throws_ok($$SELECT dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes',
+		jsonb_build_array(pg_temp.vi('emb-idx', 3, 'COSINE') - 'Projection'))))$$,
+	'XD001', 'ValidationException: 1 validation error detected: Value null at ''vectorIndexes.1.member.projection'' failed to satisfy constraint: Member must not be null',
+	'Projection is required');
+SELECT throws_ok($$SELECT dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes',
+		jsonb_build_array(pg_temp.vi('emb-idx', 3, 'COSINE'), pg_temp.vi('emb-idx', 3, 'EUCLIDEAN')))))$$,
+	'XD001', 'ValidationException: One or more parameter values were invalid: Duplicate index name: emb-idx',
+	'two vector indexes of one name');
+SELECT throws_ok($$SELECT dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes',
+		jsonb_build_array(pg_temp.vi('emb-idx', 3, 'COSINE'), pg_temp.vi('emb-l2', 4, 'EUCLIDEAN')))))$$,
+	'XD001', 'ValidationException: One or more parameter values were invalid: Vector indexes on the same attribute must have the same number of dimensions. Attribute: emb',
+	'one vector attribute, two dimensions');
+SELECT throws_ok($$SELECT dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes',
+		jsonb_build_array(pg_temp.vi('emb-idx', 3, 'COSINE', '{"SearchSchema": [{"AttributeName": "a", "SearchSchemaElementType": "HASH"}, {"AttributeName": "b", "SearchSchemaElementType": "HASH"}]}')))))$$,
+	'XD001', 'ValidationException: One or more parameter values were invalid: A vector index can have at most one HASH search schema element. IndexName: emb-idx',
+	'two HASH search-schema elements');
+SELECT ok(NOT EXISTS (SELECT 1 FROM tables WHERE table_name = 'vtab'), 'a refused CreateTable leaves no table');
+
+-- 3. the table: three indexes over one 8-dimension attribute
+SELECT is(jsonb_array_length(dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes', jsonb_build_array(
+		pg_temp.vi('cos-idx', 8, 'COSINE', '{"SearchSchema": [{"AttributeName": "cat", "SearchSchemaElementType": "HASH"}]}'),
+		pg_temp.vi('l2-idx', 8, 'EUCLIDEAN', '{"Projection": {"ProjectionType": "KEYS_ONLY"}}'),
+		pg_temp.vi('dot-idx', 8, 'DOT_PRODUCT', '{"Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["n"]}}')))))
+		-> 'TableDescription' -> 'VectorIndexes'), 3, 'CreateTable answers the three vector indexes');
+SELECT is((dynamodb('DescribeTable', '{"TableName": "vtab"}') -> 'Table' -> 'VectorIndexes' -> 0) - 'IndexSizeBytes',
+	'{"IndexArn": "arn:aws:dynamodb:local:000000000000:table/vtab/index/cos-idx", "IndexName": "cos-idx", "ItemCount": 0,
+	  "Dimensions": 8, "Projection": {"ProjectionType": "ALL"}, "IndexStatus": "ACTIVE",
+	  "SearchSchema": [{"AttributeName": "cat", "SearchSchemaElementType": "HASH"}],
+	  "VectorAttribute": {"AttributeName": "emb"}, "DistanceFunction": "COSINE"}'::jsonb,
+	'DescribeTable describes a vector index');
+
+-- 4. 120 items with vectors (seeded), and five without a valid one
+SELECT setseed(0.34);
+CREATE TEMP TABLE vecs AS
+	SELECT i, 'c' || (i % 3) AS cat,
+		   (SELECT array_agg(round((random() * 2 - 1)::numeric, 4)::real) FROM generate_series(1, 8) WHERE i > 0) AS v
+	  FROM generate_series(1, 120) i;
+SELECT lives_ok($$SELECT dynamodb('PutItem', jsonb_build_object('TableName', 'vtab', 'Item', jsonb_build_object(
+		'id', jsonb_build_object('S', 'i' || i), 'cat', jsonb_build_object('S', cat), 'n', jsonb_build_object('N', i::text),
+		'emb', jsonb_build_object('L', (SELECT jsonb_agg(jsonb_build_object('N', x::text)) FROM unnest(v) x)))))
+	FROM vecs$$, '120 PutItems with vectors');
+SELECT lives_ok($$
+	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x1"}}}');
+	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x2"}, "emb": {"L": [{"N": "1"}, {"N": "2"}]}}}');
+	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x3"}, "emb": {"L": [{"N": "1"}, {"N": "2"}, {"N": "3"}, {"N": "4"}, {"N": "5"}, {"N": "6"}, {"N": "7"}, {"S": "8"}]}}}');
+	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x4"}, "emb": {"NS": ["1", "2", "3", "4", "5", "6", "7", "8"]}}}');
+	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x5"}, "emb": {"L": [{"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}]}}}')
+	$$, 'items without a valid vector are written');
+SELECT is((SELECT array_agg((d ->> 'ItemCount')::int ORDER BY d ->> 'IndexName')
+			 FROM jsonb_array_elements(dynamodb('DescribeTable', '{"TableName": "vtab"}') -> 'Table' -> 'VectorIndexes') d),
+	ARRAY[120, 121, 121], 'sparse: only valid vectors are indexed (the zero vector not for COSINE)');
+
+-- 5. SearchVectors against the exact search
+CREATE FUNCTION pg_temp.q(i int) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT jsonb_agg(jsonb_build_object('N', x::text)) FROM unnest((SELECT v FROM vecs WHERE vecs.i = q.i)) x
+$$;
+CREATE FUNCTION pg_temp.search(idx text, qi int, k int, extra jsonb DEFAULT '{}') RETURNS jsonb LANGUAGE sql AS $$
+	SELECT dynamodb('SearchVectors', jsonb_build_object('TableName', 'vtab', 'IndexName', idx, 'TopK', k,
+		'SearchVector', pg_temp.q(qi)) || extra)
+$$;
+CREATE FUNCTION pg_temp.ids(r jsonb) RETURNS text[] LANGUAGE sql AS $$
+	SELECT array_agg(e -> 'Item' -> 'id' ->> 'S' ORDER BY o) FROM jsonb_array_elements(r -> 'SearchResults') WITH ORDINALITY t(e, o)
+$$;
+CREATE FUNCTION pg_temp.exact(op text, qi int, k int, only_cat text DEFAULT NULL) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE r text[];
+BEGIN
+	EXECUTE format('SELECT array_agg(id ORDER BY d, id) FROM (SELECT a.id, a.v::vector %s b.v::vector AS d
+		FROM (SELECT ''i'' || i AS id, v, cat FROM vecs UNION ALL SELECT ''x5'', array_fill(0::real, ARRAY[8]), NULL) a, vecs b WHERE b.i = $1 AND ($3::text IS NULL OR a.cat = $3) ORDER BY 2, 1 LIMIT $2) s', op)
+	  INTO r USING qi, k, only_cat;
+	RETURN r;
+END $$;
+
+SELECT is(pg_temp.ids(pg_temp.search('l2-idx', q, 10)), pg_temp.exact('<->', q, 10), 'EUCLIDEAN: the exact top 10, query ' || q)
+  FROM (VALUES (7), (50), (111)) s(q);
+SELECT is(pg_temp.ids(pg_temp.search('dot-idx', q, 10)), pg_temp.exact('<#>', q, 10), 'DOT_PRODUCT: the exact top 10, query ' || q)
+  FROM (VALUES (7), (50)) s(q);
+SELECT is(pg_temp.ids(pg_temp.search('cos-idx', q, 10, '{"SearchConditionExpression": "cat = :c", "ExpressionAttributeValues": {":c": {"S": "c1"}}}')),
+		  pg_temp.exact('<=>', q, 10, 'c1'), 'COSINE with the HASH condition: the exact top 10 of that partition, query ' || q)
+  FROM (VALUES (7), (50)) s(q);
+SELECT is(pg_temp.ids(pg_temp.search('l2-idx', 3, 200)), pg_temp.exact('<->', 3, 200), 'TopK beyond the index size: every indexed item, in order');
+
+-- Scores: distances ascending, dot products descending, the query itself first
+SELECT is((pg_temp.search('l2-idx', 9, 1) -> 'SearchResults' -> 0 ->> 'Score')::float8, 0::float8, 'EUCLIDEAN: the item itself scores 0');
+SELECT ok((SELECT bool_and((a -> 'Score')::float8 <= (b -> 'Score')::float8)
+			 FROM (SELECT e AS a, lead(e) OVER (ORDER BY o) AS b
+					 FROM jsonb_array_elements(pg_temp.search('cos-idx', 9, 10, '{"SearchConditionExpression": "#c = :c", "ExpressionAttributeNames": {"#c": "cat"}, "ExpressionAttributeValues": {":c": {"S": "c0"}}}') -> 'SearchResults') WITH ORDINALITY t(e, o)) s
+			WHERE b IS NOT NULL), 'COSINE: scores ascend (best first)');
+SELECT ok((SELECT bool_and((a -> 'Score')::float8 >= (b -> 'Score')::float8)
+			 FROM (SELECT e AS a, lead(e) OVER (ORDER BY o) AS b
+					 FROM jsonb_array_elements(pg_temp.search('dot-idx', 9, 10) -> 'SearchResults') WITH ORDINALITY t(e, o)) s
+			WHERE b IS NOT NULL), 'DOT_PRODUCT: scores descend (best first)');
+SELECT is((pg_temp.search('dot-idx', 9, 1) -> 'SearchResults' -> 0 ->> 'Score')::float8,
+		  (SELECT -(a.v::vector <#> b.v::vector) FROM vecs a, vecs b WHERE a.i = 9 AND b.i::text = ltrim((pg_temp.ids(pg_temp.search('dot-idx', 9, 1)))[1], 'i')),
+		  'DOT_PRODUCT: the score is the inner product');
+
+-- Projections
+SELECT is(pg_temp.search('l2-idx', 9, 1) -> 'SearchResults' -> 0 -> 'Item', '{"id": {"S": "i9"}}', 'KEYS_ONLY projects the key');
+SELECT is(pg_temp.search('dot-idx', 9, 1, '{"ProjectionExpression": "#n, id", "ExpressionAttributeNames": {"#n": "n"}}') -> 'SearchResults' -> 0 -> 'Item' ? 'n',
+		  true, 'ProjectionExpression with names');
+SELECT is(pg_temp.search('l2-idx', 9, 1, '{"ReturnConsumedCapacity": "TOTAL"}') -> 'ConsumedCapacity', '{"VectorSearchRequestBytes": 32}',
+		  'ConsumedCapacity carries VectorSearchRequestBytes');
+
+-- SearchVectors' own rules
+SELECT throws_ok($$SELECT pg_temp.search('cos-idx', 1, 3)$$, 'XD001',
+	'ValidationException: Invalid SearchConditionExpression: the HASH attribute of the search schema must be given with =: cat',
+	'the HASH attribute is required');
+SELECT throws_ok($$SELECT pg_temp.search('l2-idx', 1, 0)$$, 'XD001',
+	'ValidationException: 1 validation error detected: Value ''0'' at ''topK'' failed to satisfy constraint: Member must have value greater than or equal to 1',
+	'TopK at least 1');
+SELECT throws_ok($$SELECT dynamodb('SearchVectors', '{"TableName": "vtab", "IndexName": "l2-idx", "TopK": 1, "SearchVector": [{"N": "1"}]}')$$, 'XD001',
+	'ValidationException: Invalid SearchVector: the index l2-idx has 8 dimensions, the search vector has 1',
+	'the search vector has the index''s dimensions');
+SELECT throws_ok($$SELECT pg_temp.search('nope-idx', 1, 3)$$, 'XD001',
+	'ValidationException: The table does not have the specified index: nope-idx', 'an unknown index');
+
+-- 6. writes are searchable at once; updates and deletes leave the index
+SELECT dynamodb('UpdateItem', '{"TableName": "vtab", "Key": {"id": {"S": "x1"}}, "UpdateExpression": "SET emb = :e",
+	"ExpressionAttributeValues": {":e": {"L": [{"N": "9"}, {"N": "9"}, {"N": "9"}, {"N": "9"}, {"N": "9"}, {"N": "9"}, {"N": "9"}, {"N": "9"}]}}}');
+SELECT is(pg_temp.ids(dynamodb('SearchVectors', '{"TableName": "vtab", "IndexName": "l2-idx", "TopK": 1,
+	"SearchVector": [{"N": "9"}, {"N": "9"}, {"N": "9"}, {"N": "9"}, {"N": "9"}, {"N": "9"}, {"N": "9"}, {"N": "9"}]}')), ARRAY['x1'],
+	'an UpdateItem that sets a vector is searchable at once');
+DELETE FROM item_data.vtab WHERE key = item_key('{"S": "x1"}'::jsonb);
+SELECT dynamodb('DeleteItem', '{"TableName": "vtab", "Key": {"id": {"S": "i5"}}}');
+SELECT dynamodb('UpdateItem', '{"TableName": "vtab", "Key": {"id": {"S": "i6"}}, "UpdateExpression": "REMOVE emb"}');
+SELECT is((SELECT array_agg((d ->> 'ItemCount')::int ORDER BY d ->> 'IndexName')
+			 FROM jsonb_array_elements(dynamodb('DescribeTable', '{"TableName": "vtab"}') -> 'Table' -> 'VectorIndexes') d),
+	ARRAY[118, 119, 119], 'plain SQL DELETE, DeleteItem and REMOVE take items out');
+
+-- 7. rights: SearchVectors needs SELECT on the table
+CREATE ROLE vt_reader_none;
+SET LOCAL ROLE vt_reader_none;
+SELECT throws_ok($$SELECT dynamodb('SearchVectors', '{"TableName": "vtab", "IndexName": "l2-idx", "TopK": 1, "SearchVector": [{"N": "1"}]}')$$, 'XD018', NULL, 'without SELECT on the table: AccessDeniedException');
+RESET ROLE;
+
+-- 8. the same search as rows, joined with item reads
+SELECT is((SELECT count(*)::int FROM vector_search('vtab', 'dot-idx', (SELECT v FROM vecs WHERE i = 20), 5) s
+			 JOIN item_data.vtab t ON t.item -> 'id' = s.item -> 'id'
+			WHERE t.item -> 'cat' IS NOT NULL), 5, 'vector_search() rows join with the item table');
+SELECT is((SELECT array_agg(s.item -> 'id' ->> 'S') FROM vector_search('vtab', 'cos-idx', (SELECT v FROM vecs WHERE i = 20), 4, '{"S": "c2"}') s),
+		  pg_temp.exact('<=>', 20, 4, 'c2'), 'vector_search() with a partition value');
+
+-- 9. DeleteTable drops the index tables
+SELECT dynamodb('DeleteTable', '{"TableName": "vtab"}');
+SELECT is((SELECT count(*)::int FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = 'item_data' AND c.relname LIKE 'vector\_%'), 0, 'DeleteTable drops the vector index tables');
+
+SELECT * FROM finish();
+ROLLBACK;
+\else
+SELECT plan(1);
+SELECT skip('pgvector is not installed (build it from the vendored source, or install postgresql-NN-pgvector): vector index tests skipped', 1);
+\endif
