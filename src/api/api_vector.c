@@ -32,6 +32,9 @@
  */
 #include "postgres.h"
 
+#include "catalog/dependency.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -112,6 +115,26 @@ ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken)
 	values[3] = PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
 	(void) run_as_catalog_owner("SELECT item_table.vector_create_indexes($1, $2, $3, $4)",
 								4, argtypes, values, NULL, CurrentMemoryContext);
+
+	/*
+	 * Each index table depends on the item table, so DeleteTable (or a
+	 * plain DROP TABLE) drops it too.
+	 */
+	if (SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.vector_indexes WHERE table_name = $1",
+							  1, argtypes, values, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not read the vector indexes of %s", table);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		ObjectAddress base;
+		ObjectAddress index;
+
+		ObjectAddressSet(base, RelationRelationId, relid);
+		ObjectAddressSet(index, RelationRelationId,
+						 DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull)));
+		recordDependencyOn(&index, &base, DEPENDENCY_AUTO);
+	}
+	CommandCounterIncrement();
 
 	if (OidIsValid(get_trigger_oid(relid, VECTOR_TRIGGER_NAME, true)))
 		return;

@@ -63,26 +63,17 @@ BEGIN
 END $$;
 
 -- The float4 elements of an AttributeValue that is a valid vector of dims
--- dimensions (a list of dims finite numbers in float4's range), else NULL.
+-- dimensions (a list of dims numbers within float4's range; a magnitude
+-- below float4's smallest normal is 0), else NULL.
 CREATE FUNCTION vector_elements(value jsonb, dims integer) RETURNS real[]
-LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-	l jsonb := value -> 'L';
-	out real[];
-BEGIN
-	IF l IS NULL OR jsonb_typeof(l) <> 'array' OR jsonb_array_length(l) <> dims THEN
-		RETURN NULL;
-	END IF;
-	IF EXISTS (SELECT 1 FROM jsonb_array_elements(l) e
-				WHERE jsonb_typeof(e) <> 'object' OR NOT (e ? 'N')
-				   OR jsonb_typeof(e -> 'N') <> 'string'
-				   OR abs((e ->> 'N')::numeric) > 3.4e38) THEN
-		RETURN NULL;
-	END IF;
-	SELECT array_agg((e ->> 'N')::real ORDER BY o) INTO out
-	  FROM jsonb_array_elements(l) WITH ORDINALITY AS t(e, o);
-	RETURN out;
-END $$;
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+	SELECT CASE WHEN count(*) = dims AND count(n) = dims AND bool_and(abs(n) <= 3.4e38)
+				THEN array_agg(CASE WHEN abs(n) < 1e-37 THEN 0::real
+									WHEN abs(n) <= 3.4e38 THEN n::real END ORDER BY o) END
+	  FROM (SELECT o, CASE WHEN jsonb_typeof(e -> 'N') = 'string' THEN (e ->> 'N')::numeric END AS n
+			  FROM jsonb_array_elements(CASE WHEN jsonb_typeof(value -> 'L') = 'array' THEN value -> 'L'
+											 ELSE '[]' END) WITH ORDINALITY AS t(e, o)) s
+$$;
 
 -- The attributes of item an index row carries.
 CREATE FUNCTION vector_projected(v vector_indexes, item jsonb) RETURNS jsonb
@@ -292,16 +283,6 @@ BEGIN
 	END LOOP;
 END $$;
 
--- An index table's rows dropped with its catalog row (DeleteTable cascades).
-CREATE FUNCTION vector_index_dropped() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-	EXECUTE format('DROP TABLE IF EXISTS %s', OLD.relid);
-	RETURN OLD;
-END $$;
-CREATE TRIGGER vector_index_dropped AFTER DELETE ON vector_indexes
-	FOR EACH ROW EXECUTE FUNCTION vector_index_dropped();
-
 -- SearchVectors, once the caller's SELECT right on the table is checked.
 CREATE FUNCTION vector_search_request(request jsonb) RETURNS jsonb
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
@@ -474,8 +455,7 @@ END $$;
 
 REVOKE ALL ON FUNCTION vector_raise(text, text), vector_type(), vector_elements(jsonb, integer),
 	vector_projected(vector_indexes, jsonb), vector_create_indexes(text, oid, jsonb, text[]),
-	vector_index_sync(oid, item_key, item_key, jsonb), vector_index_dropped(),
-	vector_search_request(jsonb), vector_index_descriptions(text) FROM PUBLIC;
+	vector_index_sync(oid, item_key, item_key, jsonb), vector_search_request(jsonb), vector_index_descriptions(text) FROM PUBLIC;
 
 -- The C entry points: the row trigger on a table with vector indexes, and
 -- SearchVectors (also through dynamodb()).

@@ -11,6 +11,8 @@ SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS h
 BEGIN;
 SELECT plan(40);
 SET search_path = item_table, public;
+-- (rolled back at the end, as everything here)
+DROP EXTENSION IF EXISTS vector CASCADE;
 
 CREATE FUNCTION pg_temp.spec(extra jsonb) RETURNS jsonb LANGUAGE sql AS $$
 	SELECT jsonb_build_object('TableName', 'vtab', 'BillingMode', 'PAY_PER_REQUEST',
@@ -91,8 +93,9 @@ SELECT lives_ok($$
 	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x2"}, "emb": {"L": [{"N": "1"}, {"N": "2"}]}}}');
 	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x3"}, "emb": {"L": [{"N": "1"}, {"N": "2"}, {"N": "3"}, {"N": "4"}, {"N": "5"}, {"N": "6"}, {"N": "7"}, {"S": "8"}]}}}');
 	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x4"}, "emb": {"NS": ["1", "2", "3", "4", "5", "6", "7", "8"]}}}');
-	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x5"}, "emb": {"L": [{"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}]}}}')
-	$$, 'items without a valid vector are written');
+	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x5"}, "emb": {"L": [{"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}]}}}');
+	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x6"}, "emb": {"L": [{"N": "1E+50"}, {"N": "2"}, {"N": "3"}, {"N": "4"}, {"N": "5"}, {"N": "6"}, {"N": "7"}, {"N": "8"}]}}}')
+	$$, 'items without a valid vector are written (one with a number beyond a 32-bit float too)');
 SELECT is((SELECT array_agg((d ->> 'ItemCount')::int ORDER BY d ->> 'IndexName')
 			 FROM jsonb_array_elements(dynamodb('DescribeTable', '{"TableName": "vtab"}') -> 'Table' -> 'VectorIndexes') d),
 	ARRAY[120, 121, 121], 'sparse: only valid vectors are indexed (the zero vector not for COSINE)');
