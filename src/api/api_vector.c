@@ -35,6 +35,7 @@
 #include "catalog/dependency.h"
 #include "catalog/objectaddress.h"
 #include "catalog/pg_class.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -57,6 +58,19 @@ PG_FUNCTION_INFO_V1(item_table_vector_index_trigger);
 PG_FUNCTION_INFO_V1(item_table_search_vectors);
 
 #define VECTOR_TRIGGER_NAME "item_table_vector_index"
+
+/*
+ * Has the installed version of the extension the vector-index catalog?  A
+ * library newer than the installed SQL objects (before ALTER EXTENSION
+ * item_table UPDATE) has none to read.
+ */
+static bool
+vector_catalog_present(void)
+{
+	Oid			nsp = get_namespace_oid(ITEM_TABLE_SCHEMA, true);
+
+	return OidIsValid(nsp) && OidIsValid(get_relname_relid("vector_indexes", nsp));
+}
 
 /* run sql (one jsonb result or none) as the catalog owner */
 static Jsonb *
@@ -106,6 +120,8 @@ ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken)
 	int			n = 0;
 	CreateTrigStmt *t;
 
+	if (!vector_catalog_present())
+		DynValidation("Vector indexes need item_table 1.2 or later: run ALTER EXTENSION item_table UPDATE");
 	names = palloc(sizeof(Datum) * (list_length(taken) + 1));
 	foreach(lc, taken)
 		names[n++] = CStringGetTextDatum((char *) lfirst(lc));
@@ -161,6 +177,8 @@ ApiPushVectorIndexDescriptions(JsonbParseState **state, const char *table)
 	Datum		values[1];
 	Jsonb	   *d;
 
+	if (!vector_catalog_present())
+		return;
 	values[0] = CStringGetTextDatum(table);
 	d = run_as_catalog_owner("SELECT item_table.vector_index_descriptions($1)",
 							 1, argtypes, values, NULL, CurrentMemoryContext);
@@ -229,6 +247,8 @@ item_table_search_vectors(PG_FUNCTION_ARGS)
 	Datum		values[1];
 	Jsonb	   *result;
 
+	if (!vector_catalog_present())
+		DynValidation("Vector indexes need item_table 1.2 or later: run ALTER EXTENSION item_table UPDATE");
 	ApiRequestInit(&req, request);
 	tn = ApiGetMember(&req, "TableName");
 	SPI_connect();
