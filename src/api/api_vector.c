@@ -86,7 +86,7 @@ run_as_catalog_owner(const char *sql, int nargs, Oid *argtypes, Datum *values,
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "item_table vector index statement failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed == 1 && SPI_tuptable->tupdesc->natts == 1 &&
-		SPI_tuptable->tupdesc->attrs[0].atttypid == JSONBOID)
+		SPI_gettypeid(SPI_tuptable->tupdesc, 1) == JSONBOID)
 	{
 		bool		isnull;
 		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
