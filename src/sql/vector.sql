@@ -407,16 +407,23 @@ BEGIN
 	-- gives a recall@10 near 0.7 on random 128-dimension vectors, 200 above 0.95)
 	PERFORM set_config('hnsw.ef_search',
 		greatest(200, coalesce(old_ef, '40')::integer, least(topk, 1000))::integer::text, true);
-	PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', true);
+	IF part IS NOT NULL OR filt <> '{}' THEN
+		PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', true);
+	END IF;
 	EXECUTE format(
 		'SELECT coalesce(jsonb_agg(r.res ORDER BY r.ord), ''[]'') FROM ('
 		'  SELECT jsonb_build_object(''Item'', CASE WHEN $5::text IS NULL THEN s.item'
 		'           ELSE item_table.project_item(s.item, $5, $6) END, ''Score'', s.score) AS res,'
 		'         row_number() OVER (ORDER BY s.d, s.key) AS ord'
 		'  FROM (SELECT key, item, %s AS score, embedding %s %s AS d FROM %s'
-		'         WHERE ($2::jsonb IS NULL OR part = $2) AND filters @> $3'
-		'         ORDER BY embedding %s %s LIMIT $4) s) r',
-		score_expr, op, qexpr, v.relid, op, qexpr)
+		'         %s ORDER BY embedding %s %s LIMIT $4) s) r',
+		score_expr, op, qexpr, v.relid,
+		-- only the conditions the request has, so an unfiltered search is the plain HNSW scan
+		CASE WHEN part IS NULL AND filt = '{}' THEN ''
+			 WHEN filt = '{}' THEN 'WHERE part = $2'
+			 WHEN part IS NULL THEN 'WHERE filters @> $3'
+			 ELSE 'WHERE part = $2 AND filters @> $3' END,
+		op, qexpr)
 	  INTO results
 	  USING qvec, part, filt, topk, request ->> 'ProjectionExpression',
 			request -> 'ExpressionAttributeNames';
