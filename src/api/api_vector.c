@@ -2,7 +2,8 @@
  *
  * api_vector.c
  *		Vector indexes: CreateTable's VectorIndexes, DescribeTable's
- *		descriptions of them, their row trigger and SearchVectors.
+ *		descriptions of them and their row trigger (SearchVectors is
+ *		api_vector_search.c).
  *
  * A vector index is an index table in item_data (the item's key, the
  * value of the search schema's HASH attribute, its INLINE_FILTER values, a
@@ -13,10 +14,11 @@
  * by EXECUTE, after looking the type up, and a vector-index call made
  * without pgvector answers with a message saying what to install.
  *
- * The work is done by the PL/pgSQL functions of vector.sql, which nobody
- * but the catalog owner may execute.  This file is their gate: it checks
- * the caller's right on the item table (SELECT to search; the table's own
- * creation for CreateTable) and then runs them as the catalog owner
+ * CreateTable's part and DescribeTable's are done by the PL/pgSQL
+ * functions of vector.sql, which nobody but the catalog owner may execute.
+ * This file is their gate: it checks the caller's right on the item table
+ * (the table's own creation for CreateTable) and then runs them as the
+ * catalog owner
  * (ItemAsCatalogOwnerBegin), which owns every index table, so no right on
  * an index table is ever granted to anybody.
  *
@@ -55,7 +57,6 @@
 #include "errors.h"
 
 PG_FUNCTION_INFO_V1(item_table_vector_index_trigger);
-PG_FUNCTION_INFO_V1(item_table_search_vectors);
 
 #define VECTOR_TRIGGER_NAME "item_table_vector_index"
 
@@ -230,51 +231,4 @@ item_table_vector_index_trigger(PG_FUNCTION_ARGS)
 								4, argtypes, values, nulls, CurrentMemoryContext);
 	SPI_finish();
 	return PointerGetDatum(NULL);
-}
-
-/*
- * item_table_search_vectors
- *		SearchVectors: the caller needs SELECT on the item table.
- */
-Datum
-item_table_search_vectors(PG_FUNCTION_ARGS)
-{
-	MemoryContext callercxt = CurrentMemoryContext;
-	Jsonb	   *request = PG_GETARG_JSONB_P(0);
-	ApiRequest	req;
-	JsonbValue *tn;
-	Oid			argtypes[1] = {JSONBOID};
-	Datum		values[1];
-	Jsonb	   *result;
-
-	if (!vector_catalog_present())
-		DynValidation("Vector indexes need item_table 1.2 or later: run ALTER EXTENSION item_table UPDATE");
-	ApiRequestInit(&req, request);
-	tn = ApiGetMember(&req, "TableName");
-	SPI_connect();
-	if (tn != NULL && tn->type == jbvString)
-	{
-		Oid			targ[1] = {TEXTOID};
-		Datum		tval[1];
-
-		tval[0] = PointerGetDatum(cstring_to_text_with_len(tn->val.string.val, tn->val.string.len));
-		if (SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.tables WHERE table_name = $1",
-								  1, targ, tval, NULL, true, 1) == SPI_OK_SELECT &&
-			SPI_processed == 1)
-		{
-			bool		isnull;
-			Oid			relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
-															   SPI_tuptable->tupdesc, 1, &isnull));
-
-			if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-				DynRaise(DYN_ACCESS_DENIED,
-						 "User is not authorized to perform: dynamodb:SearchVectors on resource: %.*s",
-						 tn->val.string.len, tn->val.string.val);
-		}
-	}
-	values[0] = JsonbPGetDatum(request);
-	result = run_as_catalog_owner("SELECT item_table.vector_search_request($1)",
-								  1, argtypes, values, NULL, callercxt);
-	SPI_finish();
-	PG_RETURN_JSONB_P(result);
 }

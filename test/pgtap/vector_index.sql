@@ -9,7 +9,7 @@
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
-SELECT plan(40);
+SELECT plan(51);
 SET search_path = item_table, public;
 -- (rolled back at the end, as everything here)
 DROP EXTENSION IF EXISTS vector CASCADE;
@@ -193,6 +193,49 @@ SELECT is((SELECT array_agg(s.item -> 'id' ->> 'S') FROM vector_search('vtab', '
 SELECT dynamodb('DeleteTable', '{"TableName": "vtab"}');
 SELECT is((SELECT count(*)::int FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 			WHERE n.nspname = 'item_data' AND c.relname LIKE 'vector\_%'), 0, 'DeleteTable drops the vector index tables');
+
+-- 10. the same name again (a new index table: a new plan), an INLINE_FILTER, and the search's settings
+SELECT is(dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes', jsonb_build_array(
+		pg_temp.vi('l2-idx', 8, 'EUCLIDEAN', '{"SearchSchema": [{"AttributeName": "cat", "SearchSchemaElementType": "HASH"},
+			{"AttributeName": "odd", "SearchSchemaElementType": "INLINE_FILTER"}]}')))))
+		-> 'TableDescription' -> 'VectorIndexes' -> 0 ->> 'IndexName', 'l2-idx', 'a table of the same name with an index of the same name');
+SELECT lives_ok($$SELECT dynamodb('PutItem', jsonb_build_object('TableName', 'vtab', 'Item', jsonb_build_object(
+		'id', jsonb_build_object('S', 'i' || i), 'cat', jsonb_build_object('S', cat), 'odd', jsonb_build_object('BOOL', i % 2 = 1),
+		'emb', jsonb_build_object('L', (SELECT jsonb_agg(jsonb_build_object('N', x::text)) FROM unnest(v) x)))))
+	FROM vecs WHERE i <= 60$$, '60 PutItems into the new table');
+CREATE FUNCTION pg_temp.exact_odd(qi int, k int, c text, odd boolean) RETURNS text[] LANGUAGE sql AS $$
+	SELECT array_agg(id ORDER BY d, id) FROM (SELECT 'i' || a.i AS id, a.v::vector <-> b.v::vector AS d FROM vecs a, vecs b
+		WHERE b.i = qi AND a.i <= 60 AND a.cat = c AND (a.i % 2 = 1) = odd ORDER BY 2, 1 LIMIT k) s
+$$;
+SELECT is(pg_temp.ids(pg_temp.search('l2-idx', 7, 5, '{"SearchConditionExpression": "cat = :c", "ExpressionAttributeValues": {":c": {"S": "c1"}}}')),
+		  (SELECT array_agg(id ORDER BY d, id) FROM (SELECT 'i' || a.i AS id, a.v::vector <-> b.v::vector AS d FROM vecs a, vecs b
+			 WHERE b.i = 7 AND a.i <= 60 AND a.cat = 'c1' ORDER BY 2, 1 LIMIT 5) s),
+		  'the index of the new table answers (HASH only)');
+SELECT is(pg_temp.ids(pg_temp.search('l2-idx', 7, 5, '{"SearchConditionExpression": "cat = :c  and #o = :t",
+			"ExpressionAttributeNames": {"#o": "odd"}, "ExpressionAttributeValues": {":c": {"S": "c1"}, ":t": {"BOOL": true}}}')),
+		  pg_temp.exact_odd(7, 5, 'c1', true), 'HASH and INLINE_FILTER: the exact top 5 of the items matching both');
+SELECT is(pg_temp.ids(pg_temp.search('l2-idx', 8, 5, '{"SearchConditionExpression": "odd = :f AND cat = :c",
+			"ExpressionAttributeValues": {":c": {"S": "c2"}, ":f": {"BOOL": false}}}')),
+		  pg_temp.exact_odd(8, 5, 'c2', false), 'the conditions in either order');
+SELECT throws_ok($$SELECT pg_temp.search('l2-idx', 7, 5, '{"SearchConditionExpression": "cat = :c OR odd = :t",
+			"ExpressionAttributeValues": {":c": {"S": "c1"}, ":t": {"BOOL": true}}}')$$, 'XD001',
+	'ValidationException: Invalid SearchConditionExpression: only equality conditions on search schema attributes joined by AND are supported: cat = :c OR odd = :t',
+	'only equalities joined by AND');
+SELECT throws_ok($$SELECT pg_temp.search('l2-idx', 7, 5, '{"SearchConditionExpression": "cat = :c AND n = :c",
+			"ExpressionAttributeValues": {":c": {"S": "c1"}}}')$$, 'XD001',
+	'ValidationException: Invalid SearchConditionExpression: n is not an attribute of the search schema of index l2-idx',
+	'only search-schema attributes');
+SELECT throws_ok($$SELECT pg_temp.search('l2-idx', 7, 5, '{"SearchConditionExpression": "cat = :x"}')$$, 'XD001',
+	'ValidationException: Invalid SearchConditionExpression: An expression attribute value used in expression is not defined; attribute value: :x',
+	'an undefined value');
+SELECT throws_ok($$SELECT dynamodb('SearchVectors', '{"TableName": "vtab", "IndexName": "l2-idx", "TopK": 1, "SearchConditionExpression": "cat = :c",
+	"ExpressionAttributeValues": {":c": {"S": "c1"}}, "SearchVector": [{"N": "1"}, {"N": "2"}, {"N": "3"}, {"N": "4"}, {"N": "5"}, {"N": "6"}, {"N": "7"}, {"S": "8"}]}')$$, 'XD001',
+	'ValidationException: Invalid SearchVector: every element must be a number (N) in the range of a 32-bit float', 'a search vector of numbers only');
+SET LOCAL hnsw.ef_search = 77;
+SELECT lives_ok($$SELECT pg_temp.search('l2-idx', 7, 5, '{"SearchConditionExpression": "cat = :c", "ExpressionAttributeValues": {":c": {"S": "c1"}}}')$$,
+	'a search with the session''s own ef_search');
+SELECT is(current_setting('hnsw.ef_search') || '/' || current_setting('hnsw.iterative_scan'), '77/off',
+	'the search''s settings are its own: the session''s are as they were');
 
 SELECT * FROM finish();
 ROLLBACK;
