@@ -45,6 +45,7 @@ OBJS = \
 	src/api/ttl.o \
 	src/api/api_vector.o \
 	src/api/api_vector_search.o \
+	src/api/api_vector_upkeep.o \
 	src/query/query_range.o \
 	src/query/query_target.o \
 	src/query/query_start_key.o \

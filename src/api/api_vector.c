@@ -22,13 +22,11 @@
  * (ItemAsCatalogOwnerBegin), which owns every index table, so no right on
  * an index table is ever granted to anybody.
  *
- * Upkeep is a row trigger on the item table, item_table_vector_index,
- * running vector_index_sync() for every insert, update and delete.  It is
- * not one of the triggers a direct path may stand in for (ApiDirectTriggers
- * accepts only the guard, the GSI trigger and the stream trigger), so every
- * write to a table with a vector index -- the API's, plain SQL, Time to
- * Live -- goes through the executor and fires it: one upkeep for all write
- * paths, in the writing transaction, so a write is searchable at once.
+ * Upkeep is a row trigger on the item table, item_table_vector_index, and
+ * its work is in C (api_vector_upkeep.c): the direct write paths stand in
+ * for it as they do for the GSI and stream triggers (ApiDirectTriggers),
+ * so every write -- the API's, plain SQL, Time to Live -- keeps the vector
+ * indexes in the writing transaction, and a write is searchable at once.
  *
  *-------------------------------------------------------------------------
  */
@@ -56,9 +54,7 @@
 #include "catalog.h"
 #include "errors.h"
 
-PG_FUNCTION_INFO_V1(item_table_vector_index_trigger);
 
-#define VECTOR_TRIGGER_NAME "item_table_vector_index"
 
 /*
  * Has the installed version of the extension the vector-index catalog?  A
@@ -187,48 +183,4 @@ ApiPushVectorIndexDescriptions(JsonbParseState **state, const char *table)
 		return;
 	ApiPushKey(state, "VectorIndexes");
 	ApiPushJsonb(state, d);
-}
-
-/*
- * item_table_vector_index_trigger
- *		AFTER ROW trigger: the vector index rows of the written item.
- */
-Datum
-item_table_vector_index_trigger(PG_FUNCTION_ARGS)
-{
-	TriggerData *td = (TriggerData *) fcinfo->context;
-	TupleDesc	desc;
-	Oid			argtypes[4];
-	Datum		values[4];
-	char		nulls[4] = {' ', 'n', 'n', 'n'};
-	bool		isnull;
-
-	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
-		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
-		elog(ERROR, "vector_index_trigger: not fired as an AFTER ROW trigger");
-	desc = RelationGetDescr(td->tg_relation);
-	argtypes[0] = OIDOID;
-	argtypes[1] = argtypes[2] = ItemKeyTypeOid();
-	argtypes[3] = JSONBOID;
-	values[0] = ObjectIdGetDatum(RelationGetRelid(td->tg_relation));
-	values[1] = values[2] = values[3] = (Datum) 0;
-	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event) || TRIGGER_FIRED_BY_DELETE(td->tg_event))
-	{
-		values[1] = heap_getattr(td->tg_trigtuple, 1, desc, &isnull);
-		nulls[1] = isnull ? 'n' : ' ';
-	}
-	if (TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event))
-	{
-		HeapTuple	newtup = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple;
-
-		values[2] = heap_getattr(newtup, 1, desc, &isnull);
-		nulls[2] = isnull ? 'n' : ' ';
-		values[3] = heap_getattr(newtup, 2, desc, &isnull);
-		nulls[3] = isnull ? 'n' : ' ';
-	}
-	SPI_connect();
-	(void) run_as_catalog_owner("SELECT item_table.vector_index_sync($1, $2, $3, $4)",
-								4, argtypes, values, nulls, CurrentMemoryContext);
-	SPI_finish();
-	return PointerGetDatum(NULL);
 }

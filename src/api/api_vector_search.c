@@ -32,8 +32,6 @@
  */
 #include "postgres.h"
 
-#include <math.h>
-
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -124,49 +122,6 @@ object_member(JsonbValue *obj, const char *name)
 		!JsonContainerIsObject(obj->val.binary.data))
 		return NULL;
 	return getKeyJsonValueFromContainer(obj->val.binary.data, name, strlen(name), NULL);
-}
-
-/*
- * A DynamoDB number as a float4 element of a vector: a magnitude below
- * float4's smallest normal is 0, one beyond float4's range (or a malformed
- * number) is not a vector element (false).
- */
-static bool
-vector_element(const char *s, float4 *out)
-{
-	const char *p = s;
-	bool		digits = false;
-	double		d;
-
-	if (*p == '-' || *p == '+')
-		p++;
-	while (isdigit((unsigned char) *p))
-		p++, digits = true;
-	if (*p == '.')
-	{
-		p++;
-		while (isdigit((unsigned char) *p))
-			p++, digits = true;
-	}
-	if (!digits)
-		return false;
-	if (*p == 'e' || *p == 'E')
-	{
-		p++;
-		if (*p == '-' || *p == '+')
-			p++;
-		if (!isdigit((unsigned char) *p))
-			return false;
-		while (isdigit((unsigned char) *p))
-			p++;
-	}
-	if (*p != '\0')
-		return false;
-	d = strtod(s, NULL);
-	if (fabs(d) > 3.4e38)
-		return false;
-	*out = fabs(d) < 1e-37 ? 0.0f : strtof(s, NULL);
-	return true;
 }
 
 /*
@@ -441,7 +396,7 @@ item_table_search_vectors(PG_FUNCTION_ARGS)
 			JsonbValue *el = getIthJsonbValueFromContainer(c, i);
 			char	   *s = json_string(object_member(el, "N"));
 
-			ok = s != NULL && vector_element(s, &qvec[nq++]);
+			ok = s != NULL && ApiVectorElement(s, &qvec[nq++]);
 		}
 		if (!ok)
 			DynValidation("Invalid SearchVector: every element must be a number (N) in the range of a 32-bit float");

@@ -62,36 +62,6 @@ BEGIN
 	RETURN format('%I.vector', nsp);
 END $$;
 
--- The float4 elements of an AttributeValue that is a valid vector of dims
--- dimensions (a list of dims numbers within float4's range; a magnitude
--- below float4's smallest normal is 0), else NULL.
-CREATE FUNCTION vector_elements(value jsonb, dims integer) RETURNS real[]
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
-	SELECT CASE WHEN count(*) = dims AND count(n) = dims AND bool_and(abs(n) <= 3.4e38)
-				THEN array_agg(CASE WHEN abs(n) < 1e-37 THEN 0::real
-									WHEN abs(n) <= 3.4e38 THEN n::real END ORDER BY o) END
-	  FROM (SELECT o, CASE WHEN jsonb_typeof(e -> 'N') = 'string' THEN (e ->> 'N')::numeric END AS n
-			  FROM jsonb_array_elements(CASE WHEN jsonb_typeof(value -> 'L') = 'array' THEN value -> 'L'
-											 ELSE '[]' END) WITH ORDINALITY AS t(e, o)) s
-$$;
-
--- The attributes of item an index row carries.
-CREATE FUNCTION vector_projected(v vector_indexes, item jsonb) RETURNS jsonb
-LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-	t item_table.tables;
-	keep text[];
-BEGIN
-	IF v.projection_type = 'ALL' THEN
-		RETURN item;
-	END IF;
-	SELECT * INTO t FROM item_table.tables WHERE table_name = v.table_name;
-	keep := array_remove(ARRAY[t.hash_key, t.range_key, v.hash_attribute], NULL)
-			|| v.filter_attributes || coalesce(v.non_key_attributes, '{}');
-	RETURN (SELECT coalesce(jsonb_object_agg(k, val), '{}') FROM jsonb_each(item) AS e(k, val)
-			 WHERE k = ANY (keep));
-END $$;
-
 -- Validate a CreateTable's VectorIndexes and create each index: its index
 -- table (key, search partition, vector, projected item) and its HNSW index.
 CREATE FUNCTION vector_create_indexes(p_table text, p_relid oid, specs jsonb, taken text[])
@@ -252,37 +222,6 @@ BEGIN
 	END LOOP;
 END $$;
 
--- The index rows of one item table after a write: the old key's rows go,
--- the new item's rows come (when it holds a valid vector).
-CREATE FUNCTION vector_index_sync(p_relid oid, old_key item_key, new_key item_key, new_item jsonb)
-	RETURNS void
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-	v item_table.vector_indexes;
-	elems real[];
-	vtype text;
-BEGIN
-	FOR v IN SELECT x.* FROM item_table.vector_indexes x JOIN item_table.tables t USING (table_name)
-			  WHERE t.relid = p_relid::regclass LOOP
-		IF old_key IS NOT NULL THEN
-			EXECUTE format('DELETE FROM %s WHERE key OPERATOR(item_table.=) $1', v.relid) USING old_key;
-		END IF;
-		IF new_key IS NOT NULL THEN
-			elems := item_table.vector_elements(new_item -> v.attribute_name, v.dimensions);
-			CONTINUE WHEN elems IS NULL;
-			-- a zero vector has no direction: no cosine distance
-			CONTINUE WHEN v.distance_function = 'COSINE' AND NOT EXISTS (SELECT 1 FROM unnest(elems) x WHERE x <> 0);
-			vtype := coalesce(vtype, item_table.vector_type());
-			EXECUTE format('INSERT INTO %s (key, part, filters, embedding, item) VALUES ($1, $2, $3, $4::%s, $5)',
-						   v.relid, vtype)
-			  USING new_key, new_item -> v.hash_attribute,
-					(SELECT coalesce(jsonb_object_agg(k, val), '{}') FROM jsonb_each(new_item) e(k, val)
-					  WHERE k = ANY (v.filter_attributes)),
-					elems, item_table.vector_projected(v, new_item);
-		END IF;
-	END LOOP;
-END $$;
-
 -- DescribeTable's VectorIndexes, or NULL.
 CREATE FUNCTION vector_index_descriptions(p_table text) RETURNS jsonb
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
@@ -309,9 +248,8 @@ BEGIN
 	RETURN CASE WHEN out = '[]' THEN NULL ELSE out END;
 END $$;
 
-REVOKE ALL ON FUNCTION vector_raise(text, text), vector_type(), vector_elements(jsonb, integer),
-	vector_projected(vector_indexes, jsonb), vector_create_indexes(text, oid, jsonb, text[]),
-	vector_index_sync(oid, item_key, item_key, jsonb), vector_index_descriptions(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION vector_raise(text, text), vector_type(), vector_create_indexes(text, oid, jsonb, text[]),
+	vector_index_descriptions(text) FROM PUBLIC;
 
 -- The C entry points: the row trigger on a table with vector indexes, and
 -- SearchVectors (also through dynamodb()).

@@ -1,0 +1,409 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_vector_upkeep.c
+ *		Vector index upkeep, in C: the index rows of one written item, on
+ *		the trigger path (item_table_vector_index, an AFTER ROW trigger)
+ *		and on the direct write paths (ApiDirectUpkeep, which stands in for
+ *		the trigger as it does for the GSI and stream triggers).
+ *
+ * For each vector index of the item table: the old key's row goes, and the
+ * new item's row comes when the item holds a valid vector of the index's
+ * dimensions (a list of that many numbers within a 32-bit float's range,
+ * not the zero vector for COSINE); otherwise the item is simply not in the
+ * index.  The catalog is read by one kept plan per write; each index table
+ * has a kept DELETE and a kept INSERT (their text names only the index
+ * table, by its oid, and pgvector's type), run with the key, the HASH
+ * value, the INLINE_FILTER values, the vector as real[] and the projected
+ * item as parameters, as the catalog owner, who owns every index table.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "api.h"
+#include "api_vector.h"
+#include "catalog.h"
+#include "direct_check.h"
+#include "errors.h"
+
+PG_FUNCTION_INFO_V1(item_table_vector_index_trigger);
+
+typedef struct VectorUpkeepPlans
+{
+	Oid			index_relid;	/* hash key */
+	SPIPlanPtr	del;
+	SPIPlanPtr	ins;
+} VectorUpkeepPlans;
+
+static HTAB *upkeep_plans = NULL;
+static SPIPlanPtr indexes_plan = NULL;
+
+/* the kept DELETE and INSERT of one index table (as the catalog owner) */
+static VectorUpkeepPlans *
+upkeep_plans_for(Oid index_relid)
+{
+	VectorUpkeepPlans *e;
+	bool		found;
+	bool		isnull;
+	char	   *vtype;
+	char	   *rel;
+	Oid			deltypes[1];
+	Oid			instypes[5];
+
+	if (upkeep_plans == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(VectorUpkeepPlans);
+		ctl.hcxt = TopMemoryContext;
+		upkeep_plans = hash_create("item_table vector upkeep plans", 16, &ctl,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	e = hash_search(upkeep_plans, &index_relid, HASH_FIND, NULL);
+	if (e != NULL)
+		return e;
+
+	if (SPI_execute("SELECT item_table.vector_type()", true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "item_table: could not look up pgvector's type");
+	vtype = TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	rel = ItemQualifiedName(index_relid);
+	deltypes[0] = ItemKeyTypeOid();
+	instypes[0] = ItemKeyTypeOid();
+	instypes[1] = JSONBOID;
+	instypes[2] = JSONBOID;
+	instypes[3] = FLOAT4ARRAYOID;
+	instypes[4] = JSONBOID;
+
+	e = hash_search(upkeep_plans, &index_relid, HASH_ENTER, &found);
+	e->del = e->ins = NULL;
+	PG_TRY();
+	{
+		e->del = ItemPrepareKept(psprintf("DELETE FROM %s WHERE key OPERATOR(item_table.=) $1", rel),
+								 1, deltypes, 0);
+		e->ins = ItemPrepareKept(psprintf("INSERT INTO %s (key, part, filters, embedding, item)"
+										  " VALUES ($1, $2, $3, $4::%s, $5)", rel, vtype),
+								 5, instypes, 0);
+	}
+	PG_CATCH();
+	{
+		if (e->del != NULL)
+			SPI_freeplan(e->del);
+		hash_search(upkeep_plans, &index_relid, HASH_REMOVE, NULL);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return e;
+}
+
+/* the member name of the object item, or NULL */
+static JsonbValue *
+item_member(Jsonb *item, const char *name)
+{
+	if (name == NULL || !JB_ROOT_IS_OBJECT(item))
+		return NULL;
+	return getKeyJsonValueFromContainer(&item->root, name, strlen(name), NULL);
+}
+
+static void
+push_member(JsonbParseState **state, const char *name, JsonbValue *v)
+{
+	JsonbValue	k;
+
+	k.type = jbvString;
+	k.val.string.val = unconstify(char *, name);
+	k.val.string.len = strlen(name);
+	pushJsonbValue(state, WJB_KEY, &k);
+	pushJsonbValue(state, WJB_VALUE, v);
+}
+
+/* the members of item named in names (NULL entries skipped), as an object */
+static Jsonb *
+item_subset(Jsonb *item, List *names)
+{
+	JsonbParseState *state = NULL;
+	ListCell   *lc;
+	List	   *done = NIL;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	foreach(lc, names)
+	{
+		char	   *n = (char *) lfirst(lc);
+		JsonbValue *v;
+		ListCell   *d;
+		bool		dup = false;
+
+		if (n == NULL)
+			continue;
+		foreach(d, done)
+			if (strcmp((char *) lfirst(d), n) == 0)
+				dup = true;
+		if (dup || (v = item_member(item, n)) == NULL)
+			continue;
+		done = lappend(done, n);
+		push_member(&state, n, v);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+}
+
+/* the names in a text[] datum */
+static List *
+text_array_list(Datum d, bool isnull)
+{
+	List	   *out = NIL;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (isnull)
+		return NIL;
+	deconstruct_array(DatumGetArrayTypeP(d), TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			out = lappend(out, TextDatumGetCString(elems[i]));
+	return out;
+}
+
+/*
+ * ApiVectorElement
+ *		A DynamoDB number as a float4 element of a vector: a magnitude below
+ * float4's smallest normal is 0, one beyond float4's range (or a malformed
+ * number) is not a vector element (false).
+ */
+bool
+ApiVectorElement(const char *s, float4 *out)
+{
+	const char *p = s;
+	bool		digits = false;
+	double		d;
+
+	if (*p == '-' || *p == '+')
+		p++;
+	while (isdigit((unsigned char) *p))
+		p++, digits = true;
+	if (*p == '.')
+	{
+		p++;
+		while (isdigit((unsigned char) *p))
+			p++, digits = true;
+	}
+	if (!digits)
+		return false;
+	if (*p == 'e' || *p == 'E')
+	{
+		p++;
+		if (*p == '-' || *p == '+')
+			p++;
+		if (!isdigit((unsigned char) *p))
+			return false;
+		while (isdigit((unsigned char) *p))
+			p++;
+	}
+	if (*p != '\0')
+		return false;
+	d = strtod(s, NULL);
+	if (fabs(d) > 3.4e38)
+		return false;
+	*out = fabs(d) < 1e-37 ? 0.0f : strtof(s, NULL);
+	return true;
+}
+
+/*
+ * The vector of an attribute value, as a real[] of dims elements, or
+ * (Datum) 0 when it is not a valid vector for the index (cosine: not the
+ * zero vector).
+ */
+static Datum
+item_vector(JsonbValue *attr, int dims, bool cosine)
+{
+	JsonbValue *list;
+	JsonbContainer *c;
+	Datum	   *elems;
+	bool		nonzero = false;
+
+	if (attr == NULL || attr->type != jbvBinary || !JsonContainerIsObject(attr->val.binary.data))
+		return (Datum) 0;
+	list = getKeyJsonValueFromContainer(attr->val.binary.data, "L", 1, NULL);
+	if (list == NULL || list->type != jbvBinary || !JsonContainerIsArray(list->val.binary.data))
+		return (Datum) 0;
+	c = list->val.binary.data;
+	if ((int) JsonContainerSize(c) != dims)
+		return (Datum) 0;
+	elems = palloc(sizeof(Datum) * dims);
+	for (int i = 0; i < dims; i++)
+	{
+		JsonbValue *el = getIthJsonbValueFromContainer(c, i);
+		JsonbValue *n;
+		char	   *s;
+		float4		f;
+
+		if (el == NULL || el->type != jbvBinary || !JsonContainerIsObject(el->val.binary.data))
+			return (Datum) 0;
+		n = getKeyJsonValueFromContainer(el->val.binary.data, "N", 1, NULL);
+		if (n == NULL || n->type != jbvString)
+			return (Datum) 0;
+		s = pnstrdup(n->val.string.val, n->val.string.len);
+		if (!ApiVectorElement(s, &f))
+			return (Datum) 0;
+		nonzero |= f != 0.0f;
+		elems[i] = Float4GetDatum(f);
+	}
+	if (cosine && !nonzero)
+		return (Datum) 0;
+	return PointerGetDatum(construct_array(elems, dims, FLOAT4OID, sizeof(float4), true, TYPALIGN_INT));
+}
+
+/*
+ * ApiVectorSync
+ *		The vector index rows of one item of the item table relid after a
+ *		write: oldkey's rows go (has_old), newitem's come (has_new).  SPI
+ *		connected.
+ */
+void
+ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem, bool has_new)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		arg[1];
+	SPITupleTable *tt;
+	uint64		n;
+	Jsonb	   *item = has_new ? DatumGetJsonbP(newitem) : NULL;
+	ItemRoleSwitch sw;
+
+	if (indexes_plan == NULL)
+		indexes_plan = ItemPrepareKept(
+			"SELECT v.relid::pg_catalog.oid, v.attribute_name, v.dimensions, v.distance_function,"
+			" v.hash_attribute, v.filter_attributes, v.projection_type, v.non_key_attributes,"
+			" t.hash_key, t.range_key"
+			" FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
+			" WHERE t.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass", 1, argtypes, 0);
+	arg[0] = ObjectIdGetDatum(relid);
+	ItemAsCatalogOwnerBegin(&sw);
+	if (SPI_execute_plan(indexes_plan, arg, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not read the vector indexes of table %u", relid);
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	for (uint64 i = 0; i < n; i++)
+	{
+		HeapTuple	tup = tt->vals[i];
+		TupleDesc	desc = tt->tupdesc;
+		bool		isnull;
+		Oid			index_relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
+		VectorUpkeepPlans *plans = upkeep_plans_for(index_relid);
+
+		if (has_old)
+		{
+			Datum		k[1];
+
+			k[0] = oldkey;
+			if (SPI_execute_plan(plans->del, k, NULL, false, 0) != SPI_OK_DELETE)
+				elog(ERROR, "item_table: could not delete from a vector index");
+		}
+		if (has_new)
+		{
+			char	   *attr = SPI_getvalue(tup, desc, 2);
+			int			dims = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
+			char	   *dist = SPI_getvalue(tup, desc, 4);
+			char	   *hash = SPI_getvalue(tup, desc, 5);
+			Datum		fd = SPI_getbinval(tup, desc, 6, &isnull);
+			List	   *filters = text_array_list(fd, isnull);
+			char	   *ptype = SPI_getvalue(tup, desc, 7);
+			Datum		vec = item_vector(item_member(item, attr), dims, strcmp(dist, "COSINE") == 0);
+			JsonbValue *part;
+			Datum		v[5];
+			char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+
+			if (vec == (Datum) 0)
+				continue;
+			part = item_member(item, hash);
+			v[0] = newkey;
+			if (part != NULL)
+				v[1] = JsonbPGetDatum(JsonbValueToJsonb(part));
+			else
+				nulls[1] = 'n', v[1] = (Datum) 0;
+			v[2] = JsonbPGetDatum(item_subset(item, filters));
+			v[3] = vec;
+			if (strcmp(ptype, "ALL") == 0)
+				v[4] = JsonbPGetDatum(item);
+			else
+			{
+				Datum		nk = SPI_getbinval(tup, desc, 8, &isnull);
+				List	   *keep = list_make3(SPI_getvalue(tup, desc, 9), SPI_getvalue(tup, desc, 10), hash);
+
+				keep = list_concat(keep, filters);
+				keep = list_concat(keep, text_array_list(nk, isnull));
+				v[4] = JsonbPGetDatum(item_subset(item, keep));
+			}
+			if (SPI_execute_plan(plans->ins, v, nulls, false, 0) != SPI_OK_INSERT)
+				elog(ERROR, "item_table: could not insert into a vector index");
+		}
+	}
+	ItemAsRoleEnd(&sw);
+}
+
+/*
+ * ApiVectorDirectTrigger
+ *		Is t the vector index trigger exactly as api_vector.c makes it, and
+ *		would the executor fire it now?  Then a direct write may call
+ *		ApiVectorSync in its place.
+ */
+bool
+ApiVectorDirectTrigger(const Trigger *t)
+{
+	static Oid	vector_fn = InvalidOid;
+
+	return ApiOwnRowTrigger(t, VECTOR_TRIGGER_NAME, "vector_index_trigger", &vector_fn);
+}
+
+/*
+ * item_table_vector_index_trigger
+ *		AFTER ROW trigger: the vector index rows of the written item.
+ */
+Datum
+item_table_vector_index_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TupleDesc	desc;
+	Datum		oldkey = (Datum) 0;
+	Datum		newkey = (Datum) 0;
+	Datum		newitem = (Datum) 0;
+	bool		has_old = false;
+	bool		has_new = false;
+	bool		isnull;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		elog(ERROR, "vector_index_trigger: not fired as an AFTER ROW trigger");
+	desc = RelationGetDescr(td->tg_relation);
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event) || TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		oldkey = heap_getattr(td->tg_trigtuple, 1, desc, &isnull);
+		has_old = !isnull;
+	}
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	{
+		HeapTuple	newtup = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple;
+		bool		itemnull;
+
+		newkey = heap_getattr(newtup, 1, desc, &isnull);
+		newitem = heap_getattr(newtup, 2, desc, &itemnull);
+		has_new = !isnull && !itemnull;
+	}
+	SPI_connect();
+	ApiVectorSync(RelationGetRelid(td->tg_relation), oldkey, has_old, newkey, newitem, has_new);
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
