@@ -76,6 +76,15 @@ typedef struct VectorPlanEntry
 static HTAB *vector_plans = NULL;
 static SPIPlanPtr catalog_plan = NULL;
 
+/*
+ * The response is built in a context of the session whose first block is
+ * kept across calls: building it unpacks every result item into a parse
+ * state, and memory fresh from the system for that (page faults) cost
+ * more than the search itself.
+ */
+static MemoryContext result_cxt = NULL;
+#define RESULT_CXT_KEEP (1024 * 1024)
+
 /* what SearchVectors needs of one vector index */
 typedef struct VectorIndexInfo
 {
@@ -311,6 +320,8 @@ item_table_search_vectors(PG_FUNCTION_ARGS)
 	JsonbParseState *state = NULL;
 	JsonbValue *result;
 	MemoryContext callercxt = CurrentMemoryContext;
+	MemoryContext old;
+	Jsonb	   *built;
 	Jsonb	   *out;
 
 	ApiRequestInit(&req, request);
@@ -573,6 +584,11 @@ item_table_search_vectors(PG_FUNCTION_ARGS)
 	AtEOXact_GUC(true, nest);
 	ItemAsRoleEnd(&sw);
 
+	if (result_cxt == NULL)
+		result_cxt = AllocSetContextCreate(TopMemoryContext, "item_table SearchVectors response",
+										   RESULT_CXT_KEEP, RESULT_CXT_KEEP, ALLOCSET_DEFAULT_MAXSIZE);
+	MemoryContextReset(result_cxt);
+	old = MemoryContextSwitchTo(result_cxt);
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	ApiPushKey(&state, "SearchResults");
 	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
@@ -606,12 +622,11 @@ item_table_search_vectors(PG_FUNCTION_ARGS)
 		pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	}
 	result = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	{
-		MemoryContext old = MemoryContextSwitchTo(callercxt);
-
-		out = JsonbValueToJsonb(result);
-		MemoryContextSwitchTo(old);
-	}
+	built = JsonbValueToJsonb(result);
+	out = MemoryContextAlloc(callercxt, VARSIZE(built));
+	memcpy(out, built, VARSIZE(built));
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(result_cxt);
 	SPI_finish();
 	PG_RETURN_JSONB_P(out);
 }
