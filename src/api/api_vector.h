@@ -23,6 +23,7 @@ extern void ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, D
 extern bool ApiVectorDirectTrigger(const Trigger *t);
 
 extern Datum item_table_search_vectors(PG_FUNCTION_ARGS);
+extern Datum item_table_vector_index_entry(PG_FUNCTION_ARGS);
 extern Datum item_table_vector_index_trigger(PG_FUNCTION_ARGS);
 
 #endif

@@ -26,6 +26,7 @@
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
+#include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -40,6 +41,7 @@
 #include "errors.h"
 
 PG_FUNCTION_INFO_V1(item_table_vector_index_trigger);
+PG_FUNCTION_INFO_V1(item_table_vector_index_entry);
 
 typedef struct VectorUpkeepPlans
 {
@@ -50,6 +52,7 @@ typedef struct VectorUpkeepPlans
 
 static HTAB *upkeep_plans = NULL;
 static SPIPlanPtr indexes_plan = NULL;
+static SPIPlanPtr entry_plan = NULL;
 
 /* the kept DELETE and INSERT of one index table (as the catalog owner) */
 static VectorUpkeepPlans *
@@ -268,6 +271,52 @@ item_vector(JsonbValue *attr, int dims, bool cosine)
 }
 
 /*
+ * The index row of item for the vector index described by the catalog
+ * tuple tup (the columns of VECTOR_INDEX_COLUMNS): false when the item is
+ * not in the index; else part (or (Datum) 0 for none), filters, the vector
+ * (real[]) and the projected item.
+ */
+static bool
+vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *filters,
+			 Datum *vec, Datum *projected)
+{
+	bool		isnull;
+	char	   *attr = SPI_getvalue(tup, desc, 2);
+	int			dims = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
+	char	   *dist = SPI_getvalue(tup, desc, 4);
+	char	   *hash = SPI_getvalue(tup, desc, 5);
+	Datum		fd = SPI_getbinval(tup, desc, 6, &isnull);
+	List	   *filter_names = text_array_list(fd, isnull);
+	char	   *ptype = SPI_getvalue(tup, desc, 7);
+	JsonbValue *pv;
+
+	*vec = item_vector(item_member(item, attr), dims, strcmp(dist, "COSINE") == 0);
+	if (*vec == (Datum) 0)
+		return false;
+	pv = item_member(item, hash);
+	*part = pv != NULL ? JsonbPGetDatum(JsonbValueToJsonb(pv)) : (Datum) 0;
+	*filters = JsonbPGetDatum(item_subset(item, filter_names));
+	if (strcmp(ptype, "ALL") == 0)
+		*projected = JsonbPGetDatum(item);
+	else
+	{
+		Datum		nk = SPI_getbinval(tup, desc, 8, &isnull);
+		List	   *keep = list_make3(SPI_getvalue(tup, desc, 9), SPI_getvalue(tup, desc, 10), hash);
+
+		keep = list_concat(keep, filter_names);
+		keep = list_concat(keep, text_array_list(nk, isnull));
+		*projected = JsonbPGetDatum(item_subset(item, keep));
+	}
+	return true;
+}
+
+#define VECTOR_INDEX_COLUMNS \
+	"SELECT v.relid::pg_catalog.oid, v.attribute_name, v.dimensions, v.distance_function," \
+	" v.hash_attribute, v.filter_attributes, v.projection_type, v.non_key_attributes," \
+	" t.hash_key, t.range_key" \
+	" FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
+
+/*
  * ApiVectorSync
  *		The vector index rows of one item of the item table relid after a
  *		write: oldkey's rows go (has_old), newitem's come (has_new).  SPI
@@ -284,12 +333,9 @@ ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem
 	ItemRoleSwitch sw;
 
 	if (indexes_plan == NULL)
-		indexes_plan = ItemPrepareKept(
-			"SELECT v.relid::pg_catalog.oid, v.attribute_name, v.dimensions, v.distance_function,"
-			" v.hash_attribute, v.filter_attributes, v.projection_type, v.non_key_attributes,"
-			" t.hash_key, t.range_key"
-			" FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
-			" WHERE t.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass", 1, argtypes, 0);
+		indexes_plan = ItemPrepareKept(VECTOR_INDEX_COLUMNS
+									   " WHERE t.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
+									   1, argtypes, 0);
 	arg[0] = ObjectIdGetDatum(relid);
 	ItemAsCatalogOwnerBegin(&sw);
 	if (SPI_execute_plan(indexes_plan, arg, NULL, true, 0) != SPI_OK_SELECT)
@@ -303,6 +349,8 @@ ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem
 		bool		isnull;
 		Oid			index_relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
 		VectorUpkeepPlans *plans = upkeep_plans_for(index_relid);
+		Datum		v[5];
+		char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
 
 		if (has_old)
 		{
@@ -312,46 +360,62 @@ ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem
 			if (SPI_execute_plan(plans->del, k, NULL, false, 0) != SPI_OK_DELETE)
 				elog(ERROR, "item_table: could not delete from a vector index");
 		}
-		if (has_new)
-		{
-			char	   *attr = SPI_getvalue(tup, desc, 2);
-			int			dims = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
-			char	   *dist = SPI_getvalue(tup, desc, 4);
-			char	   *hash = SPI_getvalue(tup, desc, 5);
-			Datum		fd = SPI_getbinval(tup, desc, 6, &isnull);
-			List	   *filters = text_array_list(fd, isnull);
-			char	   *ptype = SPI_getvalue(tup, desc, 7);
-			Datum		vec = item_vector(item_member(item, attr), dims, strcmp(dist, "COSINE") == 0);
-			JsonbValue *part;
-			Datum		v[5];
-			char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
-
-			if (vec == (Datum) 0)
-				continue;
-			part = item_member(item, hash);
-			v[0] = newkey;
-			if (part != NULL)
-				v[1] = JsonbPGetDatum(JsonbValueToJsonb(part));
-			else
-				nulls[1] = 'n', v[1] = (Datum) 0;
-			v[2] = JsonbPGetDatum(item_subset(item, filters));
-			v[3] = vec;
-			if (strcmp(ptype, "ALL") == 0)
-				v[4] = JsonbPGetDatum(item);
-			else
-			{
-				Datum		nk = SPI_getbinval(tup, desc, 8, &isnull);
-				List	   *keep = list_make3(SPI_getvalue(tup, desc, 9), SPI_getvalue(tup, desc, 10), hash);
-
-				keep = list_concat(keep, filters);
-				keep = list_concat(keep, text_array_list(nk, isnull));
-				v[4] = JsonbPGetDatum(item_subset(item, keep));
-			}
-			if (SPI_execute_plan(plans->ins, v, nulls, false, 0) != SPI_OK_INSERT)
-				elog(ERROR, "item_table: could not insert into a vector index");
-		}
+		if (!has_new || !vector_entry(tup, desc, item, &v[1], &v[2], &v[3], &v[4]))
+			continue;
+		v[0] = newkey;
+		if (v[1] == (Datum) 0)
+			nulls[1] = 'n';
+		if (SPI_execute_plan(plans->ins, v, nulls, false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "item_table: could not insert into a vector index");
 	}
 	ItemAsRoleEnd(&sw);
+}
+
+/*
+ * vector_index_entry(table_name text, index_name text, item jsonb)
+ *		RETURNS TABLE (part jsonb, filters jsonb, embedding real[], item jsonb)
+ *		The row an item has (or would have) in a vector index: none when
+ *		the item holds no valid vector for it.  verify() compares the index
+ *		tables with it.
+ */
+Datum
+item_table_vector_index_entry(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2];
+	Jsonb	   *item = PG_GETARG_JSONB_P(2);
+	MemoryContext callercxt = CurrentMemoryContext;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (entry_plan == NULL)
+	{
+		SPI_connect();
+		entry_plan = ItemPrepareKept(VECTOR_INDEX_COLUMNS
+									 " WHERE v.table_name = $1 AND v.index_name = $2", 2, argtypes, 0);
+		SPI_finish();
+	}
+	args[0] = PG_GETARG_DATUM(0);
+	args[1] = PG_GETARG_DATUM(1);
+	SPI_connect();
+	if (SPI_execute_plan(entry_plan, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not read the vector index catalog");
+	if (SPI_processed == 1)
+	{
+		Datum		v[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		if (vector_entry(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, item, &v[0], &v[1], &v[2], &v[3]))
+		{
+			MemoryContext old = MemoryContextSwitchTo(callercxt);
+
+			nulls[0] = v[0] == (Datum) 0;
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	SPI_finish();
+	return (Datum) 0;
 }
 
 /*

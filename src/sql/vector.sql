@@ -261,6 +261,14 @@ CREATE FUNCTION search_vectors(request jsonb) RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'item_table_search_vectors' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION search_vectors(jsonb) IS 'DynamoDB SearchVectors (approximate nearest neighbours on a vector index, pgvector HNSW)';
 
+-- The row an item has (or would have) in a vector index (none when it holds
+-- no valid vector for it); verify() compares the index tables with it.
+CREATE FUNCTION vector_index_entry(table_name text, index_name text, item jsonb)
+	RETURNS TABLE (part jsonb, filters jsonb, embedding real[], item jsonb)
+	AS 'MODULE_PATHNAME', 'item_table_vector_index_entry' LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 1;
+COMMENT ON FUNCTION vector_index_entry(text, text, jsonb) IS
+	'the row an item has (or would have) in a vector index: search partition, filter values, vector and projected item';
+
 -- The same search as rows, for joins: the TopK items nearest to
 -- search_vector (projected as the index projects them) and their Score.
 CREATE FUNCTION vector_search(table_name text, index_name text, search_vector real[],

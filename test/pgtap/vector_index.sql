@@ -9,7 +9,7 @@
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
-SELECT plan(51);
+SELECT plan(54);
 SET search_path = item_table, public;
 -- (rolled back at the end, as everything here)
 DROP EXTENSION IF EXISTS vector CASCADE;
@@ -175,6 +175,20 @@ SELECT dynamodb('UpdateItem', '{"TableName": "vtab", "Key": {"id": {"S": "i6"}},
 SELECT is((SELECT array_agg((d ->> 'ItemCount')::int ORDER BY d ->> 'IndexName')
 			 FROM jsonb_array_elements(dynamodb('DescribeTable', '{"TableName": "vtab"}') -> 'Table' -> 'VectorIndexes') d),
 	ARRAY[118, 119, 119], 'plain SQL DELETE, DeleteItem and REMOVE take items out');
+
+-- verify() covers the vector indexes: consistent, then a lost row, a changed vector, a row too many
+SELECT is((SELECT count(*)::int FROM verify('vtab')), 0, 'verify(): the vector indexes match the items');
+DO $$
+DECLARE r regclass := (SELECT relid FROM vector_indexes WHERE table_name = 'vtab' AND index_name = 'l2-idx');
+BEGIN
+	EXECUTE format('DELETE FROM %s WHERE key = item_key(''{"S": "i7"}''::jsonb)', r);
+	EXECUTE format('UPDATE %s SET embedding = embedding + embedding WHERE key = item_key(''{"S": "i8"}''::jsonb)', r);
+	EXECUTE format('INSERT INTO %s SELECT item_key(''{"S": "ghost"}''::jsonb), part, filters, embedding, item FROM %s WHERE key = item_key(''{"S": "i9"}''::jsonb)', r, r);
+END $$;
+SELECT is((SELECT array_agg(index_name || ' ' || problem || ' ' || (index_key = base_key)::text ORDER BY problem) FROM verify('vtab')),
+	ARRAY['l2-idx extra true', 'l2-idx missing true', 'l2-idx stale true'], 'verify(): a missing, an extra and a stale vector index row');
+SELECT is((SELECT detail -> 'expected' FROM verify('vtab') WHERE problem = 'missing'), '{"id": {"S": "i7"}}',
+	'verify(): the expected row, as the index projects it');
 
 -- 7. rights: SearchVectors needs SELECT on the table
 CREATE ROLE vt_reader_none;
