@@ -160,6 +160,17 @@ ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken)
 	t->timing = TRIGGER_TYPE_AFTER;
 	t->events = TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE;
 	ItemRunUtility((Node *) t, "item_table vector index trigger");
+
+	/* a TRUNCATE of the item table empties its vector indexes too */
+	t = makeNode(CreateTrigStmt);
+	t->trigname = pstrdup(VECTOR_TRUNCATE_TRIGGER_NAME);
+	t->relation = makeRangeVar(get_namespace_name(get_rel_namespace(relid)),
+							   get_rel_name(relid), -1);
+	t->funcname = list_make2(makeString(ITEM_TABLE_SCHEMA), makeString("vector_index_trigger"));
+	t->row = false;
+	t->timing = TRIGGER_TYPE_AFTER;
+	t->events = TRIGGER_TYPE_TRUNCATE;
+	ItemRunUtility((Node *) t, "item_table vector index truncate trigger");
 }
 
 /*

@@ -16,11 +16,13 @@
 extern void ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken);
 extern void ApiPushVectorIndexDescriptions(JsonbParseState **state, const char *table);
 #define VECTOR_TRIGGER_NAME "item_table_vector_index"
+#define VECTOR_TRUNCATE_TRIGGER_NAME "item_table_vector_index_truncate"
 
 /* api_vector_upkeep.c: the index rows of a written item, on both paths */
 extern bool ApiVectorElement(const char *s, float4 *out);
 extern void ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem, bool has_new);
 extern bool ApiVectorDirectTrigger(const Trigger *t);
+extern void ApiVectorTruncate(Oid relid);
 
 extern Datum item_table_search_vectors(PG_FUNCTION_ARGS);
 extern Datum item_table_vector_index_entry(PG_FUNCTION_ARGS);

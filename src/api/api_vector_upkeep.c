@@ -372,6 +372,39 @@ ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem
 }
 
 /*
+ * ApiVectorTruncate
+ *		Empty the vector indexes of the item table relid (after its
+ *		TRUNCATE), as the catalog owner.  SPI connected.
+ */
+void
+ApiVectorTruncate(Oid relid)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		arg[1];
+	SPITupleTable *tt;
+	uint64		n;
+	ItemRoleSwitch sw;
+
+	arg[0] = ObjectIdGetDatum(relid);
+	ItemAsCatalogOwnerBegin(&sw);
+	if (SPI_execute_with_args(VECTOR_INDEX_COLUMNS
+							  " WHERE t.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
+							  1, argtypes, arg, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not read the vector indexes of table %u", relid);
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+		Oid			index_relid = DatumGetObjectId(SPI_getbinval(tt->vals[i], tt->tupdesc, 1, &isnull));
+
+		if (SPI_execute(psprintf("TRUNCATE %s", ItemQualifiedName(index_relid)), false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "item_table: could not truncate a vector index");
+	}
+	ItemAsRoleEnd(&sw);
+}
+
+/*
  * vector_index_entry(table_name text, index_name text, item jsonb)
  *		RETURNS TABLE (part jsonb, filters jsonb, embedding real[], item jsonb)
  *		The row an item has (or would have) in a vector index: none when
@@ -448,8 +481,16 @@ item_table_vector_index_trigger(PG_FUNCTION_ARGS)
 	bool		has_new = false;
 	bool		isnull;
 
-	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
-		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event))
+		elog(ERROR, "vector_index_trigger: not fired as an AFTER trigger");
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+	{
+		SPI_connect();
+		ApiVectorTruncate(RelationGetRelid(td->tg_relation));
+		SPI_finish();
+		return PointerGetDatum(NULL);
+	}
+	if (!TRIGGER_FIRED_FOR_ROW(td->tg_event))
 		elog(ERROR, "vector_index_trigger: not fired as an AFTER ROW trigger");
 	desc = RelationGetDescr(td->tg_relation);
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event) || TRIGGER_FIRED_BY_DELETE(td->tg_event))

@@ -9,7 +9,7 @@
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
-SELECT plan(54);
+SELECT plan(55);
 SET search_path = item_table, public;
 -- (rolled back at the end, as everything here)
 DROP EXTENSION IF EXISTS vector CASCADE;
@@ -202,6 +202,12 @@ SELECT is((SELECT count(*)::int FROM vector_search('vtab', 'dot-idx', (SELECT v 
 			WHERE t.item -> 'cat' IS NOT NULL), 5, 'vector_search() rows join with the item table');
 SELECT is((SELECT array_agg(s.item -> 'id' ->> 'S') FROM vector_search('vtab', 'cos-idx', (SELECT v FROM vecs WHERE i = 20), 4, '{"S": "c2"}') s),
 		  pg_temp.exact('<=>', 20, 4, 'c2'), 'vector_search() with a partition value');
+
+-- TRUNCATE of the item table empties its vector indexes
+TRUNCATE item_data.vtab;
+SELECT is((SELECT array_agg((d ->> 'ItemCount')::int ORDER BY d ->> 'IndexName')
+			 FROM jsonb_array_elements(dynamodb('DescribeTable', '{"TableName": "vtab"}') -> 'Table' -> 'VectorIndexes') d),
+	ARRAY[0, 0, 0], 'TRUNCATE of the item table empties its vector indexes');
 
 -- 9. DeleteTable drops the index tables
 SELECT dynamodb('DeleteTable', '{"TableName": "vtab"}');
