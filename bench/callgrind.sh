@@ -107,13 +107,17 @@ declare -A CG_SETUP
 gsi_vars='s/:id\b/(2000000000 + $1)/g; s/:c\b/($1 % 1000)/g'
 lsi_vars="s/:p\\b/(\$1 % $((CG_SCALE / 10)))/g; s/:id\\b/(2000000000 + \$1)/g; s/:t\\b/(\$1 % 1000000)/g"
 ts_vars='s/:b\b/(1 + $1 % 1000)/g; s/:s\b/(1 + (1 + $1 % 1000) % 1000)/g; s/:asset\b/(1 + $1 % 50)/g; s/:q\b/(1 + $1 % 100)/g; s/:txn\b/($1)/g'
-for c in gsi_put lsi_put ts_trade; do
+# the multi-attribute GSI (3+2 attributes) against the concatenated one:
+# mgsi_query and mgsi_put, whose baselines are API calls too
+mgsi_vars='s/:t\b/($1 % 10)/g; s/:r\b/($1 % 5)/g; s/:d\b/($1 \/ 7 % 10)/g; s/:rnd\b/(1 + $1 % 20)/g; s/:id\b/(2000000000 + $1)/g'
+for c in gsi_put lsi_put ts_trade mgsi_query mgsi_put; do
     case $c in gsi_put) v=$gsi_vars; CG_SETUP[$c]=gsi_put ;; lsi_put) v=$lsi_vars; CG_SETUP[$c]=lsi_put ;;
-        ts_trade) v=$ts_vars; CG_SETUP[$c]=ts_summary ;; esac
+        ts_trade) v=$ts_vars; CG_SETUP[$c]=ts_summary ;;
+        mgsi_query|mgsi_put) v=$mgsi_vars; CG_SETUP[$c]=mgsi_query ;; esac
     EXT[$c]=$(wl_stmt "bench/workloads/$c/ext.sql" "$v")
     BASE[$c]=$(wl_stmt "bench/workloads/$c/base.sql" "$v")
 done
-ORDER+=(gsi_put lsi_put ts_trade)
+ORDER+=(gsi_put lsi_put ts_trade mgsi_query mgsi_put)
 # Writes of NEW items (the direct insert): PutItem of a new key against the
 # upsert statement; BatchWriteItem of 25 new items against one 25-row
 # upsert; TransactWriteItems of 10 conditional Puts of new items against

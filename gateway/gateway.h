@@ -115,6 +115,9 @@ typedef struct GwOptions
 	int			pool;
 	int			threads;
 	bool		auth_none;
+	bool		auth_any;		/* --auth any: any well-formed SigV4 */
+	const char *any_role;		/* ... runs as this role (NULL: the login
+								 * role; item_table_local sets it) */
 	const char *tls_cert;
 	const char *tls_key;
 	int			max_connections;
@@ -133,6 +136,10 @@ extern GwOptions GwOpt;
 
 /* read the command line into GwOpt: 0, or main's exit status */
 extern int	GwReadOptions(int argc, char **argv);
+
+/* called with the bound port when it listens, instead of printing the
+ * "listening on" line (item_table_local prints its own) */
+extern void (*GwOnReady) (int port);
 
 /* the pool's settings (from GwOpt, set by main.c) */
 typedef struct GwPoolOptions
@@ -164,6 +171,7 @@ extern KeyStatus KeyLookup(const char *key_id, char *secret, size_t secretlen,
 						   char *role, size_t rolelen);
 
 /* main.c */
+extern int	GwMain(int argc, char **argv);
 extern void GwLog(const char *fmt,...) __attribute__((format(printf, 1, 2)));
 
 #endif							/* ITEM_TABLE_GATEWAY_H */

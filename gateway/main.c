@@ -32,9 +32,12 @@
  *	   runs the prepared SELECT ... FROM item_table.dynamodb_as($3, $1, $2)
  *	   with action, body and role as bound parameters on one of its
  *	   connections (pool.c: how the role is confined to it).  The body
- *	   is never looked into beyond a NUL byte check (libpq's text
- *	   parameters end at NUL, and what follows must not be silently
- *	   dropped): the server's jsonb input decides whether it is JSON.
+ *	   is looked into only for a NUL byte (libpq's text parameters end at
+ *	   NUL, and what follows must not be silently dropped) and for the
+ *	   escapes \u0000 and \u0001, which are carried to the stored form
+ *	   of strings (src/types/nul_escape.c: jsonb cannot hold U+0000; one
+ *	   memchr per backslash, and a body without them is sent as it is):
+ *	   the server's jsonb input decides whether it is JSON.
  *
  * Content-Type must be application/x-amz-json-1.0, what the SDKs and the
  * CLI send, or application/json, which DynamoDB also takes and answers in
@@ -44,13 +47,14 @@
  * DynamoDBStreams_20120810, and only they: another API's action under
  * either prefix is UnknownOperationException, as DynamoDB answers.
  *
- * Answers.  200 with exactly the function's result.  An error with a
+ * Answers.  200 with the function's result, its strings carried back from
+ * the stored form (\u0001\u0001 -> \u0000, \u0001\u0002 -> \u0001, in
+ * place).  An error with a
  * SQLSTATE of item_table's class XD carries DynamoDB's error body in its
- * DETAIL: that body goes out as is, with 400 (500 for InternalServerError).
+ * DETAIL: that body goes out as is (its strings decoded likewise), with
+ * 400 (500 for InternalServerError).
  * Other errors are mapped: a request body the server could not read as
- * jsonb (an error converting parameter $2) -> SerializationException,
- * except a string holding U+0000, which jsonb cannot store ->
- * ValidationException saying so;
+ * jsonb (an error converting parameter $2) -> SerializationException;
  * 42501 (insufficient privilege, and a role the login role may not
  * assume) -> AccessDeniedException; 40001 and 40P01 (serialization
  * failure, deadlock: the caller chose SERIALIZABLE, or two transactions
@@ -123,6 +127,7 @@
 #include <openssl/sha.h>
 #include <zlib.h>
 
+#include "../src/types/nul_escape.h"
 #include "gateway.h"
 
 #define NS_SERVICE "com.amazon.coral.service"
@@ -130,7 +135,6 @@
 #define NS_DYNAMODB "com.amazonaws.dynamodb.v20120810"
 
 #define MSG_INTERNAL "The server encountered an internal error trying to fulfill the request."
-#define MSG_NUL_STRING "One or more parameter values were invalid: a string in the request contains U+0000 (\\u0000), which item_table cannot store: PostgreSQL's jsonb does not allow that character"
 #define MSG_BAD_SIGNATURE "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
 
 #define MAX_HEADERS 128
@@ -455,8 +459,14 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 				return respond(c, r, MHD_HTTP_OK, "", 0, r->content_type);
 			}
 			if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
-				return respond_owned(c, r, MHD_HTTP_OK, PQgetvalue(res, 0, 0),
-									 PQgetlength(res, 0, 0), r->content_type, res);
+			{
+				/* the value is ours to change: decoded in place */
+				char	   *body = PQgetvalue(res, 0, 0);
+
+				return respond_owned(c, r, MHD_HTTP_OK, body,
+									 NulJsonOut(body, PQgetlength(res, 0, 0)),
+									 r->content_type, res);
+			}
 			GwLog("request %s: dynamodb() returned no value", r->id);
 			PQclear(res);
 			return respond_internal(c, r);
@@ -482,18 +492,10 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 		unsigned	status = strstr(detail, "#InternalServerError\"") ?
 			MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_BAD_REQUEST;
 
-		ret = respond(c, r, status, detail, strlen(detail), r->content_type);
+		/* a message may quote a string of the request: decoded in place */
+		ret = respond(c, r, status, detail,
+					  NulJsonOut((char *) detail, strlen(detail)), r->content_type);
 	}
-	/*
-	 * A string holding U+0000 ("\u0000") is legal DynamoDB JSON that jsonb
-	 * cannot hold (22P05, "unsupported Unicode escape sequence", DETAIL
-	 * "\u0000 cannot be converted to text."): refused as a request error
-	 * that says why, not as unreadable JSON (docs/differences.md).
-	 */
-	else if (strcmp(state, "22P05") == 0 && context && strstr(context, "parameter $2") &&
-			 detail && strstr(detail, "\\u0000"))
-		ret = respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_VALIDATE,
-							"ValidationException", MSG_NUL_STRING);
 	/* the body could not be read as jsonb: an error binding parameter $2 */
 	else if ((strncmp(state, "22", 2) == 0 || strcmp(state, "54001") == 0) &&
 			 context && strstr(context, "parameter $2"))
@@ -668,7 +670,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 		sreq.body_len = r->len;
 
 		st = SigV4Parse(&sreq, &auth, msg, sizeof(msg));
-		if (st == SIGV4_OK)
+		if (st == SIGV4_OK && !GwOpt.auth_any)
 			st = SigV4CheckTime(&auth, time(NULL), msg, sizeof(msg));
 		switch (st)
 		{
@@ -685,21 +687,25 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 									 "InvalidSignatureException", msg);
 		}
-		switch (KeyLookup(auth.key_id, secret, sizeof(secret), role, sizeof(r->role)))
-		{
-			case KEY_FOUND:
-				break;
-			case KEY_UNKNOWN:
-				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-									 "UnrecognizedClientException",
-									 "The security token included in the request is invalid.");
-			case KEY_ERROR:
-				return respond_internal(c, r);
-		}
-		if (!SigV4Verify(&sreq, &auth, secret))
+		/* --auth any: a well-formed signature is enough, as DynamoDB Local's */
+		if (GwOpt.auth_any)
+			snprintf(role, sizeof(r->role), "%s", GwOpt.any_role ? GwOpt.any_role : "");
+		else
+			switch (KeyLookup(auth.key_id, secret, sizeof(secret), role, sizeof(r->role)))
+			{
+				case KEY_FOUND:
+					break;
+				case KEY_UNKNOWN:
+					return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+										 "UnrecognizedClientException",
+										 "The security token included in the request is invalid.");
+				case KEY_ERROR:
+					return respond_internal(c, r);
+			}
+		if (!GwOpt.auth_any && !SigV4Verify(&sreq, &auth, secret))
 			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 								 "InvalidSignatureException", MSG_BAD_SIGNATURE);
-		if (role[0] == '\0')
+		if (!GwOpt.auth_any && role[0] == '\0')
 			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 								 "AccessDeniedException",
 								 "The role of this access key no longer exists.");
@@ -722,6 +728,25 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 	if (r->body == NULL || memchr(r->body, '\0', r->len) != NULL)
 		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 							 "SerializationException", "The request body is not valid JSON.");
+	else
+	{
+		/* U+0000 and U+0001 in strings to their stored form */
+		size_t		n = NulJsonInLength(r->body, r->len);
+
+		if (n != r->len)
+		{
+			char	   *b = malloc(n + 1);
+
+			if (b == NULL)
+				return respond_internal(c, r);
+			NulJsonIn(r->body, r->len, b);
+			b[n] = '\0';
+			free(r->body);
+			r->body = b;
+			r->len = n;
+			r->cap = n + 1;
+		}
+	}
 
 	/*
 	 * Run it: at once when the pool is quiet, else queued, the HTTP
@@ -729,7 +754,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 	 */
 	r->job.action = r->action;
 	r->job.body = r->body;
-	r->job.role = GwOpt.auth_none ? NULL : r->role;
+	r->job.role = GwOpt.auth_none || (GwOpt.auth_any && GwOpt.any_role == NULL) ? NULL : r->role;
 	r->job.done = direct_done;
 	r->conn = c;
 	if (PoolRunDirect(&r->job))
@@ -1235,8 +1260,10 @@ read_file(const char *path)
 	return buf;
 }
 
+/* the program's body: item_table_gateway's main() (gw_main.c), or
+ * item_table_local's after it has started PostgreSQL (local.c) */
 int
-main(int argc, char **argv)
+GwMain(int argc, char **argv)
 {
 	struct addrinfo hints = {0},
 			   *ai;
@@ -1329,7 +1356,7 @@ main(int argc, char **argv)
 			.role_cap = GwOpt.pool_per_role,
 		};
 
-		if (!PoolInit(GwOpt.conninfo, &po, !GwOpt.auth_none))
+		if (!PoolInit(GwOpt.conninfo, &po, !GwOpt.auth_none && !GwOpt.auth_any))
 		{
 			fprintf(stderr, "item_table_gateway: cannot use the database (is item_table installed, and may the login role read item_table.access_keys?)\n");
 			return 1;
@@ -1391,10 +1418,13 @@ main(int argc, char **argv)
 	}
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	port = info ? info->port : GwOpt.port;
-	printf("item_table_gateway: listening on %s://%s%s%s:%d\n",
-		   GwOpt.tls_cert ? "https" : "http",
-		   ai->ai_family == AF_INET6 ? "[" : "", GwOpt.listen,
-		   ai->ai_family == AF_INET6 ? "]" : "", port);
+	if (GwOnReady)
+		GwOnReady(port);
+	else
+		printf("item_table_gateway: listening on %s://%s%s%s:%d\n",
+			   GwOpt.tls_cert ? "https" : "http",
+			   ai->ai_family == AF_INET6 ? "[" : "", GwOpt.listen,
+			   ai->ai_family == AF_INET6 ? "]" : "", port);
 	fflush(stdout);
 	freeaddrinfo(ai);
 

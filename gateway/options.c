@@ -27,6 +27,8 @@ GwOptions	GwOpt = {
 	.lock_timeout_ms = 5000,
 };
 
+void		(*GwOnReady) (int port) = NULL;
+
 #ifndef GW_VERSION
 #define GW_VERSION "unknown"
 #endif
@@ -55,9 +57,10 @@ usage(FILE *out)
 			"                         InternalServerError (default 30000; 0: never)\n"
 			"  --lock-timeout MS      cancel a request waiting longer for a lock,\n"
 			"                         likewise (default 5000; 0: never)\n"
-			"  --auth sigv4|none      check AWS SigV4 signatures against\n"
-			"                         item_table.access_keys (default), or accept any\n"
-			"                         request and run it as the login role\n"
+			"  --auth sigv4|any|none  check AWS SigV4 signatures against\n"
+			"                         item_table.access_keys (default); or accept any\n"
+			"                         well-formed SigV4 credentials unchecked (any), or\n"
+			"                         any request (none), run as the login role\n"
 			"  --key-ttl SEC          seconds an access key is cached (default 5)\n"
 			"  --tls-cert FILE        serve HTTPS with this certificate (PEM) ...\n"
 			"  --tls-key FILE         ... and this private key (PEM)\n"
@@ -174,12 +177,10 @@ set_option(int ch, const char *name, const char *arg)
 			GwOpt.pool_wait_ms = int_arg(name, arg, 0, 1000000000L);
 			break;
 		case 'a':
-			if (strcmp(arg, "none") == 0)
-				GwOpt.auth_none = true;
-			else if (strcmp(arg, "sigv4") == 0)
-				GwOpt.auth_none = false;
-			else
-				bad_value(name, arg, " (sigv4 or none)");
+			GwOpt.auth_none = strcmp(arg, "none") == 0;
+			GwOpt.auth_any = strcmp(arg, "any") == 0;
+			if (!GwOpt.auth_none && !GwOpt.auth_any && strcmp(arg, "sigv4") != 0)
+				bad_value(name, arg, " (sigv4, any or none)");
 			break;
 		case 'k':
 			GwOpt.key_ttl = int_arg(name, arg, 0, 1000000000L);

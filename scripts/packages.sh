@@ -265,7 +265,7 @@ cmd_check() {
     for p in /usr/lib/systemd/system/item-table-gateway.service /lib/systemd/system/item-table-gateway.service; do
         [ -f "$CHROOT$p" ] && { unit=$p; break; }
     done
-    for p in /usr/bin/item_table_gateway /etc/item_table/gateway.conf \
+    for p in /usr/bin/item_table_gateway /usr/bin/item_table_local /etc/item_table/gateway.conf \
             "/usr/lib/postgresql/$major/lib/item_table.so" \
             "/usr/share/postgresql/$major/extension/item_table.control" \
             "/usr/share/postgresql/$major/extension/item_table--1.2.sql" \
@@ -279,6 +279,12 @@ cmd_check() {
         step "installed files" OK "PostgreSQL $major; unit $unit; conffile /etc/item_table/gateway.conf"
     else
         step "installed files" FAIL "missing: ${missing[*]:-the conffile}"
+    fi
+    # item_table_local runs from the PATH (its use is tested by the gateway suite)
+    if in_chroot "$log" item_table_local --help; then
+        step "item_table_local --help" OK
+    else
+        step "item_table_local --help" FAIL
     fi
 
     # the packaged cluster, on a free port, with the library preloaded
@@ -413,7 +419,7 @@ PY
     in_chroot "$log" pg_ctlcluster "$major" main stop
     missing=()
     if in_chroot "$log" env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${pkgs[@]}"; then
-        for p in /usr/bin/item_table_gateway /etc/item_table/gateway.conf /etc/item_table "$unit" \
+        for p in /usr/bin/item_table_gateway /usr/bin/item_table_local /etc/item_table/gateway.conf /etc/item_table "$unit" \
                 "/usr/lib/postgresql/$major/lib/item_table.so" \
                 "/usr/lib/postgresql/$major/lib/bitcode/item_table" \
                 "/usr/share/postgresql/$major/extension/item_table.control" \

@@ -361,6 +361,43 @@ suite_fuzz() {
 # free loopback port, then boto3 tests (pytest, counted per test), the AWS
 # CLI script and, when present, the JavaScript tests (counted per check),
 # and a graceful stop (one test).
+# A new database DB for the gateway's tests (test/gateway/setup.sql: its
+# roles, grants and a key), the output in DIR/setup.out, shown on failure.
+gateway_db() {
+    local db=$1 dir=$2
+    if ! {
+        "$PGBIN/dropdb" --if-exists "$db" &&
+        "$PGBIN/createdb" "$db" &&
+        "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -f test/gateway/setup.sql
+    } </dev/null >"$dir/setup.out" 2>&1; then
+        cat "$dir/setup.out"
+        return 1
+    fi
+}
+
+# Start the installed gateway BIN on a free loopback port, its output in
+# DIR (gateway.out, gateway.log), the other arguments its own; wait up to
+# 15 s for its "listening on" line.  Sets IT_GATEWAY_PID (stopped by the
+# caller, or by the cleanup on exit) and GW_ENDPOINT (empty when it did not
+# start).
+gateway_start() {
+    local bin=$1 dir=$2 line i
+    shift 2
+    GW_ENDPOINT=""
+    "$bin" --listen 127.0.0.1 --port 0 "$@" </dev/null >"$dir/gateway.out" 2>"$dir/gateway.log" &
+    IT_GATEWAY_PID=$!
+    for i in $(seq 1 150); do
+        line=$(grep -m 1 'listening on ' "$dir/gateway.out" 2>/dev/null)
+        if [ -n "$line" ]; then
+            GW_ENDPOINT=${line##*listening on }
+            return 0
+        fi
+        kill -0 "$IT_GATEWAY_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    return 1
+}
+
 suite_gateway() {
     local dir="$IT_LOG_DIR/gateway" bin tp=0 tf=0 p f rc line
     local db=item_table_gw
@@ -376,12 +413,7 @@ suite_gateway() {
         record gateway tests 0 1 "server not running"
         return
     fi
-    if ! {
-        "$PGBIN/dropdb" --if-exists "$db" &&
-        "$PGBIN/createdb" "$db" &&
-        "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -f test/gateway/setup.sql
-    } </dev/null >"$dir/setup.out" 2>&1; then
-        cat "$dir/setup.out"
+    if ! gateway_db "$db" "$dir"; then
         record gateway tests 0 1 "database setup failed"
         return
     fi
@@ -395,19 +427,8 @@ suite_gateway() {
     fi
 
     local conninfo="host=$PGHOST port=$PGPORT dbname=$db user=gw_login"
-    "$bin" --listen 127.0.0.1 --port 0 --log --dbname "$conninfo" \
-        </dev/null >"$dir/gateway.out" 2>"$dir/gateway.log" &
-    IT_GATEWAY_PID=$!
-    local endpoint="" i
-    for i in $(seq 1 150); do
-        line=$(grep -m 1 'listening on ' "$dir/gateway.out" 2>/dev/null)
-        if [ -n "$line" ]; then
-            endpoint=${line##*listening on }
-            break
-        fi
-        kill -0 "$IT_GATEWAY_PID" 2>/dev/null || break
-        sleep 0.1
-    done
+    gateway_start "$bin" "$dir" --log --dbname "$conninfo"
+    local endpoint=$GW_ENDPOINT
     if [ -z "$endpoint" ]; then
         tail -n 20 "$dir/gateway.log"
         record gateway tests 0 1 "the gateway did not start"
@@ -518,12 +539,7 @@ suite_differential() {
         record differential requests 0 1 "gateway not installed or server not running"
         return
     fi
-    if ! {
-        "$PGBIN/dropdb" --if-exists "$db" &&
-        "$PGBIN/createdb" "$db" &&
-        "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$db" -f test/gateway/setup.sql
-    } </dev/null >"$dir/setup.out" 2>&1; then
-        cat "$dir/setup.out"
+    if ! gateway_db "$db" "$dir"; then
         record differential requests 0 1 "database setup failed"
         return
     fi
@@ -541,19 +557,8 @@ suite_differential() {
         IT_DDBLOCAL_PIDFILE=""
         return
     fi
-    "$bin" --listen 127.0.0.1 --port 0 --dbname "host=$PGHOST port=$PGPORT dbname=$db user=gw_login" \
-        </dev/null >"$dir/gateway.out" 2>"$dir/gateway.log" &
-    IT_GATEWAY_PID=$!
-    local endpoint="" i
-    for i in $(seq 1 150); do
-        line=$(grep -m 1 'listening on ' "$dir/gateway.out" 2>/dev/null)
-        if [ -n "$line" ]; then
-            endpoint=${line##*listening on }
-            break
-        fi
-        kill -0 "$IT_GATEWAY_PID" 2>/dev/null || break
-        sleep 0.1
-    done
+    gateway_start "$bin" "$dir" --dbname "host=$PGHOST port=$PGPORT dbname=$db user=gw_login"
+    local endpoint=$GW_ENDPOINT
     if [ -n "$endpoint" ]; then
         /usr/bin/python3 test/differential/run.py --ours "$endpoint" --ours-key "$key" \
             --theirs "http://127.0.0.1:$port" </dev/null >"$dir/run.out" 2>&1
@@ -662,9 +667,9 @@ matrix_version() {
     warn=$(count_warnings "$IT_LOG_DIR/pg$major/build.log")
     note="$(sed -nE 's/^== PostgreSQL ([0-9.]+) started.*/PostgreSQL \1/p' "$out" | head -n 1) in $suite"
     note="$note, $warn compiler warning(s), $(it_elapsed "$t0") s"
+    # (the inner run counted them already, as its "build warnings" failure)
     if [ "${warn:-0}" -gt 0 ]; then
         grep 'warning:' "$IT_LOG_DIR/pg$major/build.log" | head -n 20
-        f=$((f + 1))
     fi
     record "pg$major" tests "$p" "$f" "$note"
     if packages_wanted; then

@@ -77,5 +77,14 @@ SELECT item_size(jsonb_build_object('pk', jsonb_build_object('S', 'k'), 'data', 
 	   left(pg_temp.try_item(jsonb_build_object('pk', jsonb_build_object('S', 'k'), 'data', jsonb_build_object('S', repeat('x', 409600 - 7)))), 20) AS at_limit,
 	   pg_temp.try_item(jsonb_build_object('pk', jsonb_build_object('S', 'k'), 'data', jsonb_build_object('S', repeat('x', 409600 - 6)))) AS over_limit;
 
--- U+0000 cannot reach us: jsonb rejects it (documented difference)
+-- jsonb rejects U+0000; encode_item() takes JSON text to the stored form
+-- (U+0000 -> U+0001 U+0001, U+0001 -> U+0001 U+0002), decode_item() back
 SELECT '{"a": {"S": "x\u0000y"}}'::jsonb;
+SELECT encode_item('{"a\u0000": {"S": "x\u0000y\u0001"}, "s": {"SS": ["\u0001", "\u0000", "\\u0000"]}}');
+SELECT decode_item(normalize_item(encode_item('{"a\u0000": {"S": "x\u0000y\u0001"}, "s": {"SS": ["\u0001", "\u0000", "\\u0000"]}}')));
+-- sizes count U+0000 as one byte: a\u0000 2 + 4, s 1 + (1 + 1 + 6)
+SELECT item_size(encode_item('{"a\u0000": {"S": "x\u0000y\u0001"}, "s": {"SS": ["\u0001", "\u0000", "\\u0000"]}}'));
+-- a U+0001 that starts no code word is itself: stored as U+0001 U+0002
+SELECT normalize_item('{"a": {"S": "x\u0001y\u0001"}}'),
+       decode_item(normalize_item('{"a": {"S": "x\u0001y\u0001"}}')),
+       item_size('{"a": {"S": "x\u0001y\u0001"}}');

@@ -73,7 +73,7 @@ FROM bad_values ORDER BY id;
 -- binary input is validated: feed raw bytes through COPY BINARY
 CREATE TEMP TABLE raw_bytes (b bytea);
 CREATE TEMP TABLE recv_target (k item_key);
-INSERT INTO raw_bytes VALUES ('\x02206100'::bytea);
+INSERT INTO raw_bytes VALUES ('\x03206100'::bytea);
 \copy raw_bytes TO 'results/key_errors.bin' WITH (FORMAT binary)
 \copy recv_target FROM 'results/key_errors.bin' WITH (FORMAT binary)
 TRUNCATE raw_bytes;

@@ -47,8 +47,14 @@ FROM (VALUES (item_key('{"S":"USER#1"}'::jsonb)),
 			 (item_key('{"N":"-0.50"}', NULL)),
 			 (item_key('{"S":"é𝄞"}', '{"N":"-1e-5"}'))) v(k);
 
--- U+0000 lives in keys but not in jsonb: the accessor says so
-SELECT partition_value('S"a\u0000b"');
+-- U+0000 lives in keys; in jsonb a string holds it in the stored form
+-- (U+0000 -> U+0001 U+0001, U+0001 -> U+0001 U+0002), decode_item() reads it
+SELECT partition_value('S"a\u0000b"'), sort_value('S"k"|S"\u0001x"');
+SELECT decode_item(partition_value('S"a\u0000b"'));
+SELECT item_key(encode_item('{"S": "a\u0000b"}'), encode_item('{"S": "\u0001"}'));
+SELECT item_key(encode_item('{"S": "a\u0000b"}')) = 'S"a\u0000b"'::item_key AS same_key;
+-- a U+0001 that starts no code word is itself (as in items stored before the escape)
+SELECT item_key('{"S": "a\u0001b"}'::jsonb), item_key('{"S": "a\u0001"}'::jsonb);
 
 -- ranges are bounds, not values
 SELECT sort_value('S"x"|S"pre"~');

@@ -33,6 +33,7 @@
 #include "nodes/makefuncs.h"
 #include "storage/lmgr.h"
 #include "tcop/utility.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -64,7 +65,7 @@ ApiCheckKeyAttributeName(ApiRequest *req, const char *name, const char *field)
 	if (name[0] == '\0')
 		ApiProblem(req, "Value '' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1",
 				   field);
-	else if (strlen(name) > ATTR_MAX_KEY_NAME_BYTES)
+	else if (NulEscapeDecodedLength(name, strlen(name)) > ATTR_MAX_KEY_NAME_BYTES)	/* U+0000: 1 */
 		ApiProblem(req, "Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d",
 				   name, field, ATTR_MAX_KEY_NAME_BYTES);
 }
@@ -104,8 +105,10 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, const char *path)
 		s->throughput = ApiGetObject(&sub, "ProvisionedThroughput");
 	}
 	elems = ApiArrayOfObjects(ks, "KeySchema");
-	if (ks != NULL && (list_length(elems) < 1 || list_length(elems) > 2))
-		ApiProblem(&sub, "Value at '%s.keySchema' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1", path);
+	if (ks != NULL && (list_length(elems) < 1 ||
+					   list_length(elems) > (is_local ? 2 : ITEMKEY_MAX_TUPLE_PARTS)))
+		ApiProblem(&sub, "Value at '%s.keySchema' failed to satisfy constraint: Member must have length less than or equal to %d and greater than or equal to 1",
+				   path, is_local ? 2 : ITEMKEY_MAX_TUPLE_PARTS);
 	foreach(lc, elems)
 	{
 		ApiRequest	ke;
@@ -113,7 +116,7 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, const char *path)
 		int			kt;
 		int			i = foreach_current_index(lc);
 
-		if (i >= 2)
+		if (i >= (is_local ? 2 : ITEMKEY_MAX_TUPLE_PARTS))
 			break;
 		ApiRequestInit(&ke, (Jsonb *) lfirst(lc));
 		an = ApiGetString(&ke, "AttributeName", "attributeName", true);
@@ -122,15 +125,32 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, const char *path)
 		kt = ApiGetEnum(&ke, "KeyType", psprintf("%s.keySchema.%d.member.keyType", path, i + 1),
 						key_types, lengthof(key_types));
 		sub.problems = list_concat(sub.problems, ke.problems);
+		s->keys[i] = an;
+		s->key_is_hash[i] = (kt == 0);
+		s->nkeys = i + 1;
 		if (i == 0)
 		{
 			s->hash_key = an;
 			s->first_is_hash = (kt == 0);
 		}
-		else
+		else if (i == 1)
 		{
 			s->range_key = an;
 			s->second_is_range = (kt == 1);
+		}
+	}
+	/* a GSI's multi-attribute key schema: more than one HASH or RANGE */
+	if (!is_local && (s->nkeys > 2 || (s->nkeys == 2 && !s->second_is_range &&
+									   s->key_is_hash[1])))
+	{
+		int			i;
+
+		s->multi = true;
+		s->range_key = NULL;
+		for (i = 0; i < s->nkeys; i++)
+		{
+			if (!s->key_is_hash[i] && s->range_key == NULL)
+				s->range_key = s->keys[i];
 		}
 	}
 	if (proj != NULL)
@@ -165,7 +185,8 @@ ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local, const char *path)
 					DynRaise(DYN_SERIALIZATION, "Unexpected value in NonKeyAttributes; expected strings");
 				s->nonkey = lappend(s->nonkey, pnstrdup(v.val.string.val, v.val.string.len));
 				/* each name is a NonKeyAttributeName: 1 to 255 bytes */
-				if (v.val.string.len < 1 || v.val.string.len > ATTR_MAX_KEY_NAME_BYTES)
+				if (v.val.string.len < 1 ||
+					NulEscapeDecodedLength(v.val.string.val, v.val.string.len) > ATTR_MAX_KEY_NAME_BYTES)
 					bad_length = true;
 				appendStringInfo(&names, "%s%s", names.len > 0 ? ", " : "",
 								 (char *) llast(s->nonkey));
@@ -225,6 +246,108 @@ ApiCheckKeysDefined(const char *hash, const char *range, List *attrdefs)
 }
 
 /*
+ * ApiCheckIndexKeysDefined
+ *		ApiCheckKeysDefined for every key attribute of an index: with a
+ *		multi-attribute key schema, all of them, listed in the message.
+ */
+void
+ApiCheckIndexKeysDefined(ApiIndexSpec *s, List *attrdefs)
+{
+	int			i;
+	ListCell   *lc;
+
+	if (!s->multi)
+	{
+		ApiCheckKeysDefined(s->hash_key, s->range_key, attrdefs);
+		return;
+	}
+	if (s->nkeys > list_length(attrdefs))
+		DynValidation("Invalid KeySchema: Some index key attribute have no definition");
+	for (i = 0; i < s->nkeys; i++)
+	{
+		bool		found = false;
+
+		foreach(lc, attrdefs)
+		{
+			if (strcmp(((ApiAttrDef *) lfirst(lc))->name, s->keys[i]) == 0)
+				found = true;
+		}
+		if (!found)
+		{
+			StringInfoData k;
+			StringInfoData d;
+			int			j;
+
+			initStringInfo(&k);
+			initStringInfo(&d);
+			for (j = 0; j < s->nkeys; j++)
+				appendStringInfo(&k, "%s%s", j > 0 ? ", " : "", s->keys[j]);
+			foreach(lc, attrdefs)
+				appendStringInfo(&d, "%s%s", d.len > 0 ? ", " : "",
+								 ((ApiAttrDef *) lfirst(lc))->name);
+			DynValidation("One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s], AttributeDefinitions: [%s]",
+						  k.data, d.data);
+		}
+	}
+}
+
+/*
+ * ApiIndexHasKey
+ *		Is name one of the key attributes of s?
+ */
+bool
+ApiIndexHasKey(ApiIndexSpec *s, const char *name)
+{
+	int			i;
+
+	if (!s->multi)
+		return strcmp(s->hash_key, name) == 0 ||
+			(s->range_key != NULL && strcmp(s->range_key, name) == 0);
+	for (i = 0; i < s->nkeys; i++)
+	{
+		if (strcmp(s->keys[i], name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * check_multi_key_schema
+ *		DynamoDB's rules for a GSI's multi-attribute KeySchema, in its
+ *		order: a HASH first, no name twice, every HASH before every RANGE,
+ *		at most four of each.
+ */
+static void
+check_multi_key_schema(ApiIndexSpec *s)
+{
+	int			i;
+	int			j;
+	int			nhash = 0;
+	int			nrange = 0;
+
+	if (!s->first_is_hash)
+		DynValidation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+	for (i = 0; i < s->nkeys; i++)
+		for (j = 0; j < i; j++)
+			if (strcmp(s->keys[i], s->keys[j]) == 0)
+				DynValidation("The KeySchema contains multiple key attributes with the same name");
+	for (i = 1; i < s->nkeys; i++)
+		if (s->key_is_hash[i] && !s->key_is_hash[i - 1])
+			DynValidation("One or more parameter values were invalid: All HASH key attributes must precede RANGE key attributes in the KeySchema");
+	for (i = 0; i < s->nkeys; i++)
+	{
+		if (s->key_is_hash[i])
+			nhash++;
+		else
+			nrange++;
+	}
+	if (nhash > ITEMKEY_MAX_TUPLE_PARTS / 2)
+		DynValidation("One or more parameter values were invalid: The KeySchema exceeds the maximum allowed number of HASH key attributes");
+	if (nrange > ITEMKEY_MAX_TUPLE_PARTS / 2)
+		DynValidation("One or more parameter values were invalid: The KeySchema exceeds the maximum allowed number of RANGE key attributes");
+}
+
+/*
  * ApiCheckIndex
  *		Semantic checks of one index against the table's key schema.
  */
@@ -233,11 +356,13 @@ ApiCheckIndex(ApiIndexSpec *s, const char *table_hash, const char *table_range)
 {
 	ListCell   *lc;
 
-	if (!s->first_is_hash)
+	if (s->multi)
+		check_multi_key_schema(s);
+	else if (!s->first_is_hash)
 		DynValidation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
-	if (s->range_key != NULL && strcmp(s->hash_key, s->range_key) == 0)
+	if (!s->multi && s->range_key != NULL && strcmp(s->hash_key, s->range_key) == 0)
 		DynValidation("Both the Hash Key and the Range Key element in the KeySchema have the same name");
-	if (s->range_key != NULL && !s->second_is_range)
+	if (!s->multi && s->range_key != NULL && !s->second_is_range)
 		DynValidation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
 	if (!s->projection_given)
 		DynValidation("One or more parameter values were invalid: Unknown ProjectionType: null");
@@ -273,6 +398,8 @@ ApiCheckIndex(ApiIndexSpec *s, const char *table_hash, const char *table_range)
 	}
 	if (s->element && s->is_local)
 		DynValidation("ItemTableElementIndex is only available on global secondary indexes");
+	if (s->element && s->multi)
+		DynValidation("ItemTableElementIndex is only available on indexes with one HASH and at most one RANGE attribute");
 }
 
 /* ----------------------------------------------------------------
@@ -357,6 +484,46 @@ type_of(List *attrdefs, const char *name)
 			return d->type;
 	}
 	return NULL;
+}
+
+/*
+ * record_key_schema
+ *		The catalog's key_schema of a new multi-attribute index: its
+ *		KeySchema elements in order, with their types.
+ */
+static void
+record_key_schema(const char *table, ApiIndexSpec *s, List *attrdefs)
+{
+	Oid			argtypes[5] = {TEXTOID, TEXTOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
+	Datum		values[5];
+	Datum		names[ITEMKEY_MAX_TUPLE_PARTS];
+	Datum		types[ITEMKEY_MAX_TUPLE_PARTS];
+	Datum		kinds[ITEMKEY_MAX_TUPLE_PARTS];
+	ItemRoleSwitch sw;
+	int			i;
+	int			rc;
+
+	ApiRequireCatalog12("a KeySchema with more than one HASH or RANGE element");
+	for (i = 0; i < s->nkeys; i++)
+	{
+		names[i] = CStringGetTextDatum(s->keys[i]);
+		types[i] = CStringGetTextDatum(type_of(attrdefs, s->keys[i]));
+		kinds[i] = CStringGetTextDatum(s->key_is_hash[i] ? "HASH" : "RANGE");
+	}
+	values[0] = CStringGetTextDatum(table);
+	values[1] = CStringGetTextDatum(s->name);
+	values[2] = PointerGetDatum(construct_array(names, s->nkeys, TEXTOID, -1, false, TYPALIGN_INT));
+	values[3] = PointerGetDatum(construct_array(types, s->nkeys, TEXTOID, -1, false, TYPALIGN_INT));
+	values[4] = PointerGetDatum(construct_array(kinds, s->nkeys, TEXTOID, -1, false, TYPALIGN_INT));
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("UPDATE item_table.indexes SET key_schema = (SELECT pg_catalog.jsonb_agg("
+							   "pg_catalog.jsonb_build_object('AttributeName', n, 'KeyType', k, 'AttributeType', t) ORDER BY o)"
+							   " FROM ROWS FROM (pg_catalog.unnest($3), pg_catalog.unnest($4), pg_catalog.unnest($5)) WITH ORDINALITY u(n, t, k, o))"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND index_name OPERATOR(pg_catalog.=) $2",
+							   5, argtypes, values, NULL, false, 0);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_UPDATE || SPI_processed != 1)
+		elog(ERROR, "index catalog update failed: %s", SPI_result_code_string(rc));
 }
 
 /*
@@ -450,6 +617,8 @@ ApiCreateIndex(const char *table, Oid base_relid, ApiIndexSpec *s, List *attrdef
 	ItemAsRoleEnd(&sw);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "index catalog insert failed: %s", SPI_result_code_string(rc));
+	if (s->multi)
+		record_key_schema(table, s, attrdefs);
 	ensure_triggers(base_relid);
 	CacheInvalidateRelcacheByRelid(base_relid);
 	/* the background worker of this database fills it, from our commit */
@@ -521,6 +690,38 @@ ApiDropIndexTables(const char *table, const char *index)
  * DescribeTable's index part
  * ----------------------------------------------------------------
  */
+/* a multi-attribute KeySchema as the catalog's key_schema recorded it */
+static void
+push_multi_key_schema(JsonbParseState **state, Jsonb *ks)
+{
+	JsonbIterator *it = JsonbIteratorInit(&ks->root);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	ApiPushKey(state, "KeySchema");
+	pushJsonbValue(state, WJB_BEGIN_ARRAY, NULL);
+	(void) JsonbIteratorNext(&it, &v, true);	/* the array */
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		JsonbValue *name;
+		JsonbValue *kind;
+
+		if (tok != WJB_ELEM || v.type != jbvBinary)
+			continue;
+		name = getKeyJsonValueFromContainer(v.val.binary.data, "AttributeName", 13, NULL);
+		kind = getKeyJsonValueFromContainer(v.val.binary.data, "KeyType", 7, NULL);
+		if (name == NULL || kind == NULL || name->type != jbvString || kind->type != jbvString)
+			elog(ERROR, "invalid key_schema in the item_table catalog");
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(state, "AttributeName");
+		pushJsonbValue(state, WJB_VALUE, name);
+		ApiPushKey(state, "KeyType");
+		pushJsonbValue(state, WJB_VALUE, kind);
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+	pushJsonbValue(state, WJB_END_ARRAY, NULL);
+}
+
 static void
 push_key_schema(JsonbParseState **state, const char *hash, const char *range)
 {
@@ -557,7 +758,11 @@ ApiIndexAttributeDefinitions(const char *table, const char *hash, const char *ra
 
 	rc = SPI_execute_with_args("SELECT a, t FROM (SELECT hash_key, hash_type, index_name FROM item_table.indexes WHERE table_name OPERATOR(pg_catalog.=) $1"
 							   " UNION ALL SELECT range_key, range_type, index_name FROM item_table.indexes"
-							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND range_key IS NOT NULL) s(a, t, i)"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND range_key IS NOT NULL"
+							   " UNION ALL SELECT e OPERATOR(pg_catalog.->>) 'AttributeName', e OPERATOR(pg_catalog.->>) 'AttributeType', x.index_name"
+							   " FROM item_table.indexes x, pg_catalog.jsonb_array_elements(CASE WHEN pg_catalog.jsonb_typeof(pg_catalog.to_jsonb(x) OPERATOR(pg_catalog.->) 'key_schema')"
+							   " OPERATOR(pg_catalog.=) 'array' THEN pg_catalog.to_jsonb(x) OPERATOR(pg_catalog.->) 'key_schema' END) e"
+							   " WHERE x.table_name OPERATOR(pg_catalog.=) $1) s(a, t, i)"
 							   " GROUP BY a, t ORDER BY pg_catalog.min(i), a",
 							   1, argtypes, values, NULL, false, 0);
 	if (rc != SPI_OK_SELECT)
@@ -590,7 +795,8 @@ ApiPushIndexDescriptions(JsonbParseState **state, const char *table, bool on_dem
 							   " GREATEST(c.reltuples, 0)::pg_catalog.int8,"
 							   " (c.relpages::pg_catalog.int8 OPERATOR(pg_catalog.*)"
 							   " pg_catalog.current_setting('block_size')::pg_catalog.int8),"
-							   " i.read_capacity, i.write_capacity, i.backfilled"
+							   " i.read_capacity, i.write_capacity, i.backfilled,"
+							   " pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema'"
 							   " FROM item_table.indexes i LEFT JOIN pg_catalog.pg_class c"
 							   " ON c.oid OPERATOR(pg_catalog.=) i.relid"
 							   " WHERE i.table_name OPERATOR(pg_catalog.=) $1 ORDER BY i.index_name",
@@ -624,7 +830,14 @@ ApiPushIndexDescriptions(JsonbParseState **state, const char *table, bool on_dem
 			pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 			ApiPushKey(state, "IndexName");
 			ApiPushString(state, iname);
-			push_key_schema(state, SPI_getvalue(tup, desc, 3), SPI_getvalue(tup, desc, 4));
+			{
+				Datum		ks = SPI_getbinval(tup, desc, 14, &isnull);
+
+				if (!isnull && JB_ROOT_IS_ARRAY(DatumGetJsonbP(ks)) && !JB_ROOT_IS_SCALAR(DatumGetJsonbP(ks)))
+					push_multi_key_schema(state, DatumGetJsonbP(ks));
+				else
+					push_key_schema(state, SPI_getvalue(tup, desc, 3), SPI_getvalue(tup, desc, 4));
+			}
 			ApiPushKey(state, "Projection");
 			pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
 			ApiPushKey(state, "ProjectionType");

@@ -27,6 +27,17 @@ typedef struct ApiIndexSpec
 	char	   *range_key;
 	bool		first_is_hash;
 	bool		second_is_range;
+
+	/*
+	 * Every KeySchema element in order (hash_key and range_key are the
+	 * first two); multi for a GSI whose KeySchema is not the classic one
+	 * HASH and at most one RANGE (more than two elements, or two HASH).
+	 * Then hash_key and range_key become the first HASH and first RANGE.
+	 */
+	int			nkeys;
+	char	   *keys[ITEMKEY_MAX_TUPLE_PARTS];
+	bool		key_is_hash[ITEMKEY_MAX_TUPLE_PARTS];
+	bool		multi;
 	int			projection;		/* IndexProjection */
 	bool		has_nonkey;
 	bool		projection_given;	/* ProjectionType present */
@@ -42,6 +53,10 @@ extern ApiIndexSpec *ApiParseIndex(ApiRequest *req, Jsonb *body, bool is_local,
 								   const char *path);
 /* the key attributes of one key schema against AttributeDefinitions */
 extern void ApiCheckKeysDefined(const char *hash, const char *range, List *attrdefs);
+/* the same for every key attribute of an index */
+extern void ApiCheckIndexKeysDefined(ApiIndexSpec *s, List *attrdefs);
+/* is name a key attribute of index s? */
+extern bool ApiIndexHasKey(ApiIndexSpec *s, const char *name);
 extern void ApiCheckIndex(ApiIndexSpec *s, const char *table_hash,
 						  const char *table_range);
 extern void ApiCreateIndex(const char *table, Oid base_relid, ApiIndexSpec *s,

@@ -75,6 +75,20 @@ typedef struct TableRow
 	bool		stale;			/* catalog row of a dropped physical table */
 } TableRow;
 
+/* the key attributes of an index in a request, in KeySchema order */
+static List *
+index_key_names(ApiIndexSpec *ix)
+{
+	List	   *out = NIL;
+	int			i;
+
+	if (!ix->multi)
+		return list_make2(ix->hash_key, ix->range_key);
+	for (i = 0; i < ix->nkeys; i++)
+		out = lappend(out, ix->keys[i]);
+	return out;
+}
+
 /* ----------------------------------------------------------------
  * helpers
  * ----------------------------------------------------------------
@@ -634,7 +648,7 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		ApiIndexSpec *ix = (ApiIndexSpec *) lfirst(lc);
 		ListCell   *pc;
 
-		ApiCheckKeysDefined(ix->hash_key, ix->range_key, defs);
+		ApiCheckIndexKeysDefined(ix, defs);
 		ApiCheckIndex(ix, keys[0].name, nkeys == 2 ? keys[1].name : NULL);
 		foreach(pc, indexes)
 		{
@@ -674,8 +688,7 @@ item_table_create_table(PG_FUNCTION_ARGS)
 			{
 				ApiIndexSpec *ix = (ApiIndexSpec *) lfirst(kc);
 
-				if (strcmp(ix->hash_key, d->name) == 0 ||
-					(ix->range_key && strcmp(ix->range_key, d->name) == 0))
+				if (ApiIndexHasKey(ix, d->name))
 					is_key = true;
 			}
 			appendStringInfo(&all, "%s%s", all.len > 0 ? ", " : "", d->name);
@@ -1036,9 +1049,9 @@ item_table_update_table(PG_FUNCTION_ARGS)
 			 * type: the request defining it with another one is refused
 			 * (below).  Definitions no key uses are dropped.
 			 */
-			ApiCheckKeysDefined(ix->hash_key, ix->range_key, defs);
+			ApiCheckIndexKeysDefined(ix, defs);
 			ixdefs = NIL;
-			foreach(dc, list_make2(ix->hash_key, ix->range_key))
+			foreach(dc, index_key_names(ix))
 			{
 				const char *attr = (const char *) lfirst(dc);
 				ListCell   *ac;

@@ -736,7 +736,8 @@ LegacyKeyConditions(const LegacyParams *lp, List **nonindexable)
 		}
 		cond = cond_join(COND_AND, cond, c);
 	}
-	if (n < 1 || n > 2)
+	/* more than two only for a multi-attribute index key (the reader checks) */
+	if (n < 1 || n > ITEMKEY_MAX_TUPLE_PARTS)
 		DynValidation("Conditions can be of length 1 or 2 only");
 	return cond;
 }

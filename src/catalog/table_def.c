@@ -285,7 +285,16 @@ new_version(ItemTableDef *def)
 	"SELECT t.table_name, t.relid::pg_catalog.oid, t.hash_key, t.hash_type," \
 	" t.range_key, t.range_type, i.index_name, i.kind, i.relid::pg_catalog.oid," \
 	" i.hash_key, i.hash_type, i.range_key, i.range_type, i.projection_type," \
-	" i.non_key_attributes, i.element_index, i.status" \
+	" i.non_key_attributes, i.element_index, i.status," \
+	" ARRAY(SELECT e OPERATOR(pg_catalog.->>) 'AttributeName' FROM pg_catalog.jsonb_array_elements(" \
+	"   CASE WHEN pg_catalog.jsonb_typeof(pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema') = 'array'" \
+	"   THEN pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema' END) e)," \
+	" ARRAY(SELECT e OPERATOR(pg_catalog.->>) 'AttributeType' FROM pg_catalog.jsonb_array_elements(" \
+	"   CASE WHEN pg_catalog.jsonb_typeof(pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema') = 'array'" \
+	"   THEN pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema' END) e)," \
+	" ARRAY(SELECT e OPERATOR(pg_catalog.->>) 'KeyType' FROM pg_catalog.jsonb_array_elements(" \
+	"   CASE WHEN pg_catalog.jsonb_typeof(pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema') = 'array'" \
+	"   THEN pg_catalog.to_jsonb(i) OPERATOR(pg_catalog.->) 'key_schema' END) e)" \
 	" FROM item_table.tables t LEFT JOIN item_table.indexes i" \
 	" ON i.table_name OPERATOR(pg_catalog.=) t.table_name"
 #define DEF_BY_NAME_SQL		DEF_COLUMNS \
@@ -298,7 +307,8 @@ enum
 	COL_TABLE_NAME = 1, COL_RELID, COL_HASH_KEY, COL_HASH_TYPE, COL_RANGE_KEY,
 	COL_RANGE_TYPE, COL_INDEX_NAME, COL_KIND, COL_INDEX_RELID, COL_INDEX_HASH_KEY,
 	COL_INDEX_HASH_TYPE, COL_INDEX_RANGE_KEY, COL_INDEX_RANGE_TYPE,
-	COL_PROJECTION, COL_NON_KEY, COL_ELEMENT, COL_STATUS
+	COL_PROJECTION, COL_NON_KEY, COL_ELEMENT, COL_STATUS, COL_KEY_NAMES,
+	COL_KEY_TYPES, COL_KEY_KINDS
 };
 
 static AttrType
@@ -324,6 +334,46 @@ column_string(HeapTuple tup, TupleDesc desc, int col, MemoryContext cxt)
 	char	   *s = SPI_getvalue(tup, desc, col);
 
 	return s != NULL ? MemoryContextStrdup(cxt, s) : NULL;
+}
+
+/*
+ * read_key_schema
+ *		A multi-attribute key schema (the catalog's key_schema, read by
+ *		to_jsonb so that a 1.1 catalog without the column reads as none).
+ */
+static void
+read_key_schema(IndexDef *d, HeapTuple tup, TupleDesc desc, MemoryContext cxt)
+{
+	bool		isnull;
+	Datum	   *names;
+	Datum	   *types;
+	Datum	   *kinds;
+	bool	   *nulls;
+	int			n;
+	int			k;
+
+	d->multi = false;
+	d->nkeys = 0;
+	d->nhash = 0;
+	deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(tup, desc, COL_KEY_NAMES, &isnull)),
+					  TEXTOID, -1, false, TYPALIGN_INT, &names, &nulls, &n);
+	if (n == 0)
+		return;
+	if (n > ITEMKEY_MAX_TUPLE_PARTS)
+		elog(ERROR, "invalid key_schema of index \"%s\" in the item_table catalog", d->name);
+	deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(tup, desc, COL_KEY_TYPES, &isnull)),
+					  TEXTOID, -1, false, TYPALIGN_INT, &types, &nulls, &k);
+	deconstruct_array(DatumGetArrayTypeP(SPI_getbinval(tup, desc, COL_KEY_KINDS, &isnull)),
+					  TEXTOID, -1, false, TYPALIGN_INT, &kinds, &nulls, &k);
+	for (k = 0; k < n; k++)
+	{
+		d->keys[k] = MemoryContextStrdup(cxt, TextDatumGetCString(names[k]));
+		d->key_types[k] = key_type_from_text(TextDatumGetCString(types[k]));
+		if (strcmp(TextDatumGetCString(kinds[k]), "HASH") == 0)
+			d->nhash++;
+	}
+	d->nkeys = n;
+	d->multi = true;
 }
 
 static void
@@ -359,6 +409,7 @@ read_index(IndexDef *d, HeapTuple tup, TupleDesc desc, MemoryContext cxt)
 	}
 	d->element = DatumGetBool(SPI_getbinval(tup, desc, COL_ELEMENT, &isnull));
 	d->creating = strcmp(SPI_getvalue(tup, desc, COL_STATUS), "CREATING") == 0;
+	read_key_schema(d, tup, desc, cxt);
 }
 
 /*

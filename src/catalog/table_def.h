@@ -43,6 +43,19 @@ typedef struct IndexDef
 	AttrType	hash_type;
 	char	   *range_key;		/* NULL when hash-only */
 	AttrType	range_type;
+
+	/*
+	 * A multi-attribute key schema (a GSI with more than one HASH or RANGE
+	 * attribute; multi set): its nkeys attributes in KeySchema order, the
+	 * first nhash of them HASH.  Its keys are tuple keys (item_table.h);
+	 * hash_key and range_key are then the first HASH and RANGE attribute.
+	 * A classic index has multi false and nkeys 0.
+	 */
+	bool		multi;
+	int			nkeys;
+	int			nhash;
+	char	   *keys[ITEMKEY_MAX_TUPLE_PARTS];
+	AttrType	key_types[ITEMKEY_MAX_TUPLE_PARTS];
 	IndexProjection projection;
 	int			nnonkey;
 	char	  **nonkey;			/* INCLUDE attributes */

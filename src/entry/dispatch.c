@@ -21,10 +21,12 @@
 
 #include "api.h"
 #include "api_vector.h"
+#include "attr_value.h"
 #include "entry.h"
 #include "errors.h"
 
 PG_FUNCTION_INFO_V1(item_table_dynamodb);
+PG_FUNCTION_INFO_V1(item_table_dynamodb_json);
 
 typedef struct ActionEntry
 {
@@ -88,4 +90,35 @@ item_table_dynamodb(PG_FUNCTION_ARGS)
 		}
 	}
 	DynRaise(DYN_UNKNOWN_OPERATION, "Unknown operation: %s", action);
+}
+
+/*
+ * dynamodb_json(action text, request json) returns json
+ *		dynamodb() for JSON text, which can carry U+0000 (\u0000) where
+ *		jsonb cannot: the request's strings are carried to their stored
+ *		form (nul_escape.c) on the way in and the answer's back on the way
+ *		out, as the gateway does with HTTP bodies.
+ */
+Datum
+item_table_dynamodb_json(PG_FUNCTION_ARGS)
+{
+	LOCAL_FCINFO(call, 2);
+	Datum		result;
+
+	InitFunctionCallInfoData(*call, NULL, 2, PG_GET_COLLATION(), NULL, NULL);
+	call->args[0].value = PG_GETARG_DATUM(0);
+	call->args[0].isnull = PG_ARGISNULL(0);
+	call->args[1].isnull = PG_ARGISNULL(1);
+	call->args[1].value = (Datum) 0;
+	if (!PG_ARGISNULL(1))
+	{
+		text	   *t = PG_GETARG_TEXT_PP(1);
+
+		call->args[1].value = JsonbPGetDatum(AttrJsonbFromJsonText(VARDATA_ANY(t),
+																   VARSIZE_ANY_EXHDR(t)));
+	}
+	result = item_table_dynamodb(call);
+	if (call->isnull)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(AttrJsonbToJsonText(DatumGetJsonbP(result)));
 }

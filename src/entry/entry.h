@@ -13,6 +13,7 @@
 #include "fmgr.h"
 
 extern Datum item_table_dynamodb(PG_FUNCTION_ARGS);
+extern Datum item_table_dynamodb_json(PG_FUNCTION_ARGS);
 extern Datum item_table_dynamodb_as(PG_FUNCTION_ARGS);
 
 #endif							/* ITEM_TABLE_ENTRY_H */

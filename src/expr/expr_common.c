@@ -242,7 +242,7 @@ ExprPlaceholdersFromRequest(Jsonb *names, Jsonb *values)
 				utf8 = pnstrdup(jv->val.string.val, jv->val.string.len);
 			entries[i].name = utf8;
 			entries[i].namelen = strlen(utf8);
-			if (entries[i].namelen > ATTR_MAX_NAME_BYTES)
+			if (NulEscapeDecodedLength(utf8, entries[i].namelen) > ATTR_MAX_NAME_BYTES)
 				DynValidation("ExpressionAttributeNames contains invalid value: Attribute name is too long; limit: %d bytes for key %s",
 							  ATTR_MAX_NAME_BYTES, entries[i].key);
 		}

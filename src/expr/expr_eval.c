@@ -133,7 +133,9 @@ value_size(const AttrValue *v, int64 *size)
 	switch (v->type)
 	{
 		case ATTR_S:
-			*size = utf16_length(v->u.bytes.data, v->u.bytes.len);
+			/* of the string itself: each escape pair is one character */
+			*size = utf16_length(v->u.bytes.data, v->u.bytes.len) -
+				NulEscapeCount(v->u.bytes.data, v->u.bytes.len);
 			return true;
 		case ATTR_B:
 			*size = v->u.bytes.len;
@@ -294,6 +296,10 @@ eval_contains(const AttrValue *hay, const AttrValue *needle)
 	switch (hay->type)
 	{
 		case ATTR_S:
+			/* stored forms: a match must start at a code word boundary */
+			return needle->type == ATTR_S &&
+				NulEscapeContains(hay->u.bytes.data, hay->u.bytes.len,
+								  needle->u.bytes.data, needle->u.bytes.len);
 		case ATTR_B:
 			return needle->type == hay->type &&
 				bytes_contain(hay->u.bytes.data, hay->u.bytes.len,

@@ -135,10 +135,59 @@ read_key_schema(JsonbValue *ks, const char **hash, const char **range)
 		if (name == NULL || type == NULL || name->type != jbvString || type->type != jbvString)
 			continue;
 		if (type->val.string.len == 4 && memcmp(type->val.string.val, "HASH", 4) == 0)
-			*hash = pnstrdup(name->val.string.val, name->val.string.len);
-		else
+		{
+			if (*hash == NULL)
+				*hash = pnstrdup(name->val.string.val, name->val.string.len);
+		}
+		else if (*range == NULL)
 			*range = pnstrdup(name->val.string.val, name->val.string.len);
 	}
+}
+
+/*
+ * read_multi_key_schema
+ *		An index's KeySchema with more than one HASH or RANGE element (a
+ *		multi-attribute key): every attribute into s, the HASH ones first.
+ */
+static void
+read_multi_key_schema(JsonbValue *ks, PqSchema *s)
+{
+	int			i;
+	int			n;
+	int			nhash = 0;
+
+	s->index_nkeys = 0;
+	s->index_nhash = 0;
+	if (ks == NULL || ks->type != jbvBinary)
+		return;
+	n = JsonContainerSize(ks->val.binary.data);
+	if (n > (int) lengthof(s->index_keys))
+		return;
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(ks->val.binary.data, i);
+		JsonbValue *type;
+
+		if (e == NULL || e->type != jbvBinary)
+			return;
+		type = get_member(e->val.binary.data, "KeyType");
+		if (type != NULL && type->type == jbvString && type->val.string.len == 4 &&
+			memcmp(type->val.string.val, "HASH", 4) == 0)
+			nhash++;
+	}
+	if (n <= 2 && nhash <= 1)
+		return;					/* classic */
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(ks->val.binary.data, i);
+		JsonbValue *name = get_member(e->val.binary.data, "AttributeName");
+
+		if (name == NULL || name->type != jbvString)
+			return;
+		s->index_keys[i] = pnstrdup(name->val.string.val, name->val.string.len);
+	}
+	s->index_nkeys = n;
+	s->index_nhash = nhash;
 }
 
 /* the key schema of an index in a list of index descriptions, or false */
@@ -165,6 +214,7 @@ find_index(JsonbValue *list, const char *index, PqSchema *s)
 		{
 			read_key_schema(get_member(e->val.binary.data, "KeySchema"),
 							&s->index_hash, &s->index_range);
+			read_multi_key_schema(get_member(e->val.binary.data, "KeySchema"), s);
 			return true;
 		}
 	}

@@ -195,6 +195,10 @@ typedef struct PqSchema
 	const char *index;
 	const char *index_hash;
 	const char *index_range;
+	/* a multi-attribute index key: every attribute, the HASH ones first */
+	int			index_nkeys;	/* 0: a classic key */
+	int			index_nhash;
+	const char *index_keys[8];
 } PqSchema;
 
 /* which API a statement is run through */

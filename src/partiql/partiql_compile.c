@@ -803,7 +803,51 @@ compile_select(PqBuild *b, const PqStatement *st, PqContext ctx, StringInfo out)
 	initStringInfo(&keycond);
 	hv = take_key_equality(&conj, hk);
 	query = hv != NULL;
-	if (query)
+	if (query && st->index != NULL && s->index_nkeys > 0)
+	{
+		/*
+		 * A multi-attribute index key: an equality on every HASH attribute,
+		 * then the RANGE attributes from the first, with equalities, the
+		 * last used with a range condition instead.
+		 */
+		int			i;
+
+		name_placeholder(b, hk, strlen(hk), &keycond);
+		appendStringInfoString(&keycond, " = ");
+		value_placeholder(b, hv, &keycond);
+		for (i = 1; query && i < s->index_nkeys; i++)
+		{
+			const char *k = s->index_keys[i];
+			PqValue    *v = take_key_equality(&conj, k);
+
+			if (v != NULL)
+			{
+				appendStringInfoString(&keycond, " AND ");
+				name_placeholder(b, k, strlen(k), &keycond);
+				appendStringInfoString(&keycond, " = ");
+				value_placeholder(b, v, &keycond);
+				continue;
+			}
+			if (i < s->index_nhash)
+				query = false;	/* a HASH attribute without = */
+			else
+			{
+				StringInfoData range;
+
+				initStringInfo(&range);
+				if (take_range_condition(b, &conj, k, &range))
+					appendStringInfo(&keycond, " AND %s", range.data);
+			}
+			break;
+		}
+		foreach(lc, conj)
+		{
+			for (i = 0; query && i < s->index_nkeys; i++)
+				if (cond_mentions(lfirst(lc), s->index_keys[i]))
+					query = false;
+		}
+	}
+	else if (query)
 	{
 		name_placeholder(b, hk, strlen(hk), &keycond);
 		appendStringInfoString(&keycond, " = ");
@@ -821,19 +865,19 @@ compile_select(PqBuild *b, const PqStatement *st, PqContext ctx, StringInfo out)
 			if (cond_mentions(lfirst(lc), hk) || cond_mentions(lfirst(lc), rk))
 				query = false;
 		}
-		if (!query)
-		{
-			/* start again: placeholders already taken stay unused otherwise */
-			b->nnames = 0;
-			b->nvalues = 0;
-			resetStringInfo(&b->values);
-			out->len = 0;
-			out->data[0] = '\0';
-			member_string(out, "TableName", s->table);
-			if (st->index != NULL)
-				member_string(out, "IndexName", st->index);
-			conj = conjuncts(st->where, NIL);
-		}
+	}
+	if (hv != NULL && !query)
+	{
+		/* start again: placeholders already taken stay unused otherwise */
+		b->nnames = 0;
+		b->nvalues = 0;
+		resetStringInfo(&b->values);
+		out->len = 0;
+		out->data[0] = '\0';
+		member_string(out, "TableName", s->table);
+		if (st->index != NULL)
+			member_string(out, "IndexName", st->index);
+		conj = conjuncts(st->where, NIL);
 	}
 
 	if (st->order_by != NULL)

@@ -80,6 +80,10 @@ filter_key_attribute(const ReadTarget *t, const CondNode *c)
 				if (keys[k] != NULL && e->namelen == (int) strlen(keys[k]) &&
 					memcmp(e->name, keys[k], e->namelen) == 0)
 					return keys[k];
+			for (k = 0; t->idx != NULL && k < t->idx->nkeys; k++)
+				if (e->namelen == (int) strlen(t->idx->keys[k]) &&
+					memcmp(e->name, t->idx->keys[k], e->namelen) == 0)
+					return t->idx->keys[k];
 		}
 	}
 	return NULL;
@@ -300,6 +304,15 @@ bind_read(ReadParsed *rp, ReadRequest *rr)
 				conditioned = lappend(conditioned, (void *) rp->kc.leaves[i].attr);
 			LegacyCheckIndexable(rp->nonindexable, conditioned, rr->target.hash_key,
 								 rr->target.range_key);
+			/* a multi-attribute index key: no such operator on any part */
+			for (i = 0; rr->target.idx != NULL && i < rr->target.idx->nkeys; i++)
+			{
+				ListCell   *lc;
+
+				foreach(lc, rp->nonindexable)
+					if (strcmp((char *) lfirst(lc), rr->target.idx->keys[i]) == 0)
+						DynValidation("Attempted conditional constraint is not an indexable operation");
+			}
 		}
 		ReadKeyConditionRange(&rr->target, &rp->kc, &rr->range, &partition);
 		filter_key = filter_key_attribute(&rr->target, rr->filter);

@@ -70,7 +70,7 @@ typedef struct KeyLeaf
 typedef struct KeyCondition
 {
 	int			nleaves;
-	KeyLeaf		leaves[2];
+	KeyLeaf		leaves[ITEMKEY_MAX_TUPLE_PARTS];	/* two but for a multi-attribute key */
 } KeyCondition;
 
 /* A read, checked and ready to run */

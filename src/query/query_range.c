@@ -239,7 +239,8 @@ ReadKeyConditionShape(const CondNode *cond, KeyCondition *kc)
 		for (j = i + 1; j < n; j++)
 			if (strcmp(all[i].attr, all[j].attr) == 0)
 				DynValidation("KeyConditionExpressions must only contain one condition per key");
-	if (n > 2)
+	/* a multi-attribute index key takes more; ReadKeyConditionRange checks */
+	if (n > ITEMKEY_MAX_TUPLE_PARTS)
 		DynValidation("Conditions can be of length 1 or 2 only");
 	kc->nleaves = n;
 	for (i = 0; i < n; i++)
@@ -251,6 +252,171 @@ check_condition_type(const AttrValue *v, AttrType type)
 {
 	if (v != NULL && v->type != type)
 		DynValidation("One or more parameter values were invalid: Condition parameter type does not match schema type");
+}
+
+/* append the encoded part of key value v to buf */
+static void
+append_value(StringInfo buf, const AttrValue *v)
+{
+	ItemKeyPart part;
+
+	AttrKeyPart(v, &part);
+	KeyCodecAppendPart(buf, &part, false);
+}
+
+/* a copy of buf's key so far, with extra (0: none) appended */
+static ItemKey *
+tuple_bound(StringInfo buf, int extra)
+{
+	StringInfoData b;
+
+	initStringInfo(&b);
+	appendBinaryStringInfo(&b, buf->data, buf->len);
+	if (extra != 0)
+		appendStringInfoChar(&b, (char) extra);
+	return KeyCodecTupleFinish(&b);
+}
+
+/*
+ * multi_key_range
+ *		ReadKeyConditionRange for an index with a multi-attribute key
+ *		schema (key_codec.c's essay, property 4b): `=` on every partition
+ *		attribute; sort attributes used from the first without gaps, `=` on
+ *		each but the last used, which may instead have <, <=, >, >=,
+ *		BETWEEN or begins_with.  One range of tuple keys.
+ */
+static void
+multi_key_range(const ReadTarget *t, const KeyCondition *kc, KeyRange *r,
+				ItemKey **partition)
+{
+	const IndexDef *idx = t->idx;
+	const KeyLeaf *by_part[ITEMKEY_MAX_TUPLE_PARTS];
+	const KeyLeaf *last = NULL;
+	StringInfoData buf;
+	int			nused = 0;
+	int			i;
+
+	memset(by_part, 0, sizeof(by_part));
+	for (i = 0; i < kc->nleaves; i++)
+	{
+		int			k;
+
+		for (k = 0; k < idx->nkeys; k++)
+			if (strcmp(kc->leaves[i].attr, idx->keys[k]) == 0)
+				by_part[k] = &kc->leaves[i];
+	}
+	/* every partition attribute, with = */
+	for (i = 0; i < idx->nhash; i++)
+		if (by_part[i] == NULL)
+			DynValidation("Query condition missed key schema element: %s", idx->keys[i]);
+	/* sort attributes: a prefix of them, no gaps */
+	for (i = idx->nhash; i < idx->nkeys && by_part[i] != NULL; i++)
+		nused++;
+	for (i = idx->nhash + nused; i < idx->nkeys; i++)
+		if (by_part[i] != NULL)
+			DynValidation("Query condition missed key schema element: %s",
+						  idx->keys[idx->nhash + nused]);
+	if (kc->nleaves != idx->nhash + nused)
+	{
+		/* a condition on an attribute that is not a key of the index */
+		if (idx->nhash + nused < idx->nkeys)
+			DynValidation("Query condition missed key schema element: %s",
+						  idx->keys[idx->nhash + nused]);
+		DynValidation("Query key condition not supported");
+	}
+	for (i = 0; i < idx->nhash + nused; i++)
+	{
+		const KeyLeaf *l = by_part[i];
+		bool		is_last = (i == idx->nhash + nused - 1) && i >= idx->nhash;
+
+		if (!is_last && (l->kind != COND_COMPARE || l->op != CMP_EQ))
+			DynValidation("Query key condition not supported");
+		check_condition_type(l->v1, idx->key_types[i]);
+		check_condition_type(l->v2, idx->key_types[i]);
+	}
+	for (i = 0; i < idx->nhash + nused; i++)
+	{
+		AttrCheckKeyValue(NULL, idx->keys[i], by_part[i]->v1, i >= idx->nhash);
+		if (by_part[i]->v2 != NULL)
+			AttrCheckKeyValue(NULL, idx->keys[i], by_part[i]->v2, i >= idx->nhash);
+	}
+
+	/* the partition: its parts; then the = parts before the last */
+	KeyCodecTupleStart(&buf, idx->nhash);
+	for (i = 0; i < idx->nhash; i++)
+		append_value(&buf, by_part[i]->v1);
+	*partition = tuple_bound(&buf, 0);
+	for (i = idx->nhash; i < idx->nhash + nused - 1; i++)
+		append_value(&buf, by_part[i]->v1);
+	if (nused > 0)
+		last = by_part[idx->nhash + nused - 1];
+
+	memset(r, 0, sizeof(*r));
+	r->lo_incl = true;
+	r->hi_incl = false;
+	r->lo = tuple_bound(&buf, 0);
+	r->hi = tuple_bound(&buf, ITEMKEY_TAG_PARTITION_TOP);
+	if (last == NULL)
+		return;
+	switch (last->kind)
+	{
+		case COND_COMPARE:
+			{
+				int			at = buf.len;
+
+				append_value(&buf, last->v1);
+				switch (last->op)
+				{
+					case CMP_EQ:
+						r->lo = tuple_bound(&buf, 0);
+						r->hi = tuple_bound(&buf, ITEMKEY_TAG_PARTITION_TOP);
+						break;
+					case CMP_LT:
+						r->hi = tuple_bound(&buf, 0);
+						break;
+					case CMP_LE:
+						r->hi = tuple_bound(&buf, ITEMKEY_TAG_PARTITION_TOP);
+						break;
+					case CMP_GT:
+						r->lo = tuple_bound(&buf, ITEMKEY_TAG_PARTITION_TOP);
+						break;
+					case CMP_GE:
+						r->lo = tuple_bound(&buf, 0);
+						break;
+					default:
+						elog(ERROR, "unexpected key condition operator");
+				}
+				buf.len = at;
+				break;
+			}
+		case COND_BETWEEN:
+			{
+				int			at = buf.len;
+
+				append_value(&buf, last->v1);
+				r->lo = tuple_bound(&buf, 0);
+				buf.len = at;
+				append_value(&buf, last->v2);
+				r->hi = tuple_bound(&buf, ITEMKEY_TAG_PARTITION_TOP);
+				break;
+			}
+		case COND_BEGINS_WITH:
+			{
+				ItemKeyPart part;
+
+				if (last->v1->type != ATTR_S && last->v1->type != ATTR_B)
+					DynValidation("Query key condition not supported");
+				AttrKeyPart(last->v1, &part);
+				appendStringInfoChar(&buf, (char) (part.type == ITEMKEY_S ?
+												   ITEMKEY_TAG_S : ITEMKEY_TAG_B));
+				KeyCodecAppendEscaped(&buf, part.bytes, part.len);
+				r->lo = tuple_bound(&buf, 0);
+				r->hi = tuple_bound(&buf, ITEMKEY_PREFIX_TOP);
+				break;
+			}
+		default:
+			elog(ERROR, "unexpected key condition");
+	}
 }
 
 /*
@@ -267,6 +433,13 @@ ReadKeyConditionRange(const ReadTarget *t, const KeyCondition *kc, KeyRange *r,
 	ItemKey    *p;
 	int			i;
 
+	if (t->idx != NULL && t->idx->multi)
+	{
+		multi_key_range(t, kc, r, partition);
+		return;
+	}
+	if (kc->nleaves > 2)
+		DynValidation("Conditions can be of length 1 or 2 only");
 	for (i = 0; i < kc->nleaves; i++)
 	{
 		const KeyLeaf *l = &kc->leaves[i];

@@ -118,18 +118,26 @@ start_key(const ReadTarget *t, const AttrValue *esk, bool for_scan)
 static ItemKey *
 index_start_key(const ReadTarget *t, const AttrValue *esk, bool for_scan, ItemKey **ikey)
 {
-	const char *names[4];
-	AttrType	types[4];
-	const AttrValue *vals[4];
+	const char *names[ITEMKEY_MAX_TUPLE_PARTS + 2];
+	AttrType	types[ITEMKEY_MAX_TUPLE_PARTS + 2];
+	const AttrValue *vals[ITEMKEY_MAX_TUPLE_PARTS + 2];
 	int			n = 0;
 	int			i;
 	int			j;
 	int			distinct;
 	int			table_first;
 
-	names[n] = t->hash_key, types[n++] = t->hash_type;
-	if (t->range_key)
-		names[n] = t->range_key, types[n++] = t->range_type;
+	if (t->idx->multi)
+	{
+		for (i = 0; i < t->idx->nkeys; i++)
+			names[n] = t->idx->keys[i], types[n++] = t->idx->key_types[i];
+	}
+	else
+	{
+		names[n] = t->hash_key, types[n++] = t->hash_type;
+		if (t->range_key)
+			names[n] = t->range_key, types[n++] = t->range_type;
+	}
 	names[n] = t->def->hash_key, types[n++] = t->def->hash_type;
 	if (t->def->range_key)
 		names[n] = t->def->range_key, types[n++] = t->def->range_type;
@@ -152,6 +160,20 @@ index_start_key(const ReadTarget *t, const AttrValue *esk, bool for_scan, ItemKe
 	}
 	if (esk->u.map.count != distinct)
 		start_key_mismatch(for_scan, false);
+	if (t->idx->multi)
+	{
+		ItemKeyPart parts[ITEMKEY_MAX_TUPLE_PARTS];
+
+		for (i = 0; i < t->idx->nkeys; i++)
+		{
+			AttrCheckKeyValue(for_scan ? START_KEY_INVALID : NULL, names[i], vals[i],
+							  i >= t->idx->nhash);
+			AttrKeyPart(vals[i], &parts[i]);
+		}
+		*ikey = KeyCodecBuildTuple(parts, t->idx->nhash, t->idx->nkeys);
+		table_first = t->idx->nkeys;
+		return AttrKeyFromValues(vals[table_first], t->def->range_key ? vals[table_first + 1] : NULL);
+	}
 	AttrCheckKeyValue(for_scan ? START_KEY_INVALID : NULL, t->hash_key, vals[0], false);
 	if (t->range_key)
 		AttrCheckKeyValue(for_scan ? START_KEY_INVALID : NULL, t->range_key, vals[1], true);
@@ -175,6 +197,25 @@ check_query_start_key(const ReadTarget *t, const AttrValue *esk, const ItemKey *
 	ItemKey    *in_partition;
 	ItemKeyPart sp;
 
+	if (t->idx != NULL && t->idx->multi)
+	{
+		ItemKeyTuple qt;
+		ItemKeyTuple kt;
+		const char *why = NULL;
+		int			i;
+
+		/* the start key's sort values placed in the queried partition */
+		if (!KeyCodecDecodeTuple(ITEMKEY_DATA(partition), ITEMKEY_LEN(partition), &qt, &why) ||
+			!KeyCodecDecodeTuple(ITEMKEY_DATA(k), ITEMKEY_LEN(k), &kt, &why))
+			elog(ERROR, "invalid multi-attribute key: %s", why);
+		for (i = 0; i < qt.nparts; i++)
+			kt.parts[i] = qt.parts[i];
+		if (!ReadRangeContains(r, KeyCodecBuildTuple(kt.parts, kt.nhash, kt.nparts)))
+			DynValidation("The provided starting key does not match the range key predicate");
+		if (!ReadRangeContains(r, k))
+			DynValidation("The provided starting key is outside query boundaries based on provided conditions");
+		return;
+	}
 	/* the sort value placed in the queried partition */
 	ItemKeyDecodeOrError(partition, &pp);
 	if (s != NULL)
@@ -266,7 +307,26 @@ ReadPushLastEvaluatedKey(JsonbParseState **state, const ReadTarget *t,
 {
 	ApiPushKey(state, "LastEvaluatedKey");
 	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
-	if (t->idx != NULL)
+	if (t->idx != NULL && t->idx->multi)
+	{
+		ItemKeyTuple kt;
+		const char *why = NULL;
+		int			i;
+
+		push_key_attributes(state, t->def->hash_key, t->def->range_key, key);
+		if (!KeyCodecDecodeTuple(ITEMKEY_DATA(ikey), ITEMKEY_LEN(ikey), &kt, &why) ||
+			kt.nparts != t->idx->nkeys)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("invalid item_key value"),
+					 errdetail("The encoding is damaged: %s.", why ? why : "wrong number of parts")));
+		for (i = 0; i < kt.nparts; i++)
+		{
+			ApiPushKey(state, t->idx->keys[i]);
+			ItemKeyPartPush(state, &kt.parts[i]);
+		}
+	}
+	else if (t->idx != NULL)
 	{
 		push_key_attributes(state, t->def->hash_key, t->def->range_key, key);
 		push_key_attributes(state, t->hash_key, t->range_key, ikey);

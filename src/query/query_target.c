@@ -95,6 +95,9 @@ index_projects(const ReadTarget *t, const char *name, int len)
 		name_is(name, len, idx->hash_key) || name_is(name, len, idx->range_key) ||
 		name_is(name, len, t->def->hash_key) || name_is(name, len, t->def->range_key))
 		return true;
+	for (i = 0; i < idx->nkeys; i++)
+		if (name_is(name, len, idx->keys[i]))
+			return true;
 	if (idx->projection == PROJ_INCLUDE)
 		for (i = 0; i < idx->nnonkey; i++)
 			if (name_is(name, len, idx->nonkey[i]))
@@ -164,7 +167,7 @@ filter_unprojected(const ReadTarget *t, const CondNode *c, List **missing)
 static ProjectionExpr *
 index_projection(const ReadTarget *t)
 {
-	const char *names[4];
+	const char *names[ITEMKEY_MAX_TUPLE_PARTS + 4];
 	int			n = 0;
 	int			i;
 	ProjectionExpr *p = palloc0(sizeof(ProjectionExpr));
@@ -175,6 +178,8 @@ index_projection(const ReadTarget *t)
 	names[n++] = t->idx->hash_key;
 	if (t->idx->range_key)
 		names[n++] = t->idx->range_key;
+	for (i = 0; i < t->idx->nkeys; i++)
+		names[n++] = t->idx->keys[i];
 	p->paths = palloc0(sizeof(DocPath *) * (n + t->idx->nnonkey));
 	for (i = 0; i < n + t->idx->nnonkey; i++)
 	{

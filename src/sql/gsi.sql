@@ -23,6 +23,11 @@ CREATE TABLE indexes (
 	-- worker, or only CALL backfill_indexes) and the key it has reached
 	backfill_by text NOT NULL DEFAULT 'worker' CHECK (backfill_by IN ('worker', 'manual')),
 	backfill_after item_key,
+	-- a multi-attribute key schema (a GSI with more than one HASH or RANGE
+	-- attribute): its KeySchema elements in order, each an object with
+	-- AttributeName, KeyType and AttributeType; hash_key and range_key then
+	-- name the first HASH and the first RANGE attribute.  NULL otherwise.
+	key_schema jsonb,
 	PRIMARY KEY (table_name, index_name),
 	CHECK ((range_key IS NULL) = (range_type IS NULL))
 );

@@ -209,7 +209,9 @@ key_value_ok(IndexDef *idx, const char *attr, AttrType expected, bool is_sort,
 						  v->type == ATTR_S ? "string" : "binary", idx->name, attr);
 		return false;
 	}
-	if ((v->type == ATTR_S || v->type == ATTR_B) && v->u.bytes.len > limit)
+	/* an S counted decoded (nul_escape.c) */
+	if ((v->type == ATTR_S || v->type == ATTR_B) && v->u.bytes.len > limit &&
+		(v->type == ATTR_B || (int) NulEscapeDecodedLength(v->u.bytes.data, v->u.bytes.len) > limit))
 	{
 		if (strict && touched)
 			DynValidation("One or more parameter values were invalid: Size of %s key of index %s has exceeded the maximum size limit of %d bytes",
@@ -244,9 +246,48 @@ project(ItemTableDef *def, IndexDef *idx, const AttrValue *item)
 	copy_attr(p, item, def->range_key);
 	copy_attr(p, item, idx->hash_key);
 	copy_attr(p, item, idx->range_key);
+	for (i = 0; i < idx->nkeys; i++)
+		copy_attr(p, item, idx->keys[i]);
 	for (i = 0; i < idx->nnonkey; i++)
 		copy_attr(p, item, idx->nonkey[i]);
 	return p;
+}
+
+/*
+ * multi_entries
+ *		GsiEntries for a multi-attribute key schema: one entry when the item
+ *		has every key attribute with its type (each present one checked, as
+ *		for a classic index), a tuple key of their values in order.
+ */
+static List *
+multi_entries(ItemTableDef *def, IndexDef *idx, const AttrValue *item,
+			  const AttrValue *old, bool strict)
+{
+	ItemKeyPart parts[ITEMKEY_MAX_TUPLE_PARTS];
+	bool		all = true;
+	IndexEntry *e;
+	int			i;
+
+	for (i = 0; i < idx->nkeys; i++)
+	{
+		const char *name = idx->keys[i];
+		const AttrValue *v = AttrMapGet(item, name, strlen(name));
+		const AttrValue *oldv = old ? AttrMapGet(old, name, strlen(name)) : NULL;
+
+		if (v == NULL ||
+			!key_value_ok(idx, name, idx->key_types[i], i >= idx->nhash, v, oldv, strict))
+		{
+			all = false;
+			continue;
+		}
+		AttrKeyPart(v, &parts[i]);
+	}
+	if (!all)
+		return NIL;				/* sparse */
+	e = palloc(sizeof(IndexEntry));
+	e->ikey = KeyCodecBuildTuple(parts, idx->nhash, idx->nkeys);
+	e->projected = project(def, idx, item);
+	return list_make1(e);
 }
 
 List *
@@ -262,6 +303,8 @@ GsiEntries(ItemTableDef *def, IndexDef *idx, const AttrValue *item,
 	AttrValue  *projected;
 	ListCell   *lc;
 
+	if (idx->multi)
+		return multi_entries(def, idx, item, old, strict);
 	/* every present key attribute is checked, even when another is absent */
 	if (idx->range_key != NULL)
 	{

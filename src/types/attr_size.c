@@ -16,6 +16,8 @@
 
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
 
 #include "attr_value.h"
 #include "errors.h"
@@ -38,7 +40,8 @@
 /*
  * size_rule
  *		DynamoDB's size of one value of the given type, from its measure:
- *		  S, B				bytes (UTF-8 for S, raw for B)
+ *		  S, B				bytes (UTF-8 for S, raw for B; an S and a name
+ *							counted decoded, nul_escape.c: U+0000 is 1)
  *		  N					1 + ceil(significant digits / 2); zero: 1
  *		  BOOL, NULL		1
  *		  M					3 + Σ (1 + name bytes + member size)
@@ -88,6 +91,8 @@ AttrValueSize(const AttrValue *v)
 	switch (v->type)
 	{
 		case ATTR_S:
+			measure = NulEscapeDecodedLength(v->u.bytes.data, v->u.bytes.len);
+			break;
 		case ATTR_B:
 			measure = v->u.bytes.len;
 			break;
@@ -100,7 +105,8 @@ AttrValueSize(const AttrValue *v)
 		case ATTR_M:
 			count = v->u.map.count;
 			for (i = 0; i < count; i++)
-				measure += v->u.map.members[i].namelen +
+				measure += NulEscapeDecodedLength(v->u.map.members[i].name,
+												  v->u.map.members[i].namelen) +
 					AttrValueSize(v->u.map.members[i].value);
 			break;
 		case ATTR_L:
@@ -122,7 +128,8 @@ AttrItemSize(const AttrValue *item)
 	int			i;
 
 	for (i = 0; i < item->u.map.count; i++)
-		measure += item->u.map.members[i].namelen +
+		measure += NulEscapeDecodedLength(item->u.map.members[i].name,
+										  item->u.map.members[i].namelen) +
 			AttrValueSize(item->u.map.members[i].value);
 	return item_size_rule(measure);
 }
@@ -224,7 +231,7 @@ stored_scalar_measure(AttrType type, const JsonbChild *p)
 	if (p->type != JENTRY_ISSTRING)
 		return -1;
 	if (type == ATTR_S)
-		return p->len;
+		return NulEscapeDecodedLength(p->data, p->len);
 	if (type == ATTR_N)
 		return number_text_digits(p->data, p->len);
 	return base64_raw_size(p->data, p->len);
@@ -260,7 +267,7 @@ stored_members_measure(const JsonbContainer *c, int depth, int *count)
 			measure = -1;
 			break;
 		}
-		measure += ch[i].len + vsize;
+		measure += NulEscapeDecodedLength(ch[i].data, ch[i].len) + vsize;
 	}
 	if (ch != local)
 		pfree(ch);
@@ -346,7 +353,7 @@ stored_value_size(const JsonbContainer *av, int depth)
 		case ATTR_S:
 			if (p->type != JENTRY_ISSTRING)
 				return -1;
-			return size_rule(ATTR_S, p->len, 0);
+			return size_rule(ATTR_S, NulEscapeDecodedLength(p->data, p->len), 0);
 		case ATTR_N:
 			if (p->type != JENTRY_ISSTRING)
 				return -1;
@@ -462,6 +469,72 @@ item_table_item_size(PG_FUNCTION_ARGS)
 	AttrValue  *item = AttrItemFromJsonb(PG_GETARG_JSONB_P(0));
 
 	PG_RETURN_INT64(AttrItemSize(item));
+}
+
+/* ----------------------------------------------------------------
+ * JSON text and the stored form of strings (nul_escape.c)
+ * ----------------------------------------------------------------
+ */
+PG_FUNCTION_INFO_V1(item_table_decode_item);
+PG_FUNCTION_INFO_V1(item_table_encode_item);
+
+/*
+ * AttrJsonbFromJsonText
+ *		JSON text (\u0000 allowed in strings) as a jsonb holding the stored
+ *		form of its strings.  Text without \u0000 or \u0001 goes to jsonb's
+ *		input as it is.
+ */
+Jsonb *
+AttrJsonbFromJsonText(const char *json, int len)
+{
+	size_t		n = NulJsonInLength(json, len);
+	char	   *buf = palloc(n + 1);
+
+	if (n == (size_t) len)
+		memcpy(buf, json, len);
+	else
+		NulJsonIn(json, len, buf);
+	buf[n] = '\0';
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf)));
+}
+
+/*
+ * AttrJsonbToJsonText
+ *		A jsonb written out as JSON text, its strings decoded (U+0000 as
+ *		\u0000): a json datum.
+ */
+text *
+AttrJsonbToJsonText(Jsonb *j)
+{
+	char	   *out = JsonbToCString(NULL, &j->root, VARSIZE(j));
+	size_t		len = NulJsonOut(out, strlen(out));
+
+	return cstring_to_text_with_len(out, len);
+}
+
+/*
+ * decode_item(item jsonb) returns json
+ *		A stored item (or any jsonb of item_table: a request, a response, an
+ *		attribute value) as JSON with its strings as DynamoDB has them:
+ *		U+0000 as \u0000, U+0001 as \u0001.
+ */
+Datum
+item_table_decode_item(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(AttrJsonbToJsonText(PG_GETARG_JSONB_P(0)));
+}
+
+/*
+ * encode_item(item json) returns jsonb
+ *		The other way: JSON text whose strings may hold \u0000 as the jsonb
+ *		item_table stores (for the jsonb functions, e.g. put_item()).
+ */
+Datum
+item_table_encode_item(PG_FUNCTION_ARGS)
+{
+	text	   *t = PG_GETARG_TEXT_PP(0);
+
+	PG_RETURN_JSONB_P(AttrJsonbFromJsonText(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)));
 }
 
 /*

@@ -486,7 +486,21 @@ expect_string(const JsonbValue *v, const char *type)
 				 json_token_name(v), type);
 }
 
-/* UTF-8 copy of a jsonb string (database encoding) */
+/*
+ * Cleared by the parser when the value it builds would not be written back
+ * as the very jsonb it read: a number not in canonical text, a set not in
+ * stored order, a binary value (its base64 is re-encoded), or any string in
+ * a database whose encoding is not UTF-8 (strings are converted), or a
+ * string with a lone U+0001 (string_to_utf8).  Read by
+ * AttrItemFromJsonbStored().
+ */
+static bool parsed_as_stored;
+
+/*
+ * UTF-8 copy of a jsonb string (database encoding), in the canonical
+ * stored form of nul_escape.c: a U+0001 that starts no code word is
+ * itself, written 01 02 (and the input is then not the stored form).
+ */
 static void
 string_to_utf8(const JsonbValue *v, char **data, int *len)
 {
@@ -502,16 +516,19 @@ string_to_utf8(const JsonbValue *v, char **data, int *len)
 												   GetDatabaseEncoding(), PG_UTF8);
 		*len = strlen(*data);
 	}
-}
+	if (memchr(*data, NUL_ESC, *len) != NULL && !NulEscapeWellFormed(*data, *len))
+	{
+		/* a lone U+0001 is itself: its canonical stored form is 01 02 */
+		int			n = NulEscapeCanonicalLength(*data, *len);
+		char	   *c = palloc(n + 1);
 
-/*
- * Cleared by the parser when the value it builds would not be written back
- * as the very jsonb it read: a number not in canonical text, a set not in
- * stored order, a binary value (its base64 is re-encoded), or any string in
- * a database whose encoding is not UTF-8 (strings are converted).  Read by
- * AttrItemFromJsonbStored().
- */
-static bool parsed_as_stored;
+		NulEscapeCanonical(*data, *len, c);
+		c[n] = '\0';
+		*data = c;
+		*len = n;
+		parsed_as_stored = false;
+	}
+}
 
 static void
 parse_number(const char *s, int len, DynNumber *num)
@@ -612,7 +629,8 @@ parse_map_members(JsonbContainer *container, int depth, bool is_item)
 		string_to_utf8(&k, &name, &namelen);
 		if (is_item && namelen == 0)
 			DynValidation("One or more parameter values were invalid: An attribute name cannot be empty (Empty attribute name)");
-		if (namelen > ATTR_MAX_NAME_BYTES)
+		if (namelen > ATTR_MAX_NAME_BYTES &&
+			NulEscapeDecodedLength(name, namelen) > ATTR_MAX_NAME_BYTES)
 			DynValidation("One or more parameter values were invalid: Attribute name is too long; limit: %d bytes",
 						  ATTR_MAX_NAME_BYTES);
 		m = &map->u.map.members[map->u.map.count++];
@@ -1071,7 +1089,8 @@ AttrNumberAdd(const AttrValue *a, const AttrValue *b, bool subtract)
 	return result;
 }
 
-/* a key attribute value (S, N or B) as an item_key part; no copy */
+/* a key attribute value (S, N or B) as an item_key part; no copy (but an
+ * S holding the escape of nul_escape.c is decoded into a new string) */
 void
 AttrKeyPart(const AttrValue *v, ItemKeyPart *part)
 {
@@ -1082,6 +1101,14 @@ AttrKeyPart(const AttrValue *v, ItemKeyPart *part)
 			part->type = ITEMKEY_S;
 			part->bytes = v->u.bytes.data;
 			part->len = v->u.bytes.len;
+			/* the key holds the string itself, not its stored form */
+			if (memchr(part->bytes, NUL_ESC, part->len) != NULL)
+			{
+				char	   *d = palloc(part->len);
+
+				part->len = NulEscapeDecode(part->bytes, part->len, d);
+				part->bytes = d;
+			}
 			break;
 		case ATTR_B:
 			part->type = ITEMKEY_B;
@@ -1108,16 +1135,19 @@ void
 AttrCheckKeyValue(const char *prefix, const char *name, const AttrValue *v, bool is_sort)
 {
 	const char *pre = prefix ? prefix : "";
+	int			len;
 
 	if (v->type != ATTR_S && v->type != ATTR_B)
 		return;
-	if (v->u.bytes.len == 0)
+	len = v->type == ATTR_S ?
+		(int) NulEscapeDecodedLength(v->u.bytes.data, v->u.bytes.len) : v->u.bytes.len;
+	if (len == 0)
 		DynValidation("%sOne or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s",
 					  pre, v->type == ATTR_S ? "string" : "binary", name);
-	if (!is_sort && v->u.bytes.len > ITEMKEY_MAX_PARTITION_BYTES)
+	if (!is_sort && len > ITEMKEY_MAX_PARTITION_BYTES)
 		DynValidation("%sOne or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes",
 					  pre);
-	if (is_sort && v->u.bytes.len > ITEMKEY_MAX_SORT_BYTES)
+	if (is_sort && len > ITEMKEY_MAX_SORT_BYTES)
 		DynValidation("%sOne or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes",
 					  pre);
 }

@@ -13,6 +13,8 @@
  * Invariants kept by every constructor here:
  *	  - numbers are DynNumbers (canonical, within DynamoDB's limits);
  *	  - B values and BS members hold the raw, decoded bytes;
+ *	  - S values, SS members and map member names hold the stored form of
+ *		nul_escape.c (U+0000 and U+0001 escaped), well-formed;
  *	  - map members are in jsonb key order (shorter names first, then bytewise) and
  *		unique; lookups binary-search;
  *	  - set members are sorted by value (N numerically, S/B bytewise), unique
@@ -30,6 +32,7 @@
 
 #include "dnumber.h"
 #include "item_table.h"
+#include "nul_escape.h"
 
 #define ATTR_MAX_DEPTH			32		/* top-level attribute = level 1 */
 #define ATTR_MAX_ITEM_SIZE		409600	/* bytes, DynamoDB's formula */
@@ -173,6 +176,12 @@ extern AttrValue *AttrNumberAdd(const AttrValue *a, const AttrValue *b, bool sub
 extern Datum item_table_normalize_item(PG_FUNCTION_ARGS);
 extern Datum item_table_item_size(PG_FUNCTION_ARGS);
 extern Datum item_table_test_stored_item_size(PG_FUNCTION_ARGS);
+extern Datum item_table_decode_item(PG_FUNCTION_ARGS);
+extern Datum item_table_encode_item(PG_FUNCTION_ARGS);
+
+/* ---- JSON text <-> jsonb with the stored form of strings (attr_size.c) ---- */
+extern Jsonb *AttrJsonbFromJsonText(const char *json, int len);
+extern text *AttrJsonbToJsonText(Jsonb *j);
 
 /* ---- the canonical text of a number (palloc'd) ---- */
 extern char *AttrNumberText(const AttrValue *v);

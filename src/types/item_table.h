@@ -8,6 +8,14 @@
  *
  *	  [version][partition part][sort part]?
  *
+ * or, for the key of a GSI with a multi-attribute key schema,
+ *
+ *	  [ITEMKEY_FORMAT_TUPLE][nhash][part]{1..8}
+ *
+ * nhash (1..4) the number of partition attributes, then the partition
+ * attributes' parts and the sort attributes', in the order of the KeySchema
+ * (key_codec.c's essay, property 4).
+ *
  * version is ITEMKEY_FORMAT_VERSION.  A part starts with a tag byte that
  * names its type (and, for numbers, the sign), followed by its payload:
  *
@@ -49,6 +57,8 @@
 
 /* ---- layout constants ---- */
 #define ITEMKEY_FORMAT_VERSION		0x01
+#define ITEMKEY_FORMAT_TUPLE		0x02	/* a multi-attribute index key */
+#define ITEMKEY_MAX_TUPLE_PARTS		8	/* 4 partition + 4 sort attributes */
 
 /* tags: all below every code word's first byte */
 #define ITEMKEY_TAG_N_NEG			0x01
@@ -126,6 +136,21 @@ typedef struct ItemKeyParsed
 	ItemKeyBound bound;
 } ItemKeyParsed;
 
+/*
+ * A multi-attribute key (a GSI with several HASH or RANGE attributes),
+ * decoded: its parts in key-schema order, the nhash partition parts
+ * first.  bound is ITEMKEY_BOUND_PARTITION_TOP when the parts are
+ * followed by the top marker (after every key that begins with them),
+ * ITEMKEY_BOUND_PREFIX_TOP when the last S or B part is a prefix bound.
+ */
+typedef struct ItemKeyTuple
+{
+	int			nhash;			/* how many of the parts are partition parts */
+	int			nparts;
+	ItemKeyPart parts[ITEMKEY_MAX_TUPLE_PARTS];
+	ItemKeyBound bound;
+} ItemKeyTuple;
+
 /* ---- key_codec.c ---- */
 extern void KeyCodecAppendPart(StringInfo buf, const ItemKeyPart *part,
 							   bool final);
@@ -140,6 +165,12 @@ extern void KeyCodecPrefixBounds(const ItemKey *prefix, ItemKey **lower,
 extern bool KeyCodecBeginsWith(const uint8 *key, int keylen,
 							   const uint8 *prefix, int prefixlen);
 extern ItemKey *KeyCodecMakeVarlena(const uint8 *data, int len);
+extern void KeyCodecTupleStart(StringInfo buf, int nhash);
+extern ItemKey *KeyCodecTupleFinish(StringInfo buf);
+extern ItemKey *KeyCodecBuildTuple(const ItemKeyPart *parts, int nhash, int nparts);
+extern bool KeyCodecDecodeTuple(const uint8 *data, int len, ItemKeyTuple *out,
+								const char **why);
+extern void KeyCodecAppendEscaped(StringInfo buf, const char *bytes, int len);
 extern bool ItemUtf8IsValid(const char *s, int len);
 
 /* ---- key_io.c ---- */

@@ -30,6 +30,48 @@
  *	  its terminator, a string or binary at the next tag byte or the end of
  *	  the key), so the hash opclass can hash just those bytes.
  *
+ * 4. Tuples keep all three.  The key of a GSI whose KeySchema has several
+ *	  HASH or RANGE attributes (up to four of each) is the version byte
+ *	  ITEMKEY_FORMAT_TUPLE, a byte holding the number of partition
+ *	  attributes (1..4), and one part per key attribute, in the KeySchema's
+ *	  order, each encoded exactly as above.  Every key of one index has the
+ *	  same two leading bytes, so they change no comparison.  Because
+ *	  every part is self-delimiting and is followed only by the tag of the
+ *	  next part (01..05) or by the end of the key, the invariants carry
+ *	  over part by part:
+ *
+ *	  a. Order: memcmp() of two tuples of the same key schema is the
+ *		 lexicographic order of their parts, each part in DynamoDB's order
+ *		 for its type.  Where two parts differ inside their payloads the
+ *		 first differing byte decides; where one S/B payload is a proper
+ *		 prefix of the other, the shorter is followed by a tag byte (or the
+ *		 end) and the longer by a code word (07 or above), so the shorter
+ *		 sorts first, as DynamoDB's byte order wants; number encodings are
+ *		 prefix-free (the terminator is no digit pair), so two different
+ *		 numbers differ within the shorter encoding.
+ *	  b. Ranges: for the encoding E of the first k parts, every key whose
+ *		 first k parts are those lies in [E, E || 06): the byte after E in
+ *		 a key is a tag (01..05) and 06 (the partition-top marker) is above
+ *		 them, while a key whose k-th S/B part merely begins with the k-th
+ *		 payload continues with a code word, above 06.  So `=` on every
+ *		 attribute used, and `<`, `<=`, `>`, `>=`, BETWEEN on the last one,
+ *		 are each one range: for v the last value and P the parts before
+ *		 it, `< v` is [P, P||v), `<= v` is [P, P||v||06), `> v` is
+ *		 [P||v||06, P||06), `>= v` is [P||v, P||06), BETWEEN a AND b is
+ *		 [P||a, P||b||06).  begins_with on the last one is property 2:
+ *		 [P||tag||payload, P||tag||payload||FF).
+ *	  c. Hashing: KeyCodecPartitionLength gives the header and the
+ *		 partition parts (the count byte says how many), so the hash
+ *		 opclass, partition_key(), parallel-scan segments and the
+ *		 distribution column of a distributed index table all take every
+ *		 partition attribute and only those.
+ *
+ *	  A tuple and a classic key never meet in one column (an index table
+ *	  holds the keys of one key schema), and the version bytes keep them
+ *	  apart anyway.  test/pgtap/multi_attribute_keys.sql checks (a) on
+ *	  random tuples of every type mix, and test/fuzz/fuzz_key_tuple.c
+ *	  fuzzes it.
+ *
  * All functions take and return raw bytes; the few that allocate say so.
  *
  *-------------------------------------------------------------------------
@@ -133,6 +175,60 @@ KeyCodecAppendPart(StringInfo buf, const ItemKeyPart *part, bool final)
 		case ITEMKEY_NONE:
 			elog(ERROR, "cannot encode an absent item_key part");
 	}
+}
+
+/*
+ * KeyCodecAppendEscaped
+ *		Append the code words of a raw S or B payload (no tag).
+ */
+void
+KeyCodecAppendEscaped(StringInfo buf, const char *bytes, int len)
+{
+	append_escaped(buf, (const uint8 *) bytes, len);
+}
+
+/*
+ * KeyCodecTupleStart, KeyCodecTupleFinish
+ *		Build a tuple key (or a bound of one) in buf: Start reserves the
+ *		varlena header and writes the version byte; the caller appends parts
+ *		(KeyCodecAppendPart) and markers; Finish returns buf's data as the
+ *		item_key (no copy).
+ */
+void
+KeyCodecTupleStart(StringInfo buf, int nhash)
+{
+	Assert(nhash >= 1 && nhash <= ITEMKEY_MAX_TUPLE_PARTS / 2);
+	initStringInfo(buf);
+	appendBinaryStringInfo(buf, "\0\0\0\0", VARHDRSZ);
+	appendStringInfoChar(buf, (char) ITEMKEY_FORMAT_TUPLE);
+	appendStringInfoChar(buf, (char) nhash);
+}
+
+ItemKey *
+KeyCodecTupleFinish(StringInfo buf)
+{
+	ItemKey    *result = (ItemKey *) buf->data;
+
+	SET_VARSIZE(result, buf->len);
+	return result;
+}
+
+/*
+ * KeyCodecBuildTuple
+ *		Encode a multi-attribute key from its nparts parts, the first nhash
+ *		of them partition parts.  Limits are the caller's business.  Returns
+ *		a palloc'd item_key.
+ */
+ItemKey *
+KeyCodecBuildTuple(const ItemKeyPart *parts, int nhash, int nparts)
+{
+	StringInfoData buf;
+	int			i;
+
+	KeyCodecTupleStart(&buf, nhash);
+	for (i = 0; i < nparts; i++)
+		KeyCodecAppendPart(&buf, &parts[i], i == nparts - 1);
+	return KeyCodecTupleFinish(&buf);
 }
 
 /*
@@ -479,6 +575,153 @@ KeyCodecDecode(const uint8 *data, int len, ItemKeyParsed *out,
 }
 
 /*
+ * KeyCodecDecodeTuple
+ *		Decode and validate a tuple key (ITEMKEY_FORMAT_TUPLE) or a bound of
+ *		one: parts, then at most one marker, the top marker (06) after a
+ *		complete part or the prefix marker (FF) ending the last S/B payload.
+ *		Returns false with *why set when data is not one.
+ */
+bool
+KeyCodecDecodeTuple(const uint8 *data, int len, ItemKeyTuple *out,
+					const char **why)
+{
+	const uint8 *p = data;
+	const uint8 *end = data + len;
+
+	memset(out, 0, sizeof(*out));
+	if (len < 2)
+	{
+		*why = "too short";
+		return false;
+	}
+	if (*p++ != ITEMKEY_FORMAT_TUPLE)
+	{
+		*why = "not a multi-attribute key";
+		return false;
+	}
+	out->nhash = *p++;
+	if (out->nhash < 1 || out->nhash > ITEMKEY_MAX_TUPLE_PARTS / 2)
+	{
+		*why = "invalid number of partition parts";
+		return false;
+	}
+	while (p < end)
+	{
+		ItemKeyPart *part;
+		int			used;
+
+		if (*p == ITEMKEY_TAG_PARTITION_TOP && out->nparts >= out->nhash)
+		{
+			if (p + 1 != end)
+			{
+				*why = "data after the top marker";
+				return false;
+			}
+			out->bound = ITEMKEY_BOUND_PARTITION_TOP;
+			return true;
+		}
+		if (!is_part_tag(*p))
+		{
+			*why = "invalid key part type";
+			return false;
+		}
+		if (out->nparts >= ITEMKEY_MAX_TUPLE_PARTS)
+		{
+			*why = "too many key parts";
+			return false;
+		}
+		part = &out->parts[out->nparts++];
+		if (*p == ITEMKEY_TAG_S || *p == ITEMKEY_TAG_B)
+		{
+			bool		prefix_top = false;
+			const uint8 *q;
+			bool		last;
+
+			/* is this the last part?  (a prefix marker may only end it) */
+			for (q = p + 1; q < end && !ItemKeyIsTagByte(*q); q++)
+			{
+				if (*q == ITEMKEY_ESC_LOW || *q == ITEMKEY_ESC_HIGH)
+					q++;
+			}
+			last = q >= end;
+			used = decode_bytes(p, last ? end : q, true, part, &prefix_top, why);
+			if (used < 0)
+				return false;
+			if (prefix_top && !last)
+			{
+				*why = "misplaced prefix bound marker";
+				return false;
+			}
+			if (prefix_top)
+				out->bound = ITEMKEY_BOUND_PREFIX_TOP;
+			if (part->len > ITEMKEY_MAX_PARTITION_BYTES)
+			{
+				*why = "key part too long";
+				return false;
+			}
+		}
+		else
+		{
+			used = decode_number(p, end, part, why);
+			if (used < 0)
+				return false;
+		}
+		p += used;
+	}
+	if (out->nparts < out->nhash ||
+		(out->bound == ITEMKEY_BOUND_PREFIX_TOP && out->nparts == out->nhash))
+	{
+		*why = "missing partition parts";
+		return false;
+	}
+	if (out->nparts - out->nhash > ITEMKEY_MAX_TUPLE_PARTS / 2)
+	{
+		*why = "too many sort parts";
+		return false;
+	}
+	return true;
+}
+
+/*
+ * skip_part
+ *		The length of the part starting at data[i] (a tag), without
+ *		validation: a number ends at its terminator, S or B at the next tag
+ *		byte (skipping two-byte code words) or the end.
+ */
+static int
+skip_part(const uint8 *data, int i, int len)
+{
+	int			j;
+
+	switch (data[i])
+	{
+		case ITEMKEY_TAG_N_ZERO:
+			return 1;
+		case ITEMKEY_TAG_N_POS:
+		case ITEMKEY_TAG_N_NEG:
+			{
+				uint8		term = (data[i] == ITEMKEY_TAG_N_NEG) ? 0xFF : 0x00;
+
+				for (j = i + 2; j < len; j++)
+				{
+					if (data[j] == term)
+						return j + 1 - i;
+				}
+				return len - i;
+			}
+		default:
+			for (j = i + 1; j < len; j++)
+			{
+				if (data[j] == ITEMKEY_ESC_LOW || data[j] == ITEMKEY_ESC_HIGH)
+					j++;
+				else if (ItemKeyIsTagByte(data[j]))
+					return j - i;
+			}
+			return Max(len - i, 0);
+	}
+}
+
+/*
  * KeyCodecPartitionLength
  *		Number of leading bytes (version byte, partition tag and payload)
  *		that identify the key's partition.  No allocation, no
@@ -491,6 +734,16 @@ KeyCodecPartitionLength(const uint8 *data, int len)
 
 	if (len < 2)
 		return len;
+	if (data[0] == ITEMKEY_FORMAT_TUPLE)
+	{
+		/* the header and data[1] partition parts */
+		int			at = 2;
+		int			k;
+
+		for (k = 0; k < data[1] && at < len; k++)
+			at += skip_part(data, at, len);
+		return Min(at, len);
+	}
 	switch (data[1])
 	{
 		case ITEMKEY_TAG_N_ZERO:

@@ -34,6 +34,7 @@
 #include "utils/jsonb.h"
 
 #include "item_table.h"
+#include "nul_escape.h"
 
 PG_FUNCTION_INFO_V1(item_key_in);
 PG_FUNCTION_INFO_V1(item_key_out);
@@ -430,6 +431,101 @@ lex_part(KeyLexer *lx, ItemKeyPart *part, StringInfo buf, bool is_sort)
 }
 
 /*
+ * parse_tuple_text
+ *		A multi-attribute key's text form: its parts in parentheses,
+ *		separated by commas, with | after the partition parts when sort
+ *		parts follow, "(S\"a\", N1 | S\"x\")"; without | every part is a
+ *		partition part.  A bound ends with the top marker as a part of its
+ *		own, "(S\"a\", N1, ~)", or with ~ right after its last S or B part
+ *		(prefix bound), "(S\"a\" | S\"x\"~)".  lx is at the opening
+ *		parenthesis.  NULL after a soft error.
+ */
+static ItemKey *
+parse_tuple_text(KeyLexer *lx)
+{
+	ItemKeyPart parts[ITEMKEY_MAX_TUPLE_PARTS];
+	StringInfoData bufs[ITEMKEY_MAX_TUPLE_PARTS];
+	StringInfoData out;
+	int			nparts = 0;
+	int			nhash = -1;
+	int			marker = 0;		/* 0, or the marker byte that ends the key */
+	bool		successor = false;
+	int			i;
+
+	lx->p++;
+	skip_ws(lx);
+	for (;;)
+	{
+		if (*lx->p == '~' && nparts > 0)
+		{
+			marker = ITEMKEY_TAG_PARTITION_TOP;
+			lx->p++;
+			skip_ws(lx);
+		}
+		else
+		{
+			if (nparts >= ITEMKEY_MAX_TUPLE_PARTS)
+				syntax_error(lx, "a multi-attribute key has at most eight parts");
+			initStringInfo(&bufs[nparts]);
+			if (!lex_part(lx, &parts[nparts], &bufs[nparts], false))
+				return NULL;
+			nparts++;
+			skip_ws(lx);
+			if (*lx->p == '~')
+			{
+				if (parts[nparts - 1].type == ITEMKEY_N)
+					syntax_error(lx, "a prefix bound (~) needs a string or binary part");
+				marker = ITEMKEY_PREFIX_TOP;
+				lx->p++;
+				skip_ws(lx);
+			}
+		}
+		if (*lx->p == ')')
+			break;
+		if (marker != 0)
+			syntax_error(lx, "a bound marker must end the key");
+		if (*lx->p == '|' && nhash < 0)
+			nhash = nparts;
+		else if (*lx->p != ',')
+			syntax_error(lx, "expected , | or )");
+		lx->p++;
+		skip_ws(lx);
+	}
+	lx->p++;
+	skip_ws(lx);
+	if (*lx->p == '>')
+	{
+		/* a successor: right after the key (its encoding and a zero byte) */
+		successor = true;
+		lx->p++;
+		skip_ws(lx);
+	}
+	if (*lx->p != '\0')
+		syntax_error(lx, "unexpected character");
+	if (nhash < 0)
+		nhash = nparts;
+	if (nhash < 1 || nhash > ITEMKEY_MAX_TUPLE_PARTS / 2 || nparts - nhash > ITEMKEY_MAX_TUPLE_PARTS / 2 ||
+		(marker == ITEMKEY_PREFIX_TOP && nparts == nhash))
+		syntax_error(lx, "a multi-attribute key has one to four partition parts and at most four sort parts");
+	KeyCodecTupleStart(&out, nhash);
+	for (i = 0; i < nparts; i++)
+	{
+		if (marker == ITEMKEY_PREFIX_TOP && i == nparts - 1)
+		{
+			appendStringInfoChar(&out, (char) (parts[i].type == ITEMKEY_S ? ITEMKEY_TAG_S : ITEMKEY_TAG_B));
+			KeyCodecAppendEscaped(&out, parts[i].bytes, parts[i].len);
+		}
+		else
+			KeyCodecAppendPart(&out, &parts[i], false);
+	}
+	if (marker != 0)
+		appendStringInfoChar(&out, (char) marker);
+	if (successor)
+		appendStringInfoChar(&out, '\0');
+	return KeyCodecTupleFinish(&out);
+}
+
+/*
  * parse_key_text
  *		Parse text (UTF-8) into a new item_key; NULL after a soft error.
  */
@@ -461,6 +557,8 @@ parse_key_text(const char *text, Node *escontext)
 
 		return KeyCodecMakeVarlena(&top, *lx.p == '>' ? 1 : 0);
 	}
+	if (*lx.p == '(')
+		return parse_tuple_text(&lx);
 	if (!lex_part(&lx, &pk, &pbuf, false))
 		return NULL;
 	skip_ws(&lx);
@@ -683,6 +781,45 @@ ItemKeyDecodeOrError(const ItemKey *key, ItemKeyParsed *parsed)
 }
 
 /*
+ * tuple_to_text
+ *		The text form of a multi-attribute key (see parse_tuple_text), or
+ *		NULL when data is not one.
+ */
+static char *
+tuple_to_text(const uint8 *data, int len)
+{
+	ItemKeyTuple t;
+	const char *why = NULL;
+	StringInfoData out;
+	int			i;
+	bool		successor = false;
+
+	if (!KeyCodecDecodeTuple(data, len, &t, &why))
+	{
+		if (len < 3 || data[len - 1] != 0 ||
+			!KeyCodecDecodeTuple(data, len - 1, &t, &why))
+			return NULL;
+		successor = true;
+	}
+	initStringInfo(&out);
+	appendStringInfoChar(&out, '(');
+	for (i = 0; i < t.nparts; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(&out, i == t.nhash ? " | " : ", ");
+		append_part_text(&out, &t.parts[i]);
+	}
+	if (t.bound == ITEMKEY_BOUND_PREFIX_TOP)
+		appendStringInfoChar(&out, '~');
+	else if (t.bound == ITEMKEY_BOUND_PARTITION_TOP)
+		appendStringInfoString(&out, ", ~");
+	appendStringInfoChar(&out, ')');
+	if (successor)
+		appendStringInfoChar(&out, '>');
+	return out.data;
+}
+
+/*
  * ItemKeyToText
  *		The text form of a key, palloc'd (in the database encoding).
  */
@@ -705,6 +842,22 @@ ItemKeyToText(const ItemKey *key)
 		return pstrdup("<");
 	if (len == 1 && data[0] == 0xFF)
 		return pstrdup(">");
+	if (data[0] == ITEMKEY_FORMAT_TUPLE)
+	{
+		char	   *text = tuple_to_text(data, len);
+
+		if (text == NULL)
+		{
+			ItemKeyTuple t;
+
+			(void) KeyCodecDecodeTuple(data, len, &t, &why);
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("invalid item_key value"),
+					 errdetail("The encoding is damaged: %s.", why)));
+		}
+		return text;
+	}
 	if (data[len - 1] == 0 && !KeyCodecDecode(data, len, &parsed, &why) &&
 		KeyCodecDecode(data, len - 1, &parsed, &why))
 	{
@@ -747,8 +900,11 @@ item_key_recv(PG_FUNCTION_ARGS)
 	const char *bytes = pq_getmsgbytes(buf, len);
 	ItemKeyParsed parsed;
 	const char *why = NULL;
+	ItemKeyTuple tuple;
 
-	if (!KeyCodecDecode((const uint8 *) bytes, len, &parsed, &why))
+	if (len > 0 && bytes[0] == ITEMKEY_FORMAT_TUPLE ?
+		!KeyCodecDecodeTuple((const uint8 *) bytes, len, &tuple, &why) :
+		!KeyCodecDecode((const uint8 *) bytes, len, &parsed, &why))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid external item_key value"),
@@ -840,9 +996,11 @@ ItemKeyPartFromAttributeValue(Jsonb *jb, bool is_sort, ItemKeyPart *part)
 												   GetDatabaseEncoding(), PG_UTF8);
 			len = strlen(s);
 		}
+		/* the key holds the string, not its stored form (nul_escape.c) */
 		part->type = ITEMKEY_S;
-		part->bytes = pnstrdup(s, len);
-		part->len = len;
+		part->bytes = palloc(len + 1);
+		part->len = NulEscapeDecode(s, len, (char *) part->bytes);
+		((char *) part->bytes)[part->len] = '\0';
 	}
 	else
 	{
@@ -880,12 +1038,26 @@ ItemKeyPartPush(JsonbParseState **state, const ItemKeyPart *part)
 	{
 		case ITEMKEY_S:
 			k.val.string.val = "S";
-			if (memchr(part->bytes, '\0', part->len) != NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_UNTRANSLATABLE_CHARACTER),
-						 errmsg("key part contains U+0000, which jsonb cannot hold"),
-						 errhint("Read the key with its text form instead.")));
-			if (GetDatabaseEncoding() != PG_UTF8)
+			if (NulEscapeNeeded(part->bytes, part->len))
+			{
+				/* jsonb holds the stored form (nul_escape.c) */
+				char	   *e = palloc(NulEscapeEncodedLength(part->bytes, part->len) + 1);
+				int			elen = NulEscapeEncodedLength(part->bytes, part->len);
+
+				NulEscapeEncode(part->bytes, part->len, e);
+				e[elen] = '\0';
+				if (GetDatabaseEncoding() != PG_UTF8)
+				{
+					v.val.string.val = pg_any_to_server(e, elen, PG_UTF8);
+					v.val.string.len = strlen(v.val.string.val);
+				}
+				else
+				{
+					v.val.string.val = e;
+					v.val.string.len = elen;
+				}
+			}
+			else if (GetDatabaseEncoding() != PG_UTF8)
 			{
 				v.val.string.val = pg_any_to_server(part->bytes, part->len, PG_UTF8);
 				v.val.string.len = strlen(v.val.string.val);
@@ -947,6 +1119,11 @@ item_key_from_values(PG_FUNCTION_ARGS)
 static void
 decode_real_key(const ItemKey *key, ItemKeyParsed *parsed)
 {
+	if (ITEMKEY_LEN(key) > 0 && ITEMKEY_DATA(key)[0] == ITEMKEY_FORMAT_TUPLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("item_key value is the key of a multi-attribute index"),
+				 errdetail("Its parts are named by the index's KeySchema; partition_key() gives its partition parts.")));
 	ItemKeyDecodeOrError(key, parsed);
 	if (parsed->bound != ITEMKEY_EXACT)
 		ereport(ERROR,
@@ -985,7 +1162,21 @@ item_key_partition_key(PG_FUNCTION_ARGS)
 	ItemKey    *key = PG_GETARG_ITEMKEY_PP(0);
 	ItemKeyParsed parsed;
 
-	decode_real_key(key, &parsed);
+	if (ITEMKEY_LEN(key) > 0 && ITEMKEY_DATA(key)[0] == ITEMKEY_FORMAT_TUPLE)
+	{
+		ItemKeyTuple t;
+		const char *why = NULL;
+
+		/* a multi-attribute key: its partition parts */
+		if (!KeyCodecDecodeTuple(ITEMKEY_DATA(key), ITEMKEY_LEN(key), &t, &why) ||
+			t.bound != ITEMKEY_EXACT)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("item_key range bound has no value"),
+					 errdetail("Values ending in ~ only delimit index ranges.")));
+	}
+	else
+		decode_real_key(key, &parsed);
 	PG_RETURN_ITEMKEY_P(KeyCodecMakeVarlena(ITEMKEY_DATA(key),
 											KeyCodecPartitionLength(ITEMKEY_DATA(key),
 																	ITEMKEY_LEN(key))));

@@ -21,6 +21,10 @@
  * and the range of KeyCodecPrefixBounds agree with begins_with computed
  * from the values.
  *
+ * Multi-attribute keys (a parenthesised text form, version byte 02) are
+ * checked for decoding, text and binary round trips (check_tuple); their
+ * order is fuzz_key_tuple.c's.
+ *
  * The raw input bytes are also fed to the binary receive function as an
  * encoding: whatever it accepts must print, read back and re-encode to the
  * same bytes (one value, one encoding).
@@ -110,8 +114,55 @@ run_recv(void *arg)
 }
 
 /*
+ * the invariants of an accepted multi-attribute key (ITEMKEY_FORMAT_TUPLE;
+ * fuzz_key_tuple.c checks their order): it decodes (or is a key followed
+ * by a zero byte, a successor bound), its text reads back to the same
+ * bytes, and a real key re-encodes from its parts, has the partition
+ * length of its partition parts and survives send/receive
+ */
+static void
+check_tuple(ItemKey *key, const char *origin)
+{
+	const uint8 *data = ITEMKEY_DATA(key);
+	int			len = ITEMKEY_LEN(key);
+	ItemKeyTuple t;
+	const char *why = NULL;
+	char	   *text = ItemKeyToText(key);
+	ItemKey    *again = key_in(text);
+
+	fz_check(key_same(key, again), "%s: tuple text %s reads back as %s, not %s",
+			 origin, text, hex(again), hex(key));
+	fz_check(strcmp(ItemKeyToText(again), text) == 0, "%s: tuple text is not stable: %s", origin, text);
+	if (!KeyCodecDecodeTuple(data, len, &t, &why))
+	{
+		fz_check(data[len - 1] == 0 && KeyCodecDecodeTuple(data, len - 1, &t, &why),
+				 "%s: accepted tuple key %s does not decode: %s", origin, hex(key), why);
+		return;
+	}
+	if (t.bound == ITEMKEY_EXACT)
+	{
+		ItemKey    *built = KeyCodecBuildTuple(t.parts, t.nhash, t.nparts);
+		ItemKey    *part_only = KeyCodecBuildTuple(t.parts, t.nhash, t.nhash);
+		Datum		sent;
+		KeyRun		back;
+
+		fz_check(key_same(key, built), "%s: %s re-encodes from its parts as %s", origin, hex(key), hex(built));
+		fz_check(KeyCodecPartitionLength(data, len) == ITEMKEY_LEN(part_only),
+				 "%s: partition length of tuple %s is %d, its partition parts have %d bytes",
+				 origin, hex(key), KeyCodecPartitionLength(data, len), ITEMKEY_LEN(part_only));
+		sent = DirectFunctionCall1(item_key_send, PointerGetDatum(key));
+		back.bytes = (const uint8 *) VARDATA_ANY(DatumGetPointer(sent));
+		back.nbytes = VARSIZE_ANY_EXHDR(DatumGetPointer(sent));
+		fz_check(fz_call(run_recv, &back), "%s: send output of %s is not accepted by recv: %s",
+				 origin, text, fz_last_error()->message);
+		fz_check(key_same(key, back.key), "%s: send/recv changed %s", origin, text);
+	}
+}
+
+/*
  * the invariants of one accepted key (raises nothing: failures abort);
- * false for the reader's bounds, which are not keys to compare
+ * false for the reader's bounds, which are not keys to compare, and for
+ * multi-attribute keys (check_tuple)
  */
 static bool
 check_key(ItemKey *key, const char *origin)
@@ -123,6 +174,12 @@ check_key(ItemKey *key, const char *origin)
 
 	const uint8 *data = ITEMKEY_DATA(key);
 	int			len = ITEMKEY_LEN(key);
+
+	if (len > 0 && data[0] == ITEMKEY_FORMAT_TUPLE)
+	{
+		check_tuple(key, origin);
+		return false;
+	}
 
 	/*
 	 * The reader's bounds have text forms (key_io.c): "<" (no bytes) before

@@ -112,7 +112,8 @@ SELECT is((SELECT count(DISTINCT s) FROM unnest(ARRAY[
 	pg_temp.err('PutItem', '{"TableName": "errs", "Item": {"pk": {"S": "k"}}, "ConditionExpression": "attribute_not_exists(pk)"}')->>'sqlstate']) s),
 	6::bigint, 'six exceptions, six SQLSTATEs');
 
--- requests that jsonb itself cannot hold never reach the API (U+0000)
+-- requests that jsonb itself cannot hold never reach the API (U+0000: the
+-- jsonb functions take it in the stored form, dynamodb_json() as JSON text)
 SELECT throws_ok($$SELECT item_table.put_item('{"TableName": "errs", "Item": {"pk": {"S": "k"}, "s": {"S": "a\u0000b"}}}')$$,
 	'22P05', NULL, 'U+0000 in a string is rejected by jsonb before the call');
 

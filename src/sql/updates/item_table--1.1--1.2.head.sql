@@ -26,5 +26,8 @@ ALTER TABLE tables ADD COLUMN pay_per_request_at timestamptz;
 ALTER TABLE indexes
 	ADD COLUMN backfill_by text NOT NULL DEFAULT 'worker' CHECK (backfill_by IN ('worker', 'manual')),
 	ADD COLUMN backfill_after item_key;
+
+-- Multi-attribute GSI keys: the whole KeySchema of such an index.
+ALTER TABLE indexes ADD COLUMN key_schema jsonb;
 COMMENT ON PROCEDURE backfill_indexes(text, integer) IS
 	'fill the indexes that UpdateTable created (status CREATING) from existing items, committing every batch, then mark them ACTIVE (resumes where the last committed batch ended)';
