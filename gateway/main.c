@@ -1158,16 +1158,31 @@ request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
  * Beyond --max-connections a new connection is closed as soon as accepted.
  * (libmicrohttpd's own limit, set higher as a backstop, would stop
  * accepting instead, leaving clients waiting in the listen queue.)
+ *
+ * The slot is taken here, atomically, not when the connection starts: the
+ * pool's threads accept concurrently, and a check here with the count
+ * raised later let two threads both take the last slot.  libmicrohttpd
+ * announces the connection (connection_notify) in the thread that accepted
+ * it, right after this; the slot waits in slot_taken until then.  Should it
+ * drop the socket in between (it runs out of memory), the thread's next
+ * accept gives the slot back.
  */
+static __thread bool slot_taken;
+
 static enum MHD_Result
 accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
-	if (__atomic_load_n(&open_connections, __ATOMIC_RELAXED) >= GwOpt.max_connections)
+	if (slot_taken)
+		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
+	slot_taken = false;
+	if (__atomic_add_fetch(&open_connections, 1, __ATOMIC_SEQ_CST) > GwOpt.max_connections)
 	{
+		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
 		if (GwOpt.log)
 			GwLog("connection refused: %d connections are open", GwOpt.max_connections);
 		return MHD_NO;
 	}
+	slot_taken = true;
 	return MHD_YES;
 }
 
@@ -1184,7 +1199,7 @@ connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
 
 	if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
 	{
-		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
 		if (gc)
 		{
 			pthread_mutex_lock(&conns_lock);
@@ -1205,7 +1220,11 @@ connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
 			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		int			one = 1;
 
-		__atomic_add_fetch(&open_connections, 1, __ATOMIC_RELAXED);
+		/* the slot accept_policy took (always, unless added some other way) */
+		if (slot_taken)
+			slot_taken = false;
+		else
+			__atomic_add_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
 		if (ci)
 		{
 			(void) setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));

@@ -618,7 +618,7 @@ KeyCodecDecodeTuple(const uint8 *data, int len, ItemKeyTuple *out,
 				return false;
 			}
 			out->bound = ITEMKEY_BOUND_PARTITION_TOP;
-			return true;
+			break;
 		}
 		if (!is_part_tag(*p))
 		{
