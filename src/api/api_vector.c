@@ -53,6 +53,7 @@
 #include "api_vector.h"
 #include "catalog.h"
 #include "errors.h"
+#include "worker_start.h"
 
 
 
@@ -101,17 +102,20 @@ run_as_catalog_owner(const char *sql, int nargs, Oid *argtypes, Datum *values,
 }
 
 /*
- * ApiCreateVectorIndexes
- *		CreateTable's VectorIndexes (specs, a JSON array) on the new table
- *		relid: validated and created by vector_create_indexes(), then the
- *		upkeep trigger, created as the caller (the table's owner).  taken
- *		lists the names of the table's other indexes.  Inside SPI.
+ * create_vector_indexes
+ *		Validate and create the vector indexes specs (a JSON array) of the
+ *		table relid by vector_create_indexes() (path: where the request
+ *		has them, status and builder: ACTIVE for CreateTable, CREATING and
+ *		the worker or manual for UpdateTable), then the dependencies and
+ *		the upkeep triggers, made as the caller (the table's owner).  taken
+ *		lists the names of the table's GSIs and LSIs.  Inside SPI.
  */
-void
-ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken)
+static void
+create_vector_indexes(const char *table, Oid relid, Jsonb *specs, List *taken,
+					  const char *path, const char *status, const char *builder)
 {
-	Oid			argtypes[4] = {TEXTOID, OIDOID, JSONBOID, TEXTARRAYOID};
-	Datum		values[4];
+	Oid			argtypes[7] = {TEXTOID, OIDOID, JSONBOID, TEXTARRAYOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum		values[7];
 	Datum	   *names;
 	ListCell   *lc;
 	int			n = 0;
@@ -126,15 +130,21 @@ ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken)
 	values[1] = ObjectIdGetDatum(relid);
 	values[2] = JsonbPGetDatum(specs);
 	values[3] = PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
-	(void) run_as_catalog_owner("SELECT item_table.vector_create_indexes($1, $2, $3, $4)",
-								4, argtypes, values, NULL, CurrentMemoryContext);
+	values[4] = CStringGetTextDatum(path);
+	values[5] = CStringGetTextDatum(status);
+	values[6] = CStringGetTextDatum(builder);
+	(void) run_as_catalog_owner("SELECT item_table.vector_create_indexes($1, $2, $3, $4, $5, $6, $7)",
+								7, argtypes, values, NULL, CurrentMemoryContext);
 
 	/*
 	 * Each index table depends on the item table, so DeleteTable (or a
 	 * plain DROP TABLE) drops it too.
 	 */
-	if (SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.vector_indexes WHERE table_name = $1",
-							  1, argtypes, values, NULL, false, 0) != SPI_OK_SELECT)
+	if (SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.vector_indexes v"
+							  " WHERE table_name = $1 AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d"
+							  "  WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass"
+							  "  AND d.objid = v.relid::pg_catalog.oid AND d.refobjid = $2)",
+							  2, argtypes, values, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "item_table: could not read the vector indexes of %s", table);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -171,6 +181,94 @@ ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken)
 	t->timing = TRIGGER_TYPE_AFTER;
 	t->events = TRIGGER_TYPE_TRUNCATE;
 	ItemRunUtility((Node *) t, "item_table vector index truncate trigger");
+}
+
+/*
+ * ApiCreateVectorIndexes
+ *		CreateTable's VectorIndexes (specs, a JSON array) on the new table
+ *		relid, ACTIVE at once (the table is empty).  Inside SPI.
+ */
+void
+ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken)
+{
+	create_vector_indexes(table, relid, specs, taken, "vectorIndexes.%s.member", "ACTIVE", "worker");
+}
+
+/*
+ * ApiCreateVectorIndexUpdate
+ *		UpdateTable's VectorIndexUpdates Create (create, the object; n, its
+ *		place in the list, from 1) on the table relid, whose writers wait
+ *		for this transaction (the caller locked it): the index is made
+ *		CREATING, and its upkeep runs for every write from our commit on;
+ *		the background worker (or CALL backfill_indexes, with
+ *		item_table.index_backfill = manual) builds it from the existing
+ *		items and makes it ACTIVE.  Inside SPI.
+ */
+void
+ApiCreateVectorIndexUpdate(const char *table, Oid relid, Jsonb *create, int n, List *taken)
+{
+	JsonbParseState *state = NULL;
+	JsonbValue	v;
+	bool		manual = item_table_index_backfill == INDEX_BACKFILL_MANUAL;
+
+	v.type = jbvBinary;
+	v.val.binary.data = &create->root;
+	v.val.binary.len = VARSIZE(create);
+	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
+	pushJsonbValue(&state, WJB_ELEM, &v);
+	create_vector_indexes(table, relid, JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL)),
+						  taken, psprintf("vectorIndexUpdates.%d.member.create", n), "CREATING",
+						  manual ? "manual" : "worker");
+	if (!manual)
+		ItemWorkerRequest();
+}
+
+/*
+ * ApiDeleteVectorIndex
+ *		UpdateTable's VectorIndexUpdates Delete: the index and its index
+ *		table go at once (a build in progress stops: its next batch finds
+ *		nothing).  Inside SPI, the table locked by the caller.
+ */
+void
+ApiDeleteVectorIndex(const char *table, const char *index)
+{
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		values[2];
+	ItemRoleSwitch sw;
+	bool		isnull;
+	bool		found;
+
+	if (!vector_catalog_present())
+		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Requested index %s not found", index);
+	values[0] = CStringGetTextDatum(table);
+	values[1] = CStringGetTextDatum(index);
+	ItemAsCatalogOwnerBegin(&sw);
+	if (SPI_execute_with_args("SELECT item_table.vector_drop_index($1, $2)", 2, argtypes, values,
+							  NULL, false, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "item_table: could not drop vector index %s", index);
+	found = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	ItemAsRoleEnd(&sw);
+	if (!found)
+		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Requested index %s not found", index);
+}
+
+/*
+ * ApiHasVectorIndexes
+ *		Has the table any vector index?  Inside SPI.
+ */
+bool
+ApiHasVectorIndexes(const char *table)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1];
+
+	if (!vector_catalog_present())
+		return false;
+	values[0] = CStringGetTextDatum(table);
+	if (SPI_execute_with_args("SELECT FROM item_table.vector_indexes WHERE table_name = $1",
+							  1, argtypes, values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not read the vector indexes of %s", table);
+	return SPI_processed > 0;
 }
 
 /*

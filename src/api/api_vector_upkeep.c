@@ -33,15 +33,19 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "storage/lmgr.h"
+#include "miscadmin.h"
 
 #include "api.h"
 #include "api_vector.h"
 #include "catalog.h"
 #include "direct_check.h"
 #include "errors.h"
+#include "table_def.h"
 
 PG_FUNCTION_INFO_V1(item_table_vector_index_trigger);
 PG_FUNCTION_INFO_V1(item_table_vector_index_entry);
+PG_FUNCTION_INFO_V1(item_table_vector_backfill_batch);
 
 typedef struct VectorUpkeepPlans
 {
@@ -51,6 +55,8 @@ typedef struct VectorUpkeepPlans
 } VectorUpkeepPlans;
 
 static HTAB *upkeep_plans = NULL;
+static void vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey,
+						Datum newitem, bool has_new);
 static SPIPlanPtr indexes_plan = NULL;
 static SPIPlanPtr entry_plan = NULL;
 
@@ -325,6 +331,14 @@ vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *fil
 void
 ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem, bool has_new)
 {
+	vector_sync(relid, InvalidOid, oldkey, has_old, newkey, newitem, has_new);
+}
+
+/* ApiVectorSync's work, for every vector index of relid or only one */
+static void
+vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey, Datum newitem,
+			bool has_new)
+{
 	Oid			argtypes[1] = {OIDOID};
 	Datum		arg[1];
 	SPITupleTable *tt;
@@ -348,10 +362,13 @@ ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem
 		TupleDesc	desc = tt->tupdesc;
 		bool		isnull;
 		Oid			index_relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
-		VectorUpkeepPlans *plans = upkeep_plans_for(index_relid);
+		VectorUpkeepPlans *plans;
 		Datum		v[5];
 		char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
 
+		if (OidIsValid(only_index) && index_relid != only_index)
+			continue;
+		plans = upkeep_plans_for(index_relid);
 		if (has_old)
 		{
 			Datum		k[1];
@@ -511,4 +528,193 @@ item_table_vector_index_trigger(PG_FUNCTION_ARGS)
 	ApiVectorSync(RelationGetRelid(td->tg_relation), oldkey, has_old, newkey, newitem, has_new);
 	SPI_finish();
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * ApiVectorBackfillBatch
+ *		One batch of the build of a vector index UpdateTable created
+ *		(status CREATING): up to batch items after the position the last
+ *		batch committed (vector_indexes.backfill_after), in key order, each
+ *		given its index row; the position and the count are written in the
+ *		same transaction, and the batch that reads fewer items than asked
+ *		makes the index ACTIVE.  Returns false when nothing is left (ACTIVE,
+ *		or the index gone); *done receives the items read so far.  SPI
+ *		connected, in a transaction the caller commits; the caller has
+ *		checked that its user may do it.
+ *
+ * The build and the upkeep neither miss nor double an item: the upkeep
+ * keeps the index rows of every write from the commit of UpdateTable on
+ * (the row trigger exists, and the catalog row the upkeep reads, from
+ * then), the batch reads its items FOR SHARE (a write of one of them waits
+ * for the batch's commit, a batch waits for a write in progress and reads
+ * what it wrote) and replaces the row of each (DELETE, then INSERT), so an
+ * item the upkeep already indexed is indexed once.  Locks come in the
+ * order of IndexBackfillBatch (base table, index table, catalog row), the
+ * catalog row FOR UPDATE making two builds of one index take turns; a
+ * Delete of the index waits for the batch in progress, and the next batch
+ * finds nothing to do.  A crash loses the batch in progress only.
+ */
+bool
+ApiVectorBackfillBatch(const char *table, const char *index, int batch, int64 *done)
+{
+	Oid			argtypes[4] = {TEXTOID, TEXTOID, INT8OID, InvalidOid};
+	Datum		args[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+	Oid			base_relid;
+	Oid			index_relid;
+	Datum		after = (Datum) 0;
+	Datum		last = (Datum) 0;
+	int64		count;
+	uint64		n;
+	bool		isnull;
+	bool		finished;
+	int			rc;
+	ItemRoleSwitch sw;
+	SPITupleTable *tt;
+	MemoryContext outer = CurrentMemoryContext;
+	MemoryContext rowcxt;
+	char	   *base;
+
+	args[0] = CStringGetTextDatum(table);
+	args[1] = CStringGetTextDatum(index);
+
+	/* which relations, read without locks; then lock in the agreed order */
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("SELECT t.relid::pg_catalog.oid, v.relid::pg_catalog.oid"
+							   " FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
+							   " WHERE v.table_name OPERATOR(pg_catalog.=) $1"
+							   " AND v.index_name OPERATOR(pg_catalog.=) $2"
+							   " AND v.status OPERATOR(pg_catalog.=) 'CREATING'",
+							   2, argtypes, args, NULL, true, 1);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return false;
+	base_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+	LockRelationOid(base_relid, RowShareLock);
+	LockRelationOid(index_relid, RowExclusiveLock);
+
+	/* the position, locked: one build of an index at a time */
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("SELECT backfill_after, backfilled FROM item_table.vector_indexes"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
+							   " AND index_name OPERATOR(pg_catalog.=) $2"
+							   " AND status OPERATOR(pg_catalog.=) 'CREATING'"
+							   " AND relid OPERATOR(pg_catalog.=) $3::pg_catalog.oid::pg_catalog.regclass FOR UPDATE",
+							   3, (Oid[]) {TEXTOID, TEXTOID, OIDOID},
+							   (Datum[]) {args[0], args[1], ObjectIdGetDatum(index_relid)},
+							   NULL, false, 1);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return false;			/* finished, deleted or replaced meanwhile */
+	{
+		Datum		a = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+		{
+			MemoryContext old = MemoryContextSwitchTo(outer);
+
+			after = PointerGetDatum(PG_DETOAST_DATUM_COPY(a));
+			MemoryContextSwitchTo(old);
+		}
+		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	SPI_freetuptable(SPI_tuptable);
+
+	/*
+	 * The items, read as the table's owner without its forced row-level
+	 * security (an index holds every item, whoever may read which), FOR
+	 * SHARE: a concurrent write of these items waits for our commit.
+	 */
+	base = ItemQualifiedName(base_relid);
+	ItemAsRoleBegin(&sw, ItemRelationOwner(base_relid), SECURITY_NOFORCE_RLS);
+	if (after == (Datum) 0)
+		rc = SPI_execute_with_args(psprintf("SELECT key, item FROM %s ORDER BY key LIMIT $1 FOR SHARE", base),
+								   1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(batch)}, NULL, false, 0);
+	else
+		rc = SPI_execute_with_args(psprintf("SELECT key, item FROM %s WHERE key OPERATOR(item_table.>) $1"
+											" ORDER BY key LIMIT $2 FOR SHARE", base),
+								   2, (Oid[]) {ItemKeyTypeOid(), INT4OID},
+								   (Datum[]) {after, Int32GetDatum(batch)}, NULL, false, 0);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "vector index build: read failed: %s", SPI_result_code_string(rc));
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table vector build row",
+								   ALLOCSET_DEFAULT_SIZES);
+	for (uint64 r = 0; r < n; r++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+		Datum		key = SPI_getbinval(tt->vals[r], tt->tupdesc, 1, &isnull);
+		Datum		item;
+		bool		itemnull;
+
+		CHECK_FOR_INTERRUPTS();
+		item = SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &itemnull);
+		if (!isnull)
+			vector_sync(base_relid, index_relid, key, true, key, item, !itemnull);
+		if (r == n - 1 && !isnull)
+		{
+			/* the next batch starts after this key */
+			MemoryContextSwitchTo(outer);
+			last = PointerGetDatum(PG_DETOAST_DATUM_COPY(key));
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	SPI_freetuptable(tt);
+	MemoryContextDelete(rowcxt);
+
+	count += n;
+	finished = n < (uint64) batch;
+	args[2] = Int64GetDatum(count);
+	argtypes[3] = ItemKeyTypeOid();
+	args[3] = last != (Datum) 0 ? last : after;
+	if (args[3] == (Datum) 0)
+		nulls[3] = 'n';
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args(finished ?
+							   "UPDATE item_table.vector_indexes SET backfilled = $3, backfill_after = NULL, status = 'ACTIVE'"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND index_name OPERATOR(pg_catalog.=) $2" :
+							   "UPDATE item_table.vector_indexes SET backfilled = $3, backfill_after = $4"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND index_name OPERATOR(pg_catalog.=) $2",
+							   4, argtypes, args, nulls, false, 0);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_UPDATE)
+		elog(ERROR, "vector index catalog update failed: %s", SPI_result_code_string(rc));
+	*done = count;
+	return !finished;
+}
+
+/*
+ * vector_backfill_batch(table_name text, index_name text, batch_size integer)
+ *		RETURNS boolean
+ *		One batch of the build of a vector index (ApiVectorBackfillBatch),
+ *		for the table's owner: true while more is left to build.  CALL
+ *		backfill_indexes runs it batch after batch.
+ */
+Datum
+item_table_vector_backfill_batch(PG_FUNCTION_ARGS)
+{
+	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *index = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	int			batch = PG_GETARG_INT32(2);
+	int64		done = 0;
+	bool		more;
+
+	if (batch < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_size must be positive")));
+	SPI_connect();
+	ItemCheckOwner(TableDefLookup(table)->relid);
+	more = ApiVectorBackfillBatch(table, index, batch, &done);
+	SPI_finish();
+	PG_RETURN_BOOL(more);
 }

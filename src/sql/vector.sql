@@ -22,6 +22,12 @@ CREATE TABLE vector_indexes (
 	non_key_attributes text[],
 	relid regclass NOT NULL,
 	status text NOT NULL DEFAULT 'ACTIVE' CHECK (status IN ('CREATING', 'ACTIVE')),
+	-- the build of an index UpdateTable created (status CREATING): who fills
+	-- it (the background worker, or only CALL backfill_indexes), the key it
+	-- has reached and the items done so far, all written by each batch
+	backfill_by text NOT NULL DEFAULT 'worker' CHECK (backfill_by IN ('worker', 'manual')),
+	backfill_after item_key,
+	backfilled bigint NOT NULL DEFAULT 0,
 	created_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
 	PRIMARY KEY (table_name, index_name)
 );
@@ -62,9 +68,14 @@ BEGIN
 	RETURN format('%I.vector', nsp);
 END $$;
 
--- Validate a CreateTable's VectorIndexes and create each index: its index
--- table (key, search partition, vector, projected item) and its HNSW index.
-CREATE FUNCTION vector_create_indexes(p_table text, p_relid oid, specs jsonb, taken text[])
+-- Validate a CreateTable's VectorIndexes (or one UpdateTable Create: then
+-- p_path names its place in VectorIndexUpdates and p_status is CREATING) and
+-- create each index: its index table (key, search partition, vector,
+-- projected item) and its HNSW index.  taken: the names of the table's GSIs
+-- and LSIs; its vector indexes are read here.
+CREATE FUNCTION vector_create_indexes(p_table text, p_relid oid, specs jsonb, taken text[],
+									  p_path text DEFAULT 'vectorIndexes.%s.member',
+									  p_status text DEFAULT 'ACTIVE', p_backfill_by text DEFAULT 'worker')
 	RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -86,6 +97,7 @@ DECLARE
 	opclass text;
 	seen jsonb := '{}';
 	dims_of jsonb := '{}';
+	existing text[];
 BEGIN
 	IF jsonb_typeof(specs) <> 'array' THEN
 		PERFORM item_table.vector_raise('SerializationException', 'Unexpected value type in payload');
@@ -93,7 +105,7 @@ BEGIN
 	-- the model's constraints first, all collected as DynamoDB does
 	FOR spec IN SELECT value FROM jsonb_array_elements(specs) LOOP
 		i := i + 1;
-		path := format('vectorIndexes.%s.member', i);
+		path := format(p_path, i);
 		name := spec ->> 'IndexName';
 		IF name IS NULL THEN
 			problems := problems || format('Value null at ''%s.indexName'' failed to satisfy constraint: Member must not be null', path);
@@ -148,11 +160,22 @@ BEGIN
 				   CASE WHEN cardinality(problems) = 1 THEN '' ELSE 's' END,
 				   array_to_string(problems, '; ')));
 	END IF;
-	-- then the rules between members
+	-- then the rules between members, and with the table's vector indexes
+	IF (SELECT billing_mode FROM item_table.tables WHERE table_name = p_table) = 'PROVISIONED' THEN
+		PERFORM item_table.vector_raise('ValidationException',
+			'One or more parameter values were invalid: Vector indexes are supported only for tables with BillingMode PAY_PER_REQUEST');
+	END IF;
+	SELECT coalesce(array_agg(v.index_name), '{}'), coalesce(jsonb_object_agg(v.attribute_name, v.dimensions), '{}')
+	  INTO existing, dims_of
+	  FROM item_table.vector_indexes v WHERE v.table_name = p_table;
 	FOR spec IN SELECT value FROM jsonb_array_elements(specs) LOOP
 		name := spec ->> 'IndexName';
 		attr := spec -> 'VectorAttribute' ->> 'AttributeName';
 		dims := (spec ->> 'Dimensions')::integer;
+		IF name = ANY (existing) OR (p_status = 'CREATING' AND name = ANY (taken)) THEN
+			PERFORM item_table.vector_raise('ValidationException',
+				'One or more parameter values were invalid: Attempting to create an index which already exists');
+		END IF;
 		IF name = ANY (taken) OR seen ? name THEN
 			PERFORM item_table.vector_raise('ValidationException',
 				'One or more parameter values were invalid: Duplicate index name: ' || name);
@@ -216,9 +239,9 @@ BEGIN
 		END IF;
 		INSERT INTO item_table.vector_indexes (table_name, index_name, attribute_name, dimensions,
 			distance_function, search_schema, hash_attribute, filter_attributes, projection_type,
-			non_key_attributes, relid)
+			non_key_attributes, relid, status, backfill_by)
 		VALUES (p_table, name, attr, dims, dist, coalesce(spec -> 'SearchSchema', '[]'), hash, filters,
-				ptype, nonkey, format('item_data.%I', vrel)::regclass);
+				ptype, nonkey, format('item_data.%I', vrel)::regclass, p_status, p_backfill_by);
 	END LOOP;
 END $$;
 
@@ -241,6 +264,7 @@ BEGIN
 			'Dimensions', v.dimensions,
 			'DistanceFunction', v.distance_function,
 			'IndexStatus', v.status,
+			'Backfilling', CASE WHEN v.status = 'CREATING' THEN true END,
 			'IndexSizeBytes', pg_total_relation_size(v.relid),
 			'ItemCount', n,
 			'IndexArn', format('arn:aws:dynamodb:local:000000000000:table/%s/index/%s', v.table_name, v.index_name))));
@@ -248,8 +272,25 @@ BEGIN
 	RETURN CASE WHEN out = '[]' THEN NULL ELSE out END;
 END $$;
 
-REVOKE ALL ON FUNCTION vector_raise(text, text), vector_type(), vector_create_indexes(text, oid, jsonb, text[]),
-	vector_index_descriptions(text) FROM PUBLIC;
+-- UpdateTable's Delete of a vector index: its catalog row and its index
+-- table (whose kept statements are never run again: no catalog row names
+-- it).  False when the table has no such vector index.
+CREATE FUNCTION vector_drop_index(p_table text, p_index text) RETURNS boolean
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	rel regclass;
+BEGIN
+	DELETE FROM item_table.vector_indexes WHERE table_name = p_table AND index_name = p_index
+	RETURNING relid INTO rel;
+	IF rel IS NULL THEN
+		RETURN false;
+	END IF;
+	EXECUTE format('DROP TABLE %s', rel);
+	RETURN true;
+END $$;
+
+REVOKE ALL ON FUNCTION vector_raise(text, text), vector_type(), vector_create_indexes(text, oid, jsonb, text[], text, text, text),
+	vector_index_descriptions(text), vector_drop_index(text, text) FROM PUBLIC;
 
 -- The C entry points: the row trigger on a table with vector indexes, and
 -- SearchVectors (also through dynamodb()).
@@ -260,6 +301,15 @@ COMMENT ON FUNCTION vector_index_trigger() IS 'maintains the vector-index tables
 CREATE FUNCTION search_vectors(request jsonb) RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'item_table_search_vectors' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION search_vectors(jsonb) IS 'DynamoDB SearchVectors (approximate nearest neighbours on a vector index, pgvector HNSW)';
+
+-- One batch of the build of a vector index UpdateTable created (status
+-- CREATING), for the table's owner: true while more is left.  The
+-- background worker runs the same batches; so does CALL backfill_indexes.
+CREATE FUNCTION vector_backfill_batch(table_name text, index_name text, batch_size integer DEFAULT 1000)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'item_table_vector_backfill_batch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION vector_backfill_batch(text, text, integer) IS
+	'one batch of the build of a vector index being created: its next items indexed, ACTIVE when none is left (true while more is left)';
 
 -- The row an item has (or would have) in a vector index (none when it holds
 -- no valid vector for it); verify() compares the index tables with it.

@@ -537,6 +537,53 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 		if (def->indexes[i].creating)
 			creating = lappend(creating, pstrdup(def->indexes[i].name));
 	}
+	/*
+	 * Vector indexes being built (1.2): each by its own batch function,
+	 * called by name (the vector indexes are the API layer's).
+	 */
+	{
+		Oid			nsp = get_namespace_oid(ITEM_TABLE_SCHEMA, true);
+
+		if (OidIsValid(nsp) && OidIsValid(get_relname_relid("vector_indexes", nsp)))
+		{
+			List	   *vcreating = NIL;
+
+			if (SPI_execute_with_args("SELECT index_name FROM item_table.vector_indexes"
+									  " WHERE table_name OPERATOR(pg_catalog.=) $1"
+									  " AND status OPERATOR(pg_catalog.=) 'CREATING' ORDER BY 1",
+									  1, (Oid[]) {TEXTOID}, (Datum[]) {CStringGetTextDatum(table)},
+									  NULL, true, 0) != SPI_OK_SELECT)
+				elog(ERROR, "backfill_indexes: could not read the vector indexes");
+			for (uint64 r = 0; r < SPI_processed; r++)
+				vcreating = lappend(vcreating, SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1));
+			foreach(lc, vcreating)
+			{
+				char	   *index = (char *) lfirst(lc);
+				bool		more = true;
+
+				while (more)
+				{
+					bool		isnull;
+
+					CHECK_FOR_INTERRUPTS();
+					if (SPI_execute_with_args("SELECT item_table.vector_backfill_batch($1, $2, $3)", 3,
+											  (Oid[]) {TEXTOID, TEXTOID, INT4OID},
+											  (Datum[]) {CStringGetTextDatum(table), CStringGetTextDatum(index),
+											  Int32GetDatum(batch)}, NULL, false, 1) != SPI_OK_SELECT)
+						elog(ERROR, "backfill_indexes: the build of vector index %s failed", index);
+					more = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+					SPI_commit();
+				}
+				ereport(NOTICE,
+						(errmsg("vector index \"%s\" of table \"%s\" is ACTIVE", index, table)));
+			}
+			if (vcreating != NIL && creating == NIL)
+			{
+				SPI_finish();
+				PG_RETURN_VOID();
+			}
+		}
+	}
 	if (creating == NIL)
 	{
 		ereport(NOTICE, (errmsg("table \"%s\" has no index being created", table)));

@@ -9,7 +9,7 @@
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
-SELECT plan(55);
+SELECT plan(56);
 SET search_path = item_table, public;
 -- (rolled back at the end, as everything here)
 DROP EXTENSION IF EXISTS vector CASCADE;
@@ -63,6 +63,11 @@ SELECT throws_ok($$SELECT dynamodb('CreateTable', pg_temp.spec(jsonb_build_objec
 		jsonb_build_array(pg_temp.vi('emb-idx', 3, 'COSINE', '{"SearchSchema": [{"AttributeName": "a", "SearchSchemaElementType": "HASH"}, {"AttributeName": "b", "SearchSchemaElementType": "HASH"}]}')))))$$,
 	'XD001', 'ValidationException: One or more parameter values were invalid: A vector index can have at most one HASH search schema element. IndexName: emb-idx',
 	'two HASH search-schema elements');
+SELECT throws_ok($$SELECT dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes',
+		jsonb_build_array(pg_temp.vi('emb-idx', 3, 'COSINE')), 'BillingMode', 'PROVISIONED',
+		'ProvisionedThroughput', '{"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}'::jsonb)))$$,
+	'XD001', 'ValidationException: One or more parameter values were invalid: Vector indexes are supported only for tables with BillingMode PAY_PER_REQUEST',
+	'vector indexes are for on-demand tables');
 SELECT ok(NOT EXISTS (SELECT 1 FROM tables WHERE table_name = 'vtab'), 'a refused CreateTable leaves no table');
 
 -- 3. the table: three indexes over one 8-dimension attribute
