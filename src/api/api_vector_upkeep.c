@@ -9,9 +9,12 @@
  * For each vector index of the item table: the old key's row goes, and the
  * new item's row comes when the item holds a valid vector of the index's
  * dimensions (a list of that many numbers within a 32-bit float's range,
- * not the zero vector for COSINE); otherwise the item is simply not in the
- * index.  The catalog is read by one kept plan per write; each index table
- * has a kept DELETE and a kept INSERT (their text names only the index
+ * not the zero vector for COSINE).  An item without the attribute, or
+ * with the zero vector for COSINE, is simply not in the index; a write of
+ * an item whose attribute is not such a vector is refused
+ * (ValidationException), while a build leaves such an item out.  The
+ * catalog is read by one kept plan per write; each index table has a kept
+ * DELETE and a kept INSERT (their text names only the index
  * table, by its oid, and pgvector's type), run with the key, the HASH
  * value, the INLINE_FILTER values, the vector as real[] and the projected
  * item as parameters, as the catalog owner, who owns every index table.
@@ -56,7 +59,7 @@ typedef struct VectorUpkeepPlans
 
 static HTAB *upkeep_plans = NULL;
 static void vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey,
-						Datum newitem, bool has_new);
+						Datum newitem, bool has_new, bool strict);
 static SPIPlanPtr indexes_plan = NULL;
 static SPIPlanPtr entry_plan = NULL;
 
@@ -233,18 +236,23 @@ ApiVectorElement(const char *s, float4 *out)
 
 /*
  * The vector of an attribute value, as a real[] of dims elements, or
- * (Datum) 0 when it is not a valid vector for the index (cosine: not the
- * zero vector).
+ * (Datum) 0 when it is not in the index: absent, the zero vector for
+ * cosine, or not a vector of the index (*invalid set: a list of dims
+ * numbers within a 32-bit float's range is what a write must give).
  */
 static Datum
-item_vector(JsonbValue *attr, int dims, bool cosine)
+item_vector(JsonbValue *attr, int dims, bool cosine, bool *invalid)
 {
 	JsonbValue *list;
 	JsonbContainer *c;
 	Datum	   *elems;
 	bool		nonzero = false;
 
-	if (attr == NULL || attr->type != jbvBinary || !JsonContainerIsObject(attr->val.binary.data))
+	*invalid = false;
+	if (attr == NULL)
+		return (Datum) 0;
+	*invalid = true;
+	if (attr->type != jbvBinary || !JsonContainerIsObject(attr->val.binary.data))
 		return (Datum) 0;
 	list = getKeyJsonValueFromContainer(attr->val.binary.data, "L", 1, NULL);
 	if (list == NULL || list->type != jbvBinary || !JsonContainerIsArray(list->val.binary.data))
@@ -271,6 +279,7 @@ item_vector(JsonbValue *attr, int dims, bool cosine)
 		nonzero |= f != 0.0f;
 		elems[i] = Float4GetDatum(f);
 	}
+	*invalid = false;
 	if (cosine && !nonzero)
 		return (Datum) 0;
 	return PointerGetDatum(construct_array(elems, dims, FLOAT4OID, sizeof(float4), true, TYPALIGN_INT));
@@ -284,7 +293,7 @@ item_vector(JsonbValue *attr, int dims, bool cosine)
  */
 static bool
 vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *filters,
-			 Datum *vec, Datum *projected)
+			 Datum *vec, Datum *projected, bool strict)
 {
 	bool		isnull;
 	char	   *attr = SPI_getvalue(tup, desc, 2);
@@ -295,8 +304,12 @@ vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *fil
 	List	   *filter_names = text_array_list(fd, isnull);
 	char	   *ptype = SPI_getvalue(tup, desc, 7);
 	JsonbValue *pv;
+	bool		invalid;
 
-	*vec = item_vector(item_member(item, attr), dims, strcmp(dist, "COSINE") == 0);
+	*vec = item_vector(item_member(item, attr), dims, strcmp(dist, "COSINE") == 0, &invalid);
+	if (invalid && strict)
+		DynValidation("One or more parameter values were invalid: The vector attribute %s must be a list of %d numbers that fit a 32-bit float. IndexName: %s",
+					  attr, dims, SPI_getvalue(tup, desc, 11));
 	if (*vec == (Datum) 0)
 		return false;
 	pv = item_member(item, hash);
@@ -319,25 +332,32 @@ vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *fil
 #define VECTOR_INDEX_COLUMNS \
 	"SELECT v.relid::pg_catalog.oid, v.attribute_name, v.dimensions, v.distance_function," \
 	" v.hash_attribute, v.filter_attributes, v.projection_type, v.non_key_attributes," \
-	" t.hash_key, t.range_key" \
+	" t.hash_key, t.range_key, v.index_name" \
 	" FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
 
 /*
  * ApiVectorSync
  *		The vector index rows of one item of the item table relid after a
- *		write: oldkey's rows go (has_old), newitem's come (has_new).  SPI
- *		connected.
+ *		write: oldkey's rows go (has_old), newitem's come (has_new).  A
+ *		new item whose vector attribute is there but is not a vector of an
+ *		index (a list of its dimensions' count of numbers within a 32-bit
+ *		float's range) is refused with ValidationException, as DynamoDB
+ *		refuses the write.  SPI connected.
  */
 void
 ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem, bool has_new)
 {
-	vector_sync(relid, InvalidOid, oldkey, has_old, newkey, newitem, has_new);
+	vector_sync(relid, InvalidOid, oldkey, has_old, newkey, newitem, has_new, true);
 }
 
-/* ApiVectorSync's work, for every vector index of relid or only one */
+/*
+ * ApiVectorSync's work, for every vector index of relid or only one;
+ * strict: a new item whose vector attribute is not a vector of the index is
+ * refused (a write), else it is left out of the index (a build).
+ */
 static void
 vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey, Datum newitem,
-			bool has_new)
+			bool has_new, bool strict)
 {
 	Oid			argtypes[1] = {OIDOID};
 	Datum		arg[1];
@@ -377,7 +397,7 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey,
 			if (SPI_execute_plan(plans->del, k, NULL, false, 0) != SPI_OK_DELETE)
 				elog(ERROR, "item_table: could not delete from a vector index");
 		}
-		if (!has_new || !vector_entry(tup, desc, item, &v[1], &v[2], &v[3], &v[4]))
+		if (!has_new || !vector_entry(tup, desc, item, &v[1], &v[2], &v[3], &v[4], strict))
 			continue;
 		v[0] = newkey;
 		if (v[1] == (Datum) 0)
@@ -455,7 +475,7 @@ item_table_vector_index_entry(PG_FUNCTION_ARGS)
 		Datum		v[4];
 		bool		nulls[4] = {false, false, false, false};
 
-		if (vector_entry(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, item, &v[0], &v[1], &v[2], &v[3]))
+		if (vector_entry(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, item, &v[0], &v[1], &v[2], &v[3], false))
 		{
 			MemoryContext old = MemoryContextSwitchTo(callercxt);
 
@@ -658,7 +678,7 @@ ApiVectorBackfillBatch(const char *table, const char *index, int batch, int64 *d
 		CHECK_FOR_INTERRUPTS();
 		item = SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &itemnull);
 		if (!isnull)
-			vector_sync(base_relid, index_relid, key, true, key, item, !itemnull);
+			vector_sync(base_relid, index_relid, key, true, key, item, !itemnull, false);
 		if (r == n - 1 && !isnull)
 		{
 			/* the next batch starts after this key */

@@ -1,7 +1,7 @@
 -- Vector indexes (CreateTable VectorIndexes, SearchVectors) on pgvector:
 -- the answer without pgvector, CreateTable's rules and messages,
--- DescribeTable, upkeep on every write (sparse: an item without a valid
--- vector is not in the index), SearchVectors' results against an exact
+-- DescribeTable, upkeep on every write (sparse: an item without the vector
+-- attribute is not in the index; a write of an invalid vector is refused), SearchVectors' results against an exact
 -- search (a brute-force ORDER BY distance over the same items) for each
 -- distance function, the HASH search-schema condition, projections,
 -- ConsumedCapacity, rights, and the rows of item_table.vector_search()
@@ -9,7 +9,7 @@
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
-SELECT plan(56);
+SELECT plan(61);
 SET search_path = item_table, public;
 -- (rolled back at the end, as everything here)
 DROP EXTENSION IF EXISTS vector CASCADE;
@@ -95,12 +95,17 @@ SELECT lives_ok($$SELECT dynamodb('PutItem', jsonb_build_object('TableName', 'vt
 	FROM vecs$$, '120 PutItems with vectors');
 SELECT lives_ok($$
 	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x1"}}}');
-	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x2"}, "emb": {"L": [{"N": "1"}, {"N": "2"}]}}}');
-	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x3"}, "emb": {"L": [{"N": "1"}, {"N": "2"}, {"N": "3"}, {"N": "4"}, {"N": "5"}, {"N": "6"}, {"N": "7"}, {"S": "8"}]}}}');
-	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x4"}, "emb": {"NS": ["1", "2", "3", "4", "5", "6", "7", "8"]}}}');
-	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x5"}, "emb": {"L": [{"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}]}}}');
-	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x6"}, "emb": {"L": [{"N": "1E+50"}, {"N": "2"}, {"N": "3"}, {"N": "4"}, {"N": "5"}, {"N": "6"}, {"N": "7"}, {"N": "8"}]}}}')
-	$$, 'items without a valid vector are written (one with a number beyond a 32-bit float too)');
+	SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x5"}, "emb": {"L": [{"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}, {"N": "0"}]}}}')
+	$$, 'an item without the vector attribute, and one with the zero vector, are written');
+SELECT throws_ok(format($$SELECT dynamodb('PutItem', '{"TableName": "vtab", "Item": {"id": {"S": "x9"}, "emb": %s}}')$$, e), 'XD001',
+	'ValidationException: One or more parameter values were invalid: The vector attribute emb must be a list of 8 numbers that fit a 32-bit float. IndexName: ' || i,
+	'a write of ' || what || ' is refused')
+  FROM (VALUES ('{"L": [{"N": "1"}, {"N": "2"}]}', 'cos-idx', 'a vector of other dimensions'),
+			   ('{"L": [{"N": "1"}, {"N": "2"}, {"N": "3"}, {"N": "4"}, {"N": "5"}, {"N": "6"}, {"N": "7"}, {"S": "8"}]}', 'cos-idx', 'a list with a string'),
+			   ('{"NS": ["1", "2", "3", "4", "5", "6", "7", "8"]}', 'cos-idx', 'a number set'),
+			   ('{"L": [{"N": "1E+50"}, {"N": "2"}, {"N": "3"}, {"N": "4"}, {"N": "5"}, {"N": "6"}, {"N": "7"}, {"N": "8"}]}', 'cos-idx', 'a number beyond a 32-bit float')) v(e, i, what);
+SELECT throws_ok($$UPDATE item_data.vtab SET item = item || '{"emb": {"S": "x"}}' WHERE key = item_key('{"S": "i1"}'::jsonb)$$, 'XD001', NULL,
+	'a plain SQL write of an invalid vector is refused too');
 SELECT is((SELECT array_agg((d ->> 'ItemCount')::int ORDER BY d ->> 'IndexName')
 			 FROM jsonb_array_elements(dynamodb('DescribeTable', '{"TableName": "vtab"}') -> 'Table' -> 'VectorIndexes') d),
 	ARRAY[120, 121, 121], 'sparse: only valid vectors are indexed (the zero vector not for COSINE)');

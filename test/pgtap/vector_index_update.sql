@@ -12,7 +12,7 @@
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
-SELECT plan(42);
+SELECT plan(44);
 SET search_path = item_table, public;
 CREATE EXTENSION IF NOT EXISTS vector;
 
@@ -54,6 +54,8 @@ SELECT ok(dynamodb('CreateTable', '{"TableName": "vup", "BillingMode": "PAY_PER_
 	'a table with a GSI and a stream, no vector index');
 SELECT is((SELECT count(*)::int FROM (SELECT pg_temp.put(i, i % 10 <> 0) FROM generate_series(1, 100) i) s), 100,
 	'100 items, 90 of them with a 4-dimension vector');
+SELECT lives_ok($$SELECT dynamodb('PutItem', '{"TableName": "vup", "Item": {"id": {"S": "k9999"}, "emb": {"S": "not a vector"}}}')$$,
+	'before any vector index, an item whose emb is no vector is written');
 
 -- 1. the request's shape and rules
 SELECT throws_ok($$SELECT pg_temp.upd('{"VectorIndexUpdates": [{}]}')$$, 'XD001',
@@ -111,11 +113,14 @@ UPDATE item_data.vup SET item = item || jsonb_build_object('emb', pg_temp.vec(70
 SELECT is((pg_temp.vi('vi1') ->> 'ItemCount')::int, 28,
 	'writes behind the position are kept at once (+k0010 +k5000 -k0003 -k0011), ahead of it too');
 SELECT is(pg_temp.build('vi1', 30), 3, 'the rest in three batches');
+SELECT throws_ok($$SELECT dynamodb('PutItem', '{"TableName": "vup", "Item": {"id": {"S": "k9998"}, "emb": {"S": "not a vector"}}}')$$, 'XD001',
+	'ValidationException: One or more parameter values were invalid: The vector attribute emb must be a list of 4 numbers that fit a 32-bit float. IndexName: vi1',
+	'with the index, such a write is refused');
 SELECT is(vector_backfill_batch('vup', 'vi1', 30), false, 'nothing left to build');
 SELECT is(pg_temp.vi('vi1') ->> 'IndexStatus' || ' ' || coalesce(pg_temp.vi('vi1') ->> 'Backfilling', 'none'), 'ACTIVE none', 'ACTIVE when built, no longer Backfilling');
 SELECT is((SELECT count(*)::int FROM verify('vup')), 0, 'verify(): every item once, none missing, none stale');
 SELECT is((pg_temp.vi('vi1') ->> 'ItemCount')::int,
-	(SELECT count(*)::int FROM item_data.vup WHERE item ? 'emb'), 'the index holds exactly the items with a vector');
+	(SELECT count(*)::int FROM item_data.vup WHERE item -> 'emb' ? 'L'), 'the index holds exactly the items with a vector (the build leaves the item without one out)');
 SELECT is((SELECT array_agg(r -> 'Item' -> 'id' ->> 'S' ORDER BY o) FROM jsonb_array_elements(dynamodb('SearchVectors',
 			jsonb_build_object('TableName', 'vup', 'IndexName', 'vi1', 'TopK', 5, 'SearchVector', pg_temp.vec(600) -> 'L')) -> 'SearchResults')
 			WITH ORDINALITY t(r, o)),
@@ -123,7 +128,7 @@ SELECT is((SELECT array_agg(r -> 'Item' -> 'id' ->> 'S' ORDER BY o) FROM jsonb_a
 		SELECT item -> 'id' ->> 'S' AS id,
 			   (SELECT array_agg((e ->> 'N')::real) FROM jsonb_array_elements(item -> 'emb' -> 'L') e)::vector
 			   <-> (SELECT array_agg((e ->> 'N')::real) FROM jsonb_array_elements(pg_temp.vec(600) -> 'L') e)::vector AS d
-		  FROM item_data.vup WHERE item ? 'emb' ORDER BY 2, 1 LIMIT 5) s),
+		  FROM item_data.vup WHERE item -> 'emb' ? 'L' ORDER BY 2, 1 LIMIT 5) s),
 	'SearchVectors on the built index: the exact top 5 (k0060 first, its vector changed during the build)');
 
 -- 3. rights: a build batch is the table owner's
