@@ -36,6 +36,22 @@ SELECT pg_catalog.pg_extension_config_dump('vector_indexes', '');
 REVOKE ALL ON vector_indexes FROM PUBLIC;
 GRANT SELECT ON vector_indexes TO PUBLIC;
 
+-- background_work (background.sql) lists the vector indexes being built too.
+CREATE OR REPLACE VIEW background_work AS
+	SELECT 'backfill'::text AS work, i.table_name, i.index_name, i.status, i.backfill_by AS done_by,
+		i.backfilled AS items_done, i.backfill_after AS position, i.created_at AS since, NULL::timestamptz AS last_progress_at
+	FROM indexes i WHERE i.status OPERATOR(pg_catalog.=) 'CREATING'
+	UNION ALL
+	SELECT 'time to live', t.table_name, t.attribute_name, t.status, 'worker',
+		t.items_expired, NULL, t.updated_at, t.last_expired_at
+	FROM time_to_live t WHERE t.status OPERATOR(pg_catalog.=) 'ENABLED'
+	UNION ALL
+	SELECT 'vector index build', v.table_name, v.index_name, v.status, v.backfill_by,
+		v.backfilled, v.backfill_after, v.created_at, NULL
+	FROM vector_indexes v WHERE v.status OPERATOR(pg_catalog.=) 'CREATING';
+COMMENT ON VIEW background_work IS
+	'background work: indexes and vector indexes being built (items done, resume position) and tables with Time to Live enabled (items expired)';
+
 -- A DynamoDB error from PL/pgSQL, in the form errors.c gives every other one.
 CREATE FUNCTION vector_raise(kind text, message text) RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$

@@ -12,7 +12,7 @@
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
-SELECT plan(44);
+SELECT plan(45);
 SET search_path = item_table, public;
 CREATE EXTENSION IF NOT EXISTS vector;
 
@@ -86,6 +86,8 @@ SELECT is(pg_temp.upd(pg_temp.create_spec('vi1')) -> 'TableDescription' -> 'Vect
 	'UpdateTable answers the new vector index CREATING');
 SELECT is((SELECT status || ' ' || backfill_by FROM vector_indexes WHERE table_name = 'vup'), 'CREATING manual',
 	'the catalog: CREATING, for CALL backfill_indexes (item_table.index_backfill = manual)');
+SELECT is((SELECT work || ' ' || done_by || ' ' || items_done FROM background_work WHERE table_name = 'vup'), 'vector index build manual 0',
+	'background_work lists the build');
 SELECT is((pg_temp.vi('vi1') ->> 'ItemCount')::int, 0, 'nothing is in it before the build');
 SELECT is(pg_temp.vi('vi1') -> 'Backfilling', 'true', 'DescribeTable: Backfilling while CREATING');
 SELECT throws_ok($$SELECT dynamodb('SearchVectors', jsonb_build_object('TableName', 'vup', 'IndexName', 'vi1', 'TopK', 3, 'SearchVector', pg_temp.vec(1) -> 'L'))$$,
