@@ -13,8 +13,9 @@
 # some batches it is killed (kill -9); the build must resume by itself
 # from its last committed batch (never going back), reach ACTIVE, and then
 # verify() must find nothing (no row missing, none extra, none stale) and
-# the index hold as many rows as there are items with a vector.  Skips
-# (and says so) without pgvector.
+# the index hold as many rows as there are items with a vector.  Then a
+# second index is built by CALL backfill_indexes (index_backfill = manual).
+# Skips (and says so) without pgvector.
 set -uo pipefail
 
 VC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -123,4 +124,19 @@ echo "build: verify() clean, $rows index rows for $want items with a vector"
 hit=$(q "SELECT item_table.search_vectors(jsonb_build_object('TableName', 'vct', 'IndexName', 'emb-idx', 'TopK', 1,
 	'SearchVector', (SELECT item -> 'emb' -> 'L' FROM item_data.vct WHERE item ? 'emb' ORDER BY key LIMIT 1))) -> 'SearchResults' -> 0 ->> 'Score'")
 [ -n "$hit" ] || die "SearchVectors found nothing on the built index"
+# a second index, left to the procedure (item_table.index_backfill = manual):
+# CALL backfill_indexes builds it, committing batch by batch
+psql -At <<'SQL' || die "UpdateTable and CALL backfill_indexes"
+SET item_table.index_backfill = manual;
+SELECT 'UpdateTable (manual): ' || (item_table.update_table('{"TableName": "vct",
+	"VectorIndexUpdates": [{"Create": {"IndexName": "emb-l2", "VectorAttribute": {"AttributeName": "emb"},
+		"Dimensions": 16, "DistanceFunction": "EUCLIDEAN", "Projection": {"ProjectionType": "KEYS_ONLY"}}}]}')
+	->'TableDescription'->'VectorIndexes'->1->>'IndexStatus');
+CALL item_table.backfill_indexes('vct', 5000);
+SQL
+[ "$(q "SELECT status FROM item_table.vector_indexes WHERE index_name = 'emb-l2'")" = "ACTIVE" ] ||
+	die "CALL backfill_indexes did not make the second vector index ACTIVE"
+bad=$(q "SELECT count(*) FROM item_table.verify('vct')")
+[ "$bad" = "0" ] || die "verify() found $bad problems after CALL backfill_indexes"
+echo "manual: CALL backfill_indexes built a second vector index, verify() clean"
 echo "vector_crash: ok"
