@@ -120,6 +120,13 @@ it_need_root || it_die "root or sudo is required"
 it_install_deps || it_die "dependency installation failed"
 it_pg_env || it_die "PostgreSQL tools not found"
 it_build_install || it_die "build failed"
+# pgvector, when a chosen workload needs it (never fatal: without it those
+# workloads are skipped)
+if cat "${workloads[@]/#/$WL_DIR/}"/needs 2>/dev/null | grep -qw vector; then
+    # shellcheck source=scripts/pgvector.sh
+    . "$IT_ROOT/scripts/pgvector.sh"
+    it_install_pgvector
+fi
 it_start_cluster || it_die "could not start a PostgreSQL cluster"
 
 rm -rf "$BLOG"
@@ -158,9 +165,23 @@ declare -A group_done=()
 rows=()
 size_rows=()
 failed=()
+skipped=()
 
 for w in "${workloads[@]}"; do
     g=$(wl_group "$w")
+    # optional 'needs': PostgreSQL extensions the workload needs beside
+    # item_table (e.g. vector); without one of them it is skipped, not failed
+    missing=""
+    if [ -f "$WL_DIR/$w/needs" ]; then
+        for e in $(tr -s '[:space:]' ' ' <"$WL_DIR/$w/needs"); do
+            [ -f "$("$PG_CONFIG" --sharedir)/extension/$e.control" ] || missing+="${missing:+ }$e"
+        done
+    fi
+    if [ -n "$missing" ]; then
+        it_warn "workload '$w' skipped: the extension(s) $missing are not installed"
+        skipped+=("$w (no $missing)")
+        continue
+    fi
     if [ -z "${group_done[$g]:-}" ]; then
         setup=$(wl_setup "$w")
         ts=$(date +%s.%N)
@@ -267,6 +288,10 @@ report=$(mktemp)
         printf '%-40s | %14s | %15s | %16s\n' "size" "ext" "base" "ratio ext/base"
         printf '%s\n' "-----------------------------------------+----------------+-----------------+-----------------"
         for row in "${size_rows[@]}"; do printf '%s\n' "$row"; done
+    fi
+    if [ "${#skipped[@]}" -gt 0 ]; then
+        echo
+        echo "skipped: ${skipped[*]}"
     fi
     if [ "${#failed[@]}" -gt 0 ]; then
         echo

@@ -57,6 +57,8 @@ cd "$IT_ROOT" || exit 1
 . "$IT_ROOT/scripts/lib.sh"
 # shellcheck source=scripts/chroot.sh
 . "$IT_ROOT/scripts/chroot.sh"
+# shellcheck source=scripts/pgvector.sh
+. "$IT_ROOT/scripts/pgvector.sh"
 
 TOTAL_PASS=0
 TOTAL_FAIL=0
@@ -779,6 +781,8 @@ main() {
     it_install_node || fatal "nodejs/npm installation failed"
     it_pg_env || fatal "PostgreSQL tools not found"
     it_build_install || fatal "build failed"
+    # the vector-index tests' pgvector (they skip without it)
+    it_install_pgvector
     local warn
     warn=$(count_warnings "$IT_LOG_DIR/build.log")
     if [ "${warn:-0}" -gt 0 ]; then

@@ -172,7 +172,9 @@ extern Datum item_table_test_unlocked_deletes(PG_FUNCTION_ARGS);
  * do after the row is written, by ApiDirectUpkeep(rel, upkeep, key, ...):
  * API_UPKEEP_INDEXES, the index trigger's work (GSI/LSI rows, as the index
  * owner); API_UPKEEP_STREAM, the stream trigger's records (UPDATE and
- * DELETE only: with a stream, an INSERT is refused).  has_old false for an
+ * DELETE only: with a stream, an INSERT is refused); API_UPKEEP_VECTORS,
+ * the vector index trigger's rows (api_vector_upkeep.c, as the catalog
+ * owner).  has_old false for an
  * inserted row, has_new false for a deleted one.  The item guard is
  * accepted as a trigger that changes nothing: the caller writes only an
  * item the API has validated.  The caller does the other checks of a
@@ -182,6 +184,7 @@ extern Datum item_table_test_unlocked_deletes(PG_FUNCTION_ARGS);
  */
 #define API_UPKEEP_INDEXES	0x01
 #define API_UPKEEP_STREAM	0x02
+#define API_UPKEEP_VECTORS	0x04
 extern bool ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep);
 extern void ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
 							Datum olditem, bool oldnull, bool has_old,

@@ -43,6 +43,7 @@
 #include "api.h"
 #include "distributed.h"
 #include "api_index.h"
+#include "api_vector.h"
 #include "gsi.h"
 #include "item_guard.h"
 
@@ -324,6 +325,8 @@ push_description(JsonbParseState **state, const TableRow *row,
 	}
 	if (full)
 		ApiPushIndexDescriptions(state, row->name, on_demand);
+	if (full)
+		ApiPushVectorIndexDescriptions(state, row->name);
 	if (full)
 		ApiPushStreamDescription(state, row->name);
 	if (full)
@@ -770,6 +773,14 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		}
 		ApiCreateIndex(name, relid, ix, defs, false, irc, iwc);
 	}
+	if (ApiGetMember(&req, "VectorIndexes") != NULL)
+	{
+		List	   *taken = NIL;
+
+		foreach(lc, indexes)
+			taken = lappend(taken, ((ApiIndexSpec *) lfirst(lc))->name);
+		ApiCreateVectorIndexes(name, relid, ApiGetArray(&req, "VectorIndexes"), taken);
+	}
 	if (has_stream && stream_enabled)
 		ApiStreamSpecApply(relid, name, true, stream_view, true);
 	result = describe_table_row(name, &row, "TableDescription", "ACTIVE", true, callercxt);
@@ -859,6 +870,8 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	ApiRequest	req;
 	char	   *name;
 	Jsonb	   *updates_j;
+	Jsonb	   *vupdates_j;
+	List	   *vupdates = NIL;
 	Jsonb	   *attrdefs_j;
 	Jsonb	   *throughput_j;
 	int			billing;
@@ -888,6 +901,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	has_protect = ApiGetBool(&req, "DeletionProtectionEnabled", &protect);
 	table_class = ApiGetEnum(&req, "TableClass", "tableClass", table_classes, lengthof(table_classes));
 	updates_j = ApiGetArray(&req, "GlobalSecondaryIndexUpdates");
+	vupdates_j = ApiGetArray(&req, "VectorIndexUpdates");
 	attrdefs_j = ApiGetArray(&req, "AttributeDefinitions");
 	throughput_j = ApiGetObject(&req, "ProvisionedThroughput");
 	billing = ApiGetEnum(&req, "BillingMode", "billingMode", billing_modes, lengthof(billing_modes));
@@ -914,7 +928,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 	ApiRequestCheck(&req);
 	check_unavailable(&req);
 	ApiRequestCheck(&req);
-	if (updates_j == NULL && throughput_j == NULL && billing < 0 &&
+	if (updates_j == NULL && vupdates_j == NULL && throughput_j == NULL && billing < 0 &&
 		!has_protect && table_class < 0 &&
 		!has_stream &&
 		ApiGetMember(&req, "SSESpecification") == NULL &&
@@ -952,6 +966,8 @@ item_table_update_table(PG_FUNCTION_ARGS)
 			DynValidation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST");
 		if (billing == 0 && throughput_j == NULL)
 			DynValidation("One or more parameter values were invalid: ProvisionedThroughput must be specified when BillingMode is PROVISIONED");
+		if (!to_on_demand && ApiHasVectorIndexes(name))
+			DynValidation("One or more parameter values were invalid: Vector indexes are supported only for tables with BillingMode PAY_PER_REQUEST");
 		if (!now_on_demand && !to_on_demand &&
 			rcu == row.read_capacity && wcu == row.write_capacity)
 			DynValidation("The provisioned throughput for the table will not change. The requested value equals the current value."
@@ -979,6 +995,24 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		if (del != NULL)
 			deletes++;
 		updates = lappend(updates, lfirst(lc));
+	}
+	/* vector indexes count with GSIs: one online index change at a time */
+	foreach(lc, ApiArrayOfObjects(vupdates_j, "VectorIndexUpdates"))
+	{
+		ApiRequest	sub;
+		Jsonb	   *create;
+		Jsonb	   *del;
+
+		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
+		create = ApiGetObject(&sub, "Create");
+		del = ApiGetObject(&sub, "Delete");
+		if ((create != NULL) + (del != NULL) != 1)
+			DynValidation("One or more parameter values were invalid: One of VectorIndexUpdate.Create or VectorIndexUpdate.Delete must be specified");
+		if (create != NULL)
+			creates++;
+		else
+			deletes++;
+		vupdates = lappend(vupdates, lfirst(lc));
 	}
 	if (creates + deletes > 1)
 		DynRaise(DYN_LIMIT_EXCEEDED,
@@ -1104,6 +1138,36 @@ item_table_update_table(PG_FUNCTION_ARGS)
 			changed = true;
 		}
 		/* Update: throughput of an index is recorded only */
+	}
+	foreach(lc, vupdates)
+	{
+		ApiRequest	sub;
+		Jsonb	   *create;
+		Jsonb	   *del;
+		ItemTableDef *t = TableDefByRelid(def->relid);
+		List	   *taken = NIL;
+
+		ApiRequestInit(&sub, (Jsonb *) lfirst(lc));
+		create = ApiGetObject(&sub, "Create");
+		del = ApiGetObject(&sub, "Delete");
+		for (int i = 0; t != NULL && i < t->nindexes; i++)
+			taken = lappend(taken, t->indexes[i].name);
+		if (create != NULL)
+		{
+			DistCheckIndexCreate(def);
+			ApiCreateVectorIndexUpdate(name, def->relid, create, foreach_current_index(lc) + 1, taken);
+		}
+		else
+		{
+			ApiRequest	dr;
+			char	   *iname;
+
+			ApiRequestInit(&dr, del);
+			iname = ApiGetTableName(&dr, "IndexName", "indexName", true);
+			ApiRequestCheck(&dr);
+			ApiDeleteVectorIndex(name, iname);
+		}
+		changed = true;
 	}
 	if (billing >= 0 || throughput_j != NULL)
 	{

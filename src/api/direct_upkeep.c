@@ -25,6 +25,7 @@
 #include "utils/rel.h"
 
 #include "api.h"
+#include "api_vector.h"
 #include "direct_check.h"
 #include "gsi.h"
 #include "item_guard.h"
@@ -57,7 +58,9 @@ is_guard_function(Oid fn)
  *	  - the index row trigger exactly as api_index.c makes it
  *		(GsiDirectTrigger): *upkeep gets API_UPKEEP_INDEXES;
  *	  - the stream trigger exactly as stream.c makes it
- *		(ItemStreamDirectCaptureTrigger): *upkeep gets API_UPKEEP_STREAM.
+ *		(ItemStreamDirectCaptureTrigger): *upkeep gets API_UPKEEP_STREAM;
+ *	  - the vector index trigger exactly as api_vector.c makes it
+ *		(ApiVectorDirectTrigger): *upkeep gets API_UPKEEP_VECTORS.
  * Anything else -- a user trigger, a foreign key's, a statement-level one,
  * a WHEN clause, the index trigger on a distributed table -- is false,
  * and the caller runs the statement.  Triggers the statement would not
@@ -95,6 +98,8 @@ ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep)
 			*upkeep |= API_UPKEEP_INDEXES;
 		else if (ItemStreamDirectCaptureTrigger(t))
 			*upkeep |= API_UPKEEP_STREAM;
+		else if (ApiVectorDirectTrigger(t))
+			*upkeep |= API_UPKEEP_VECTORS;
 		else if (cmd == CMD_DELETE || strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 ||
 				 !is_guard_function(t->tgfoid))
 			return false;
@@ -115,7 +120,8 @@ ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep)
  *		After a direct write of one row of rel, what the AFTER ROW triggers
  *		that ApiDirectTriggers accepted would have done, in their firing
  *		(name) order: the index changes (item_table_indexes, as the index
- *		owner) before the stream records (item_table_stream).  has_old is
+ *		owner), the stream records (item_table_stream), the vector index
+ *		rows (item_table_vector_index, as the catalog owner).  has_old is
  *		false for an inserted row, has_new false for a deleted one; an item
  *		of a row past the guards may be NULL (raises XX001 as the trigger
  *		does).  SPI connected.
@@ -133,4 +139,6 @@ ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
 								has_old && !oldnull ? olditem : (Datum) 0,
 								has_new ? key : (Datum) 0,
 								has_new ? newitem : (Datum) 0);
+	if (upkeep & API_UPKEEP_VECTORS)
+		ApiVectorSync(RelationGetRelid(rel), key, has_old, key, newitem, has_new);
 }

@@ -121,6 +121,7 @@
 #include <sys/stat.h>
 
 #include "api.h"
+#include "api_vector.h"
 #include "index_build.h"
 #include "role_guard.h"
 #include "stream.h"
@@ -174,7 +175,7 @@ ItemWorkerInit(void)
  */
 typedef struct WorkItem
 {
-	char		kind;			/* 'b' backfill, 't' time to live, 'c' stream
+	char		kind;			/* 'b' backfill, 'v' vector index build, 't' time to live, 'c' stream
 								 * consumer, 's' stream trimming */
 	char	   *table;			/* consumer: its name; trimming: NULL */
 	char	   *index;			/* backfill: the index */
@@ -365,6 +366,27 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 			work = lappend(work, w);
 			MemoryContextSwitchTo(old);
 		}
+		/* vector indexes being built (1.2) */
+		if (OidIsValid(get_relname_relid("vector_indexes", get_namespace_oid("item_table", true))))
+		{
+			rc = SPI_execute("SELECT 'v', table_name, index_name FROM item_table.vector_indexes"
+							 " WHERE status OPERATOR(pg_catalog.=) 'CREATING'"
+							 " AND backfill_by OPERATOR(pg_catalog.=) 'worker'"
+							 " ORDER BY 2, 3", true, 0);
+			if (rc != SPI_OK_SELECT)
+				elog(ERROR, "background work listing failed: %s", SPI_result_code_string(rc));
+			for (i = 0; i < SPI_processed; i++)
+			{
+				MemoryContext old = MemoryContextSwitchTo(cxt);
+				WorkItem   *w = palloc0(sizeof(WorkItem));
+
+				w->kind = 'v';
+				w->table = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+				w->index = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3);
+				work = lappend(work, w);
+				MemoryContextSwitchTo(old);
+			}
+		}
 		/* access keys and stream consumers of dropped roles (role_guard.c) */
 		(void) RoleGuardSweep();
 		/* streams (1.2): consumers, and trimming while any stream exists */
@@ -438,6 +460,22 @@ run_batch(WorkItem *w, bool *failed)
 						(errmsg("item_table: index \"%s\" of table \"%s\" is ACTIVE (" INT64_FORMAT " items scanned)",
 								w->index, w->table, done)));
 		}
+		else if (w->kind == 'v')
+		{
+			int64		done = 0;
+
+			begin_xact(psprintf("item_table: building vector index \"%s\" of table \"%s\"",
+								w->index, w->table));
+			ItemWorkerLimitStart(psprintf("the build of vector index \"%s\" of table \"%s\"",
+										  w->index, w->table));
+			more = ApiVectorBackfillBatch(w->table, w->index, item_table_backfill_batch_size, &done);
+			(void) ItemWorkerLimitStop();
+			end_xact();
+			if (!more)
+				ereport(LOG,
+						(errmsg("item_table: vector index \"%s\" of table \"%s\" is ACTIVE (" INT64_FORMAT " items scanned)",
+								w->index, w->table, done)));
+		}
 		else if (w->kind == 'c')
 		{
 			bool		full = false;
@@ -506,7 +544,8 @@ run_batch(WorkItem *w, bool *failed)
 		if (timed_out)
 			ereport(LOG,
 					(errmsg("item_table worker: a batch (%s%s%s) ran longer than item_table.batch_timeout (%d ms) and was canceled",
-							w->kind == 'b' ? "index backfill of table " : w->kind == 't' ? "Time to Live of table " :
+							w->kind == 'b' ? "index backfill of table " : w->kind == 'v' ? "vector index build of table " :
+							w->kind == 't' ? "Time to Live of table " :
 							w->kind == 'c' ? "stream consumer " : "stream trimming",
 							w->table ? w->table : "", w->index ? w->index : "",
 							item_table_batch_timeout)));
@@ -691,7 +730,7 @@ item_table_worker_main(Datum main_arg)
 				w_more = run_batch(w, &failed);
 			} while (w_more &&
 					 !TimestampDifferenceExceeds(start, GetCurrentTimestamp(),
-												 w->kind == 'b' ? BACKFILL_SLICE_MS : TTL_SLICE_MS));
+												 (w->kind == 'b' || w->kind == 'v') ? BACKFILL_SLICE_MS : TTL_SLICE_MS));
 			more |= w_more;
 		}
 		if (more)

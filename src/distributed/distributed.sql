@@ -52,6 +52,13 @@ BEGIN
 				HINT = 'Wait until backfill_indexes() has made every index ACTIVE.';
 	END IF;
 
+	IF EXISTS (SELECT 1 FROM item_table.vector_indexes v
+			WHERE v.table_name OPERATOR(pg_catalog.=) distribute_table.table_name) THEN
+		RAISE EXCEPTION 'item table "%" has vector indexes', distribute_table.table_name
+			USING ERRCODE = 'feature_not_supported',
+				HINT = 'Vector indexes are kept by a trigger and searched with statements of undistributed tables: delete them (UpdateTable VectorIndexUpdates Delete) before distributing.';
+	END IF;
+
 	IF EXISTS (SELECT 1 FROM item_table.streams s
 			WHERE s.table_name OPERATOR(pg_catalog.=) distribute_table.table_name
 			AND s.end_seq IS NULL) THEN

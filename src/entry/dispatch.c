@@ -20,6 +20,7 @@
 #include "utils/fmgrprotos.h"
 
 #include "api.h"
+#include "api_vector.h"
 #include "attr_value.h"
 #include "entry.h"
 #include "errors.h"
@@ -58,6 +59,7 @@ static const ActionEntry actions[] = {
 	{"PutItem", item_table_put_item},
 	{"Query", item_table_query},
 	{"Scan", item_table_scan},
+	{"SearchVectors", item_table_search_vectors},
 	{"TagResource", item_table_tag_resource},
 	{"TransactGetItems", item_table_transact_get_items},
 	{"TransactWriteItems", item_table_transact_write_items},

@@ -25,6 +25,7 @@
 
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -45,6 +46,7 @@
 #include "utils/rls.h"
 #include "utils/syscache.h"
 
+#include "catalog.h"
 #include "errors.h"
 #include "gsi.h"
 #include "item_store.h"
@@ -97,6 +99,80 @@ item_table_index_entries(PG_FUNCTION_ARGS)
 	}
 	SPI_finish();
 	return (Datum) 0;
+}
+
+/*
+ * verify()'s part for the vector indexes of def (the catalog of an
+ * extension older than 1.2 has none): each index table beside the rows
+ * vector_index_entry() gives the base items, read as the catalog owner, who
+ * owns the index tables (the caller has passed GsiCheckIndexRead).  Both
+ * key columns hold the base key: a vector index row has no key of its own.
+ * SPI connected.
+ */
+static void
+verify_vector_indexes(ReturnSetInfo *rsinfo, ItemTableDef *def, MemoryContext callercxt)
+{
+	Oid			nsp = get_namespace_oid(ITEM_TABLE_SCHEMA, true);
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1];
+	SPITupleTable *indexes;
+	uint64		n;
+	ItemRoleSwitch sw;
+
+	if (!OidIsValid(nsp) || !OidIsValid(get_relname_relid("vector_indexes", nsp)))
+		return;
+	args[0] = CStringGetTextDatum(def->name);
+	if (SPI_execute_with_args("SELECT index_name, relid::pg_catalog.oid FROM item_table.vector_indexes"
+							  " WHERE table_name = $1 ORDER BY index_name",
+							  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "verify failed: could not read the vector indexes");
+	indexes = SPI_tuptable;
+	n = SPI_processed;
+	ItemAsCatalogOwnerBegin(&sw);
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+		char	   *name = SPI_getvalue(indexes->vals[i], indexes->tupdesc, 1);
+		Oid			relid = DatumGetObjectId(SPI_getbinval(indexes->vals[i], indexes->tupdesc, 2, &isnull));
+		Oid			vargtypes[2] = {TEXTOID, TEXTOID};
+		Datum		vargs[2];
+		char	   *sql;
+
+		CHECK_FOR_INTERRUPTS();
+		vargs[0] = CStringGetTextDatum(def->name);
+		vargs[1] = CStringGetTextDatum(name);
+		sql = psprintf("SELECT CASE WHEN i.key IS NULL THEN 'missing' WHEN x.key IS NULL THEN 'extra' ELSE 'stale' END,"
+					   " coalesce(x.key, i.key),"
+					   " pg_catalog.jsonb_build_object('expected', x.item, 'found', i.item)"
+					   " FROM (SELECT b.key, e.part, e.filters, e.embedding, e.item FROM %s b,"
+					   "       LATERAL item_table.vector_index_entry($1, $2, b.item) e) x"
+					   " FULL JOIN (SELECT key, part, filters, embedding::pg_catalog.float4[] AS embedding, item FROM %s) i"
+					   "   ON i.key OPERATOR(item_table.=) x.key"
+					   " WHERE i.key IS NULL OR x.key IS NULL OR i.item OPERATOR(pg_catalog.<>) x.item"
+					   "    OR i.part IS DISTINCT FROM x.part OR i.filters OPERATOR(pg_catalog.<>) x.filters"
+					   "    OR i.embedding OPERATOR(pg_catalog.<>) x.embedding"
+					   " ORDER BY 2",
+					   ItemQualifiedName(def->relid), ItemQualifiedName(relid));
+		if (SPI_execute_with_args(sql, 2, vargtypes, vargs, NULL, true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "verify failed: could not compare the vector index %s", name);
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[r];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			Datum		values[5];
+			bool		nulls[5] = {false, false, false, false, false};
+			MemoryContext old = MemoryContextSwitchTo(callercxt);
+
+			values[0] = CStringGetTextDatum(name);
+			values[1] = CStringGetTextDatum(SPI_getvalue(tup, desc, 1));
+			values[2] = datumCopy(SPI_getbinval(tup, desc, 2, &isnull), false, -1);
+			values[3] = values[2];
+			values[4] = datumCopy(SPI_getbinval(tup, desc, 3, &isnull), false, -1);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	ItemAsRoleEnd(&sw);
 }
 
 /* ----------------------------------------------------------------
@@ -177,6 +253,7 @@ item_table_verify(PG_FUNCTION_ARGS)
 			MemoryContextSwitchTo(old);
 		}
 	}
+	verify_vector_indexes(rsinfo, def, callercxt);
 	AtEOXact_GUC(true, nestlevel);
 	SPI_finish();
 	return (Datum) 0;
@@ -459,6 +536,53 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 	{
 		if (def->indexes[i].creating)
 			creating = lappend(creating, pstrdup(def->indexes[i].name));
+	}
+	/*
+	 * Vector indexes being built (1.2): each by its own batch function,
+	 * called by name (the vector indexes are the API layer's).
+	 */
+	{
+		Oid			nsp = get_namespace_oid(ITEM_TABLE_SCHEMA, true);
+
+		if (OidIsValid(nsp) && OidIsValid(get_relname_relid("vector_indexes", nsp)))
+		{
+			List	   *vcreating = NIL;
+
+			if (SPI_execute_with_args("SELECT index_name FROM item_table.vector_indexes"
+									  " WHERE table_name OPERATOR(pg_catalog.=) $1"
+									  " AND status OPERATOR(pg_catalog.=) 'CREATING' ORDER BY 1",
+									  1, (Oid[]) {TEXTOID}, (Datum[]) {CStringGetTextDatum(table)},
+									  NULL, true, 0) != SPI_OK_SELECT)
+				elog(ERROR, "backfill_indexes: could not read the vector indexes");
+			for (uint64 r = 0; r < SPI_processed; r++)
+				vcreating = lappend(vcreating, SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1));
+			foreach(lc, vcreating)
+			{
+				char	   *index = (char *) lfirst(lc);
+				bool		more = true;
+
+				while (more)
+				{
+					bool		isnull;
+
+					CHECK_FOR_INTERRUPTS();
+					if (SPI_execute_with_args("SELECT item_table.vector_backfill_batch($1, $2, $3)", 3,
+											  (Oid[]) {TEXTOID, TEXTOID, INT4OID},
+											  (Datum[]) {CStringGetTextDatum(table), CStringGetTextDatum(index),
+											  Int32GetDatum(batch)}, NULL, false, 1) != SPI_OK_SELECT)
+						elog(ERROR, "backfill_indexes: the build of vector index %s failed", index);
+					more = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+					SPI_commit();
+				}
+				ereport(NOTICE,
+						(errmsg("vector index \"%s\" of table \"%s\" is ACTIVE", index, table)));
+			}
+			if (vcreating != NIL && creating == NIL)
+			{
+				SPI_finish();
+				PG_RETURN_VOID();
+			}
+		}
 	}
 	if (creating == NIL)
 	{

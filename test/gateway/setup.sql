@@ -5,6 +5,15 @@
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS item_table;
+-- pgvector, where it is installed, for the vector-index tests (which skip
+-- without it)
+DO $$
+BEGIN
+	IF EXISTS (SELECT FROM pg_available_extensions WHERE name = 'vector') THEN
+		CREATE EXTENSION IF NOT EXISTS vector;
+	END IF;
+END
+$$;
 DO $$
 DECLARE
 	r text;

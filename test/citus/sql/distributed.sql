@@ -37,6 +37,9 @@ SELECT item_table.distribute_table('Orders', shard_count => 8);
 -- already distributed
 SELECT item_table.distribute_table('Orders');
 SELECT item_table.distribute_table('NoSuchTable');
+-- a vector index cannot be added to a distributed table (and a table with
+-- vector indexes is not distributed: docs/vectors.md)
+SELECT item_table.update_table('{"TableName": "Orders", "VectorIndexUpdates": [{"Create": {"IndexName": "emb-idx", "VectorAttribute": {"AttributeName": "emb"}, "Dimensions": 3, "DistanceFunction": "COSINE", "Projection": {"ProjectionType": "ALL"}}}]}');
 -- a table with an enabled stream is refused (its capture trigger cannot run
 -- on shards); with the stream disabled it can be distributed
 SELECT item_table.create_table('{"TableName": "Streamed", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}], "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}], "BillingMode": "PAY_PER_REQUEST", "StreamSpecification": {"StreamEnabled": true, "StreamViewType": "KEYS_ONLY"}}')->'TableDescription'->'StreamSpecification';

@@ -1,0 +1,740 @@
+/*-------------------------------------------------------------------------
+ *
+ * api_vector_upkeep.c
+ *		Vector index upkeep, in C: the index rows of one written item, on
+ *		the trigger path (item_table_vector_index, an AFTER ROW trigger)
+ *		and on the direct write paths (ApiDirectUpkeep, which stands in for
+ *		the trigger as it does for the GSI and stream triggers).
+ *
+ * For each vector index of the item table: the old key's row goes, and the
+ * new item's row comes when the item holds a valid vector of the index's
+ * dimensions (a list of that many numbers within a 32-bit float's range,
+ * not the zero vector for COSINE).  An item without the attribute, or
+ * with the zero vector for COSINE, is simply not in the index; a write of
+ * an item whose attribute is not such a vector is refused
+ * (ValidationException), while a build leaves such an item out.  The
+ * catalog is read by one kept plan per write; each index table has a kept
+ * DELETE and a kept INSERT (their text names only the index
+ * table, by its oid, and pgvector's type), run with the key, the HASH
+ * value, the INLINE_FILTER values, the vector as real[] and the projected
+ * item as parameters, as the catalog owner, who owns every index table.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "storage/lmgr.h"
+#include "miscadmin.h"
+
+#include "api.h"
+#include "api_vector.h"
+#include "catalog.h"
+#include "direct_check.h"
+#include "errors.h"
+#include "table_def.h"
+
+PG_FUNCTION_INFO_V1(item_table_vector_index_trigger);
+PG_FUNCTION_INFO_V1(item_table_vector_index_entry);
+PG_FUNCTION_INFO_V1(item_table_vector_backfill_batch);
+
+typedef struct VectorUpkeepPlans
+{
+	Oid			index_relid;	/* hash key */
+	SPIPlanPtr	del;
+	SPIPlanPtr	ins;
+} VectorUpkeepPlans;
+
+static HTAB *upkeep_plans = NULL;
+static void vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey,
+						Datum newitem, bool has_new, bool strict);
+static SPIPlanPtr indexes_plan = NULL;
+static SPIPlanPtr entry_plan = NULL;
+
+/* the kept DELETE and INSERT of one index table (as the catalog owner) */
+static VectorUpkeepPlans *
+upkeep_plans_for(Oid index_relid)
+{
+	VectorUpkeepPlans *e;
+	bool		found;
+	bool		isnull;
+	char	   *vtype;
+	char	   *rel;
+	Oid			deltypes[1];
+	Oid			instypes[5];
+
+	if (upkeep_plans == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(VectorUpkeepPlans);
+		ctl.hcxt = TopMemoryContext;
+		upkeep_plans = hash_create("item_table vector upkeep plans", 16, &ctl,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	e = hash_search(upkeep_plans, &index_relid, HASH_FIND, NULL);
+	if (e != NULL)
+		return e;
+
+	if (SPI_execute("SELECT item_table.vector_type()", true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "item_table: could not look up pgvector's type");
+	vtype = TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	rel = ItemQualifiedName(index_relid);
+	deltypes[0] = ItemKeyTypeOid();
+	instypes[0] = ItemKeyTypeOid();
+	instypes[1] = JSONBOID;
+	instypes[2] = JSONBOID;
+	instypes[3] = FLOAT4ARRAYOID;
+	instypes[4] = JSONBOID;
+
+	e = hash_search(upkeep_plans, &index_relid, HASH_ENTER, &found);
+	e->del = e->ins = NULL;
+	PG_TRY();
+	{
+		e->del = ItemPrepareKept(psprintf("DELETE FROM %s WHERE key OPERATOR(item_table.=) $1", rel),
+								 1, deltypes, 0);
+		e->ins = ItemPrepareKept(psprintf("INSERT INTO %s (key, part, filters, embedding, item)"
+										  " VALUES ($1, $2, $3, $4::%s, $5)", rel, vtype),
+								 5, instypes, 0);
+	}
+	PG_CATCH();
+	{
+		if (e->del != NULL)
+			SPI_freeplan(e->del);
+		hash_search(upkeep_plans, &index_relid, HASH_REMOVE, NULL);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return e;
+}
+
+/* the member name of the object item, or NULL */
+static JsonbValue *
+item_member(Jsonb *item, const char *name)
+{
+	if (name == NULL || !JB_ROOT_IS_OBJECT(item))
+		return NULL;
+	return getKeyJsonValueFromContainer(&item->root, name, strlen(name), NULL);
+}
+
+static void
+push_member(JsonbParseState **state, const char *name, JsonbValue *v)
+{
+	JsonbValue	k;
+
+	k.type = jbvString;
+	k.val.string.val = unconstify(char *, name);
+	k.val.string.len = strlen(name);
+	pushJsonbValue(state, WJB_KEY, &k);
+	pushJsonbValue(state, WJB_VALUE, v);
+}
+
+/* the members of item named in names (NULL entries skipped), as an object */
+static Jsonb *
+item_subset(Jsonb *item, List *names)
+{
+	JsonbParseState *state = NULL;
+	ListCell   *lc;
+	List	   *done = NIL;
+
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	foreach(lc, names)
+	{
+		char	   *n = (char *) lfirst(lc);
+		JsonbValue *v;
+		ListCell   *d;
+		bool		dup = false;
+
+		if (n == NULL)
+			continue;
+		foreach(d, done)
+			if (strcmp((char *) lfirst(d), n) == 0)
+				dup = true;
+		if (dup || (v = item_member(item, n)) == NULL)
+			continue;
+		done = lappend(done, n);
+		push_member(&state, n, v);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+}
+
+/* the names in a text[] datum */
+static List *
+text_array_list(Datum d, bool isnull)
+{
+	List	   *out = NIL;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (isnull)
+		return NIL;
+	deconstruct_array(DatumGetArrayTypeP(d), TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			out = lappend(out, TextDatumGetCString(elems[i]));
+	return out;
+}
+
+/*
+ * ApiVectorElement
+ *		A DynamoDB number as a float4 element of a vector: a magnitude below
+ * float4's smallest normal is 0, one beyond float4's range (or a malformed
+ * number) is not a vector element (false).
+ */
+bool
+ApiVectorElement(const char *s, float4 *out)
+{
+	const char *p = s;
+	bool		digits = false;
+	double		d;
+
+	if (*p == '-' || *p == '+')
+		p++;
+	while (isdigit((unsigned char) *p))
+		p++, digits = true;
+	if (*p == '.')
+	{
+		p++;
+		while (isdigit((unsigned char) *p))
+			p++, digits = true;
+	}
+	if (!digits)
+		return false;
+	if (*p == 'e' || *p == 'E')
+	{
+		p++;
+		if (*p == '-' || *p == '+')
+			p++;
+		if (!isdigit((unsigned char) *p))
+			return false;
+		while (isdigit((unsigned char) *p))
+			p++;
+	}
+	if (*p != '\0')
+		return false;
+	d = strtod(s, NULL);
+	if (fabs(d) > 3.4e38)
+		return false;
+	*out = fabs(d) < 1e-37 ? 0.0f : strtof(s, NULL);
+	return true;
+}
+
+/*
+ * The vector of an attribute value, as a real[] of dims elements, or
+ * (Datum) 0 when it is not in the index: absent, the zero vector for
+ * cosine, or not a vector of the index (*invalid set: a list of dims
+ * numbers within a 32-bit float's range is what a write must give).
+ */
+static Datum
+item_vector(JsonbValue *attr, int dims, bool cosine, bool *invalid)
+{
+	JsonbValue *list;
+	JsonbContainer *c;
+	Datum	   *elems;
+	bool		nonzero = false;
+
+	*invalid = false;
+	if (attr == NULL)
+		return (Datum) 0;
+	*invalid = true;
+	if (attr->type != jbvBinary || !JsonContainerIsObject(attr->val.binary.data))
+		return (Datum) 0;
+	list = getKeyJsonValueFromContainer(attr->val.binary.data, "L", 1, NULL);
+	if (list == NULL || list->type != jbvBinary || !JsonContainerIsArray(list->val.binary.data))
+		return (Datum) 0;
+	c = list->val.binary.data;
+	if ((int) JsonContainerSize(c) != dims)
+		return (Datum) 0;
+	elems = palloc(sizeof(Datum) * dims);
+	for (int i = 0; i < dims; i++)
+	{
+		JsonbValue *el = getIthJsonbValueFromContainer(c, i);
+		JsonbValue *n;
+		char	   *s;
+		float4		f;
+
+		if (el == NULL || el->type != jbvBinary || !JsonContainerIsObject(el->val.binary.data))
+			return (Datum) 0;
+		n = getKeyJsonValueFromContainer(el->val.binary.data, "N", 1, NULL);
+		if (n == NULL || n->type != jbvString)
+			return (Datum) 0;
+		s = pnstrdup(n->val.string.val, n->val.string.len);
+		if (!ApiVectorElement(s, &f))
+			return (Datum) 0;
+		nonzero |= f != 0.0f;
+		elems[i] = Float4GetDatum(f);
+	}
+	*invalid = false;
+	if (cosine && !nonzero)
+		return (Datum) 0;
+	return PointerGetDatum(construct_array(elems, dims, FLOAT4OID, sizeof(float4), true, TYPALIGN_INT));
+}
+
+/*
+ * The index row of item for the vector index described by the catalog
+ * tuple tup (the columns of VECTOR_INDEX_COLUMNS): false when the item is
+ * not in the index; else part (or (Datum) 0 for none), filters, the vector
+ * (real[]) and the projected item.
+ */
+static bool
+vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *filters,
+			 Datum *vec, Datum *projected, bool strict)
+{
+	bool		isnull;
+	char	   *attr = SPI_getvalue(tup, desc, 2);
+	int			dims = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
+	char	   *dist = SPI_getvalue(tup, desc, 4);
+	char	   *hash = SPI_getvalue(tup, desc, 5);
+	Datum		fd = SPI_getbinval(tup, desc, 6, &isnull);
+	List	   *filter_names = text_array_list(fd, isnull);
+	char	   *ptype = SPI_getvalue(tup, desc, 7);
+	JsonbValue *pv;
+	bool		invalid;
+
+	*vec = item_vector(item_member(item, attr), dims, strcmp(dist, "COSINE") == 0, &invalid);
+	if (invalid && strict)
+		DynValidation("One or more parameter values were invalid: The vector attribute %s must be a list of %d numbers that fit a 32-bit float. IndexName: %s",
+					  attr, dims, SPI_getvalue(tup, desc, 11));
+	if (*vec == (Datum) 0)
+		return false;
+	pv = item_member(item, hash);
+	*part = pv != NULL ? JsonbPGetDatum(JsonbValueToJsonb(pv)) : (Datum) 0;
+	*filters = JsonbPGetDatum(item_subset(item, filter_names));
+	if (strcmp(ptype, "ALL") == 0)
+		*projected = JsonbPGetDatum(item);
+	else
+	{
+		Datum		nk = SPI_getbinval(tup, desc, 8, &isnull);
+		List	   *keep = list_make3(SPI_getvalue(tup, desc, 9), SPI_getvalue(tup, desc, 10), hash);
+
+		keep = list_concat(keep, filter_names);
+		keep = list_concat(keep, text_array_list(nk, isnull));
+		*projected = JsonbPGetDatum(item_subset(item, keep));
+	}
+	return true;
+}
+
+#define VECTOR_INDEX_COLUMNS \
+	"SELECT v.relid::pg_catalog.oid, v.attribute_name, v.dimensions, v.distance_function," \
+	" v.hash_attribute, v.filter_attributes, v.projection_type, v.non_key_attributes," \
+	" t.hash_key, t.range_key, v.index_name" \
+	" FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
+
+/*
+ * ApiVectorSync
+ *		The vector index rows of one item of the item table relid after a
+ *		write: oldkey's rows go (has_old), newitem's come (has_new).  A
+ *		new item whose vector attribute is there but is not a vector of an
+ *		index (a list of its dimensions' count of numbers within a 32-bit
+ *		float's range) is refused with ValidationException, as DynamoDB
+ *		refuses the write.  SPI connected.
+ */
+void
+ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem, bool has_new)
+{
+	vector_sync(relid, InvalidOid, oldkey, has_old, newkey, newitem, has_new, true);
+}
+
+/*
+ * ApiVectorSync's work, for every vector index of relid or only one;
+ * strict: a new item whose vector attribute is not a vector of the index is
+ * refused (a write), else it is left out of the index (a build).
+ */
+static void
+vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey, Datum newitem,
+			bool has_new, bool strict)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		arg[1];
+	SPITupleTable *tt;
+	uint64		n;
+	Jsonb	   *item = has_new ? DatumGetJsonbP(newitem) : NULL;
+	ItemRoleSwitch sw;
+
+	if (indexes_plan == NULL)
+		indexes_plan = ItemPrepareKept(VECTOR_INDEX_COLUMNS
+									   " WHERE t.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
+									   1, argtypes, 0);
+	arg[0] = ObjectIdGetDatum(relid);
+	ItemAsCatalogOwnerBegin(&sw);
+	if (SPI_execute_plan(indexes_plan, arg, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not read the vector indexes of table %u", relid);
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	for (uint64 i = 0; i < n; i++)
+	{
+		HeapTuple	tup = tt->vals[i];
+		TupleDesc	desc = tt->tupdesc;
+		bool		isnull;
+		Oid			index_relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
+		VectorUpkeepPlans *plans;
+		Datum		v[5];
+		char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+
+		if (OidIsValid(only_index) && index_relid != only_index)
+			continue;
+		plans = upkeep_plans_for(index_relid);
+		if (has_old)
+		{
+			Datum		k[1];
+
+			k[0] = oldkey;
+			if (SPI_execute_plan(plans->del, k, NULL, false, 0) != SPI_OK_DELETE)
+				elog(ERROR, "item_table: could not delete from a vector index");
+		}
+		if (!has_new || !vector_entry(tup, desc, item, &v[1], &v[2], &v[3], &v[4], strict))
+			continue;
+		v[0] = newkey;
+		if (v[1] == (Datum) 0)
+			nulls[1] = 'n';
+		if (SPI_execute_plan(plans->ins, v, nulls, false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "item_table: could not insert into a vector index");
+	}
+	ItemAsRoleEnd(&sw);
+}
+
+/*
+ * ApiVectorTruncate
+ *		Empty the vector indexes of the item table relid (after its
+ *		TRUNCATE), as the catalog owner.  SPI connected.
+ */
+void
+ApiVectorTruncate(Oid relid)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		arg[1];
+	SPITupleTable *tt;
+	uint64		n;
+	ItemRoleSwitch sw;
+
+	arg[0] = ObjectIdGetDatum(relid);
+	ItemAsCatalogOwnerBegin(&sw);
+	if (SPI_execute_with_args(VECTOR_INDEX_COLUMNS
+							  " WHERE t.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
+							  1, argtypes, arg, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not read the vector indexes of table %u", relid);
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+		Oid			index_relid = DatumGetObjectId(SPI_getbinval(tt->vals[i], tt->tupdesc, 1, &isnull));
+
+		if (SPI_execute(psprintf("TRUNCATE %s", ItemQualifiedName(index_relid)), false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "item_table: could not truncate a vector index");
+	}
+	ItemAsRoleEnd(&sw);
+}
+
+/*
+ * vector_index_entry(table_name text, index_name text, item jsonb)
+ *		RETURNS TABLE (part jsonb, filters jsonb, embedding real[], item jsonb)
+ *		The row an item has (or would have) in a vector index: none when
+ *		the item holds no valid vector for it.  verify() compares the index
+ *		tables with it.
+ */
+Datum
+item_table_vector_index_entry(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2];
+	Jsonb	   *item = PG_GETARG_JSONB_P(2);
+	MemoryContext callercxt = CurrentMemoryContext;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (entry_plan == NULL)
+	{
+		SPI_connect();
+		entry_plan = ItemPrepareKept(VECTOR_INDEX_COLUMNS
+									 " WHERE v.table_name = $1 AND v.index_name = $2", 2, argtypes, 0);
+		SPI_finish();
+	}
+	args[0] = PG_GETARG_DATUM(0);
+	args[1] = PG_GETARG_DATUM(1);
+	SPI_connect();
+	if (SPI_execute_plan(entry_plan, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not read the vector index catalog");
+	if (SPI_processed == 1)
+	{
+		Datum		v[4];
+		bool		nulls[4] = {false, false, false, false};
+
+		if (vector_entry(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, item, &v[0], &v[1], &v[2], &v[3], false))
+		{
+			MemoryContext old = MemoryContextSwitchTo(callercxt);
+
+			nulls[0] = v[0] == (Datum) 0;
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/*
+ * ApiVectorDirectTrigger
+ *		Is t the vector index trigger exactly as api_vector.c makes it, and
+ *		would the executor fire it now?  Then a direct write may call
+ *		ApiVectorSync in its place.
+ */
+bool
+ApiVectorDirectTrigger(const Trigger *t)
+{
+	static Oid	vector_fn = InvalidOid;
+
+	return ApiOwnRowTrigger(t, VECTOR_TRIGGER_NAME, "vector_index_trigger", &vector_fn);
+}
+
+/*
+ * item_table_vector_index_trigger
+ *		AFTER ROW trigger: the vector index rows of the written item.
+ */
+Datum
+item_table_vector_index_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TupleDesc	desc;
+	Datum		oldkey = (Datum) 0;
+	Datum		newkey = (Datum) 0;
+	Datum		newitem = (Datum) 0;
+	bool		has_old = false;
+	bool		has_new = false;
+	bool		isnull;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event))
+		elog(ERROR, "vector_index_trigger: not fired as an AFTER trigger");
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+	{
+		SPI_connect();
+		ApiVectorTruncate(RelationGetRelid(td->tg_relation));
+		SPI_finish();
+		return PointerGetDatum(NULL);
+	}
+	if (!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		elog(ERROR, "vector_index_trigger: not fired as an AFTER ROW trigger");
+	desc = RelationGetDescr(td->tg_relation);
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event) || TRIGGER_FIRED_BY_DELETE(td->tg_event))
+	{
+		oldkey = heap_getattr(td->tg_trigtuple, 1, desc, &isnull);
+		has_old = !isnull;
+	}
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	{
+		HeapTuple	newtup = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple;
+		bool		itemnull;
+
+		newkey = heap_getattr(newtup, 1, desc, &isnull);
+		newitem = heap_getattr(newtup, 2, desc, &itemnull);
+		has_new = !isnull && !itemnull;
+	}
+	SPI_connect();
+	ApiVectorSync(RelationGetRelid(td->tg_relation), oldkey, has_old, newkey, newitem, has_new);
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * ApiVectorBackfillBatch
+ *		One batch of the build of a vector index UpdateTable created
+ *		(status CREATING): up to batch items after the position the last
+ *		batch committed (vector_indexes.backfill_after), in key order, each
+ *		given its index row; the position and the count are written in the
+ *		same transaction, and the batch that reads fewer items than asked
+ *		makes the index ACTIVE.  Returns false when nothing is left (ACTIVE,
+ *		or the index gone); *done receives the items read so far.  SPI
+ *		connected, in a transaction the caller commits; the caller has
+ *		checked that its user may do it.
+ *
+ * The build and the upkeep neither miss nor double an item: the upkeep
+ * keeps the index rows of every write from the commit of UpdateTable on
+ * (the row trigger exists, and the catalog row the upkeep reads, from
+ * then), the batch reads its items FOR SHARE (a write of one of them waits
+ * for the batch's commit, a batch waits for a write in progress and reads
+ * what it wrote) and replaces the row of each (DELETE, then INSERT), so an
+ * item the upkeep already indexed is indexed once.  Locks come in the
+ * order of IndexBackfillBatch (base table, index table, catalog row), the
+ * catalog row FOR UPDATE making two builds of one index take turns; a
+ * Delete of the index waits for the batch in progress, and the next batch
+ * finds nothing to do.  A crash loses the batch in progress only.
+ */
+bool
+ApiVectorBackfillBatch(const char *table, const char *index, int batch, int64 *done)
+{
+	Oid			argtypes[4] = {TEXTOID, TEXTOID, INT8OID, InvalidOid};
+	Datum		args[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+	Oid			base_relid;
+	Oid			index_relid;
+	Datum		after = (Datum) 0;
+	Datum		last = (Datum) 0;
+	int64		count;
+	uint64		n;
+	bool		isnull;
+	bool		finished;
+	int			rc;
+	ItemRoleSwitch sw;
+	SPITupleTable *tt;
+	MemoryContext outer = CurrentMemoryContext;
+	MemoryContext rowcxt;
+	char	   *base;
+
+	args[0] = CStringGetTextDatum(table);
+	args[1] = CStringGetTextDatum(index);
+
+	/* which relations, read without locks; then lock in the agreed order */
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("SELECT t.relid::pg_catalog.oid, v.relid::pg_catalog.oid"
+							   " FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
+							   " WHERE v.table_name OPERATOR(pg_catalog.=) $1"
+							   " AND v.index_name OPERATOR(pg_catalog.=) $2"
+							   " AND v.status OPERATOR(pg_catalog.=) 'CREATING'",
+							   2, argtypes, args, NULL, true, 1);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return false;
+	base_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+	LockRelationOid(base_relid, RowShareLock);
+	LockRelationOid(index_relid, RowExclusiveLock);
+
+	/* the position, locked: one build of an index at a time */
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("SELECT backfill_after, backfilled FROM item_table.vector_indexes"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
+							   " AND index_name OPERATOR(pg_catalog.=) $2"
+							   " AND status OPERATOR(pg_catalog.=) 'CREATING'"
+							   " AND relid OPERATOR(pg_catalog.=) $3::pg_catalog.oid::pg_catalog.regclass FOR UPDATE",
+							   3, (Oid[]) {TEXTOID, TEXTOID, OIDOID},
+							   (Datum[]) {args[0], args[1], ObjectIdGetDatum(index_relid)},
+							   NULL, false, 1);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return false;			/* finished, deleted or replaced meanwhile */
+	{
+		Datum		a = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+		{
+			MemoryContext old = MemoryContextSwitchTo(outer);
+
+			after = PointerGetDatum(PG_DETOAST_DATUM_COPY(a));
+			MemoryContextSwitchTo(old);
+		}
+		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	SPI_freetuptable(SPI_tuptable);
+
+	/*
+	 * The items, read as the table's owner without its forced row-level
+	 * security (an index holds every item, whoever may read which), FOR
+	 * SHARE: a concurrent write of these items waits for our commit.
+	 */
+	base = ItemQualifiedName(base_relid);
+	ItemAsRoleBegin(&sw, ItemRelationOwner(base_relid), SECURITY_NOFORCE_RLS);
+	if (after == (Datum) 0)
+		rc = SPI_execute_with_args(psprintf("SELECT key, item FROM %s ORDER BY key LIMIT $1 FOR SHARE", base),
+								   1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(batch)}, NULL, false, 0);
+	else
+		rc = SPI_execute_with_args(psprintf("SELECT key, item FROM %s WHERE key OPERATOR(item_table.>) $1"
+											" ORDER BY key LIMIT $2 FOR SHARE", base),
+								   2, (Oid[]) {ItemKeyTypeOid(), INT4OID},
+								   (Datum[]) {after, Int32GetDatum(batch)}, NULL, false, 0);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "vector index build: read failed: %s", SPI_result_code_string(rc));
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table vector build row",
+								   ALLOCSET_DEFAULT_SIZES);
+	for (uint64 r = 0; r < n; r++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+		Datum		key = SPI_getbinval(tt->vals[r], tt->tupdesc, 1, &isnull);
+		Datum		item;
+		bool		itemnull;
+
+		CHECK_FOR_INTERRUPTS();
+		item = SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &itemnull);
+		if (!isnull)
+			vector_sync(base_relid, index_relid, key, true, key, item, !itemnull, false);
+		if (r == n - 1 && !isnull)
+		{
+			/* the next batch starts after this key */
+			MemoryContextSwitchTo(outer);
+			last = PointerGetDatum(PG_DETOAST_DATUM_COPY(key));
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	SPI_freetuptable(tt);
+	MemoryContextDelete(rowcxt);
+
+	count += n;
+	finished = n < (uint64) batch;
+	args[2] = Int64GetDatum(count);
+	argtypes[3] = ItemKeyTypeOid();
+	args[3] = last != (Datum) 0 ? last : after;
+	if (args[3] == (Datum) 0)
+		nulls[3] = 'n';
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args(finished ?
+							   "UPDATE item_table.vector_indexes SET backfilled = $3, backfill_after = NULL, status = 'ACTIVE'"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND index_name OPERATOR(pg_catalog.=) $2" :
+							   "UPDATE item_table.vector_indexes SET backfilled = $3, backfill_after = $4"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1 AND index_name OPERATOR(pg_catalog.=) $2",
+							   4, argtypes, args, nulls, false, 0);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_UPDATE)
+		elog(ERROR, "vector index catalog update failed: %s", SPI_result_code_string(rc));
+	*done = count;
+	return !finished;
+}
+
+/*
+ * vector_backfill_batch(table_name text, index_name text, batch_size integer)
+ *		RETURNS boolean
+ *		One batch of the build of a vector index (ApiVectorBackfillBatch),
+ *		for the table's owner: true while more is left to build.  CALL
+ *		backfill_indexes runs it batch after batch.
+ */
+Datum
+item_table_vector_backfill_batch(PG_FUNCTION_ARGS)
+{
+	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *index = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	int			batch = PG_GETARG_INT32(2);
+	int64		done = 0;
+	bool		more;
+
+	if (batch < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_size must be positive")));
+	SPI_connect();
+	ItemCheckOwner(TableDefLookup(table)->relid);
+	more = ApiVectorBackfillBatch(table, index, batch, &done);
+	SPI_finish();
+	PG_RETURN_BOOL(more);
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Recall of SearchVectors against an exact search, with item_table's default
+# settings: VEC_RECALL_ITEMS (default 100,000) random 128-dimension vectors
+# in a table with a COSINE and a EUCLIDEAN vector index; for 100 random query
+# vectors, the TopK 10 of SearchVectors beside the exact top 10 (a
+# brute-force ORDER BY distance over the same rows, index scans off).
+# recall@10 must be at least 0.95 for each distance function.
+#
+# The vectors are drawn around 5,000 random centres (uniform in [0, 1]^128,
+# each vector its centre plus noise of about 0.1 a dimension), as model
+# embeddings gather by topic; the queries are drawn the same way.  (On
+# vectors uniform in the cube, which have no structure at all, HNSW with
+# pgvector's default build settings stays below 0.95 whatever ef_search:
+# docs/vectors.md gives the numbers.)
+#
+# To keep the run short (a few minutes), the items are loaded by plain
+# SQL with the two HNSW indexes dropped (the upkeep trigger fills the index
+# tables) and the HNSW indexes are then built again from their own
+# definitions (pg_get_indexdef): the same index, with pgvector's default
+# m and ef_construction, as the upkeep builds row by row.  Skips (and says
+# so) without pgvector.
+set -euo pipefail
+DB=item_table_stress_recall
+ITEMS=${VEC_RECALL_ITEMS:-100000}
+if [ ! -f "$("$PGBIN/pg_config" --sharedir)/extension/vector.control" ]; then
+	echo "vector_recall: skipped: pgvector is not installed (scripts/pgvector.sh builds it)"
+	exit 0
+fi
+"$PGBIN/dropdb" --if-exists "$DB"
+"$PGBIN/createdb" "$DB"
+psql() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+start=$(date +%s)
+psql -v items="$ITEMS" <<'SQL'
+SET client_min_messages = warning;
+CREATE EXTENSION item_table;
+CREATE EXTENSION vector;
+SELECT item_table.create_table('{"TableName": "recall", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+	"VectorIndexes": [
+		{"IndexName": "cos-idx", "VectorAttribute": {"AttributeName": "emb"}, "Dimensions": 128,
+		 "DistanceFunction": "COSINE", "Projection": {"ProjectionType": "KEYS_ONLY"}},
+		{"IndexName": "l2-idx", "VectorAttribute": {"AttributeName": "emb"}, "Dimensions": 128,
+		 "DistanceFunction": "EUCLIDEAN", "Projection": {"ProjectionType": "KEYS_ONLY"}}]}') IS NOT NULL AS created \gset
+-- the HNSW indexes aside while the items load
+CREATE TABLE hnsw_defs AS
+	SELECT pg_get_indexdef(i.indexrelid) AS def, i.indexrelid::regclass::text AS name
+	  FROM item_table.vector_indexes v JOIN pg_index i ON i.indrelid = v.relid
+	  JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+	 WHERE v.table_name = 'recall' AND am.amname = 'hnsw';
+DO $$
+DECLARE r record;
+BEGIN
+	FOR r IN SELECT name FROM hnsw_defs LOOP
+		EXECUTE 'DROP INDEX ' || r.name;
+	END LOOP;
+END $$;
+SELECT setseed(0.2026) \gset
+CREATE TABLE centres AS
+	SELECT c, array_agg(random()::real ORDER BY d) AS v FROM generate_series(1, 5000) c, generate_series(1, 128) d GROUP BY c;
+CREATE FUNCTION near(centre real[]) RETURNS real[] LANGUAGE sql VOLATILE AS $$
+	SELECT array_agg(centre[d] + ((random() + random() + random() - 1.5) * 0.2)::real ORDER BY d) FROM generate_series(1, 128) d
+$$;
+INSERT INTO item_data.recall (key, item)
+SELECT NULL, jsonb_build_object('id', jsonb_build_object('S', 'i' || g),
+		'emb', jsonb_build_object('L', (SELECT jsonb_agg(jsonb_build_object('N', x::text)) FROM unnest(near(c.v)) x)))
+  FROM generate_series(1, :items) g JOIN centres c ON c.c = 1 + (g * 7919) % 5000;
+CREATE TABLE queries AS
+	SELECT q, near(c.v) AS v FROM generate_series(1, 100) q JOIN centres c ON c.c = 1 + (q * 104729) % 5000;
+SQL
+psql <<'SQL'
+SET maintenance_work_mem = '512MB';
+SET max_parallel_maintenance_workers = 0;
+DO $$
+DECLARE r record;
+BEGIN
+	FOR r IN SELECT def FROM hnsw_defs LOOP
+		EXECUTE r.def;
+	END LOOP;
+END $$;
+ANALYZE;
+SQL
+loaded=$(date +%s)
+echo "loaded $ITEMS items, HNSW indexes built in $((loaded - start)) s"
+psql -At <<'SQL' >"${TMPDIR:-/tmp}/vector_recall_$$.out"
+-- SearchVectors first, with its own plans and settings
+CREATE TEMP TABLE approx AS
+	SELECT idx, q.q, r -> 'Item' -> 'id' ->> 'S' AS id
+	  FROM (VALUES ('cos-idx'), ('l2-idx')) i(idx), queries q,
+		   jsonb_array_elements(item_table.search_vectors(jsonb_build_object('TableName', 'recall', 'IndexName', idx, 'TopK', 10,
+			   'SearchVector', (SELECT jsonb_agg(jsonb_build_object('N', x::text)) FROM unnest(q.v) x))) -> 'SearchResults') r;
+-- then the exact search: every row's distance, sorted
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+CREATE TEMP TABLE exact (idx text, q integer, id text);
+DO $$
+DECLARE
+	rel regclass;
+	op text;
+BEGIN
+	FOR rel, op IN SELECT v.relid, CASE v.distance_function WHEN 'COSINE' THEN '<=>' ELSE '<->' END
+					 FROM item_table.vector_indexes v WHERE v.table_name = 'recall' LOOP
+		EXECUTE format('INSERT INTO exact SELECT $1, q.q, e.id FROM queries q,'
+					   ' LATERAL (SELECT r.item -> ''id'' ->> ''S'' AS id FROM %s r'
+					   '          ORDER BY r.embedding %s q.v::vector LIMIT 10) e', rel, op)
+			USING (SELECT index_name FROM item_table.vector_indexes WHERE relid = rel);
+	END LOOP;
+END $$;
+SELECT idx || ' ' || round(count(a.id)::numeric / count(*), 3) || ' ' || count(*)
+  FROM exact e LEFT JOIN approx a USING (idx, q, id) GROUP BY idx ORDER BY idx;
+SQL
+out="${TMPDIR:-/tmp}/vector_recall_$$.out"
+end=$(date +%s)
+ok=1
+while read -r idx recall n; do
+	echo "recall@10 of $idx: $recall ($n exact neighbours of 100 queries, $ITEMS items)"
+	[ "$n" = "1000" ] || { echo "FAILED: $idx: $n exact neighbours, expected 1000"; ok=0; }
+	awk -v r="$recall" 'BEGIN { exit !(r >= 0.95) }' || { echo "FAILED: $idx: recall@10 $recall is below 0.95"; ok=0; }
+done <"$out"
+[ "$(wc -l <"$out")" = "2" ] || { cat "$out"; echo "FAILED: expected the recall of two indexes"; ok=0; }
+rm -f "$out"
+echo "searches and exact searches in $((end - loaded)) s"
+"$PGBIN/dropdb" "$DB"
+[ "$ok" = 1 ] && echo "vector_recall: ok"
+[ "$ok" = 1 ]
