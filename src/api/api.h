@@ -302,7 +302,13 @@ extern Datum item_table_untag_resource(PG_FUNCTION_ARGS);
 extern Datum item_table_list_tags_of_resource(PG_FUNCTION_ARGS);
 extern Datum item_table_describe_limits(PG_FUNCTION_ARGS);
 extern Datum item_table_describe_endpoints(PG_FUNCTION_ARGS);
-extern Datum item_table_describe_continuous_backups(PG_FUNCTION_ARGS);
+/* backup.c: the privileged steps of backups and point-in-time recovery */
+extern Datum item_table_backup_copy(PG_FUNCTION_ARGS);
+extern Datum item_table_backup_drop(PG_FUNCTION_ARGS);
+extern Datum item_table_backup_restore(PG_FUNCTION_ARGS);
+extern Datum item_table_pitr_set(PG_FUNCTION_ARGS);
+extern Datum item_table_pitr_restore(PG_FUNCTION_ARGS);
+extern Datum item_table_pitr_trigger(PG_FUNCTION_ARGS);
 /* PartiQL (api_partiql.c) */
 extern Datum item_table_execute_statement(PG_FUNCTION_ARGS);
 extern Datum item_table_batch_execute_statement(PG_FUNCTION_ARGS);
