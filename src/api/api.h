@@ -182,6 +182,7 @@ extern Datum item_table_test_unlocked_deletes(PG_FUNCTION_ARGS);
  */
 #define API_UPKEEP_INDEXES	0x01
 #define API_UPKEEP_STREAM	0x02
+#define API_UPKEEP_PITR		0x04
 extern bool ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep);
 extern void ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
 							Datum olditem, bool oldnull, bool has_old,
@@ -309,6 +310,9 @@ extern Datum item_table_backup_restore(PG_FUNCTION_ARGS);
 extern Datum item_table_pitr_set(PG_FUNCTION_ARGS);
 extern Datum item_table_pitr_restore(PG_FUNCTION_ARGS);
 extern Datum item_table_pitr_trigger(PG_FUNCTION_ARGS);
+/* the history trigger as pitr_set makes it, and its work for a direct write */
+extern bool ItemPitrDirectTrigger(const Trigger *t);
+extern void ItemPitrCaptureDirect(Relation rel, Datum oldkey, Datum olditem, Datum newkey);
 /* PartiQL (api_partiql.c) */
 extern Datum item_table_execute_statement(PG_FUNCTION_ARGS);
 extern Datum item_table_batch_execute_statement(PG_FUNCTION_ARGS);

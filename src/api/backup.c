@@ -52,12 +52,16 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
@@ -65,6 +69,7 @@
 
 #include "api.h"
 #include "catalog.h"
+#include "direct_check.h"
 
 PG_FUNCTION_INFO_V1(item_table_backup_copy);
 PG_FUNCTION_INFO_V1(item_table_backup_drop);
@@ -262,24 +267,25 @@ item_table_pitr_set(PG_FUNCTION_ARGS)
 			2, (Oid[]) {UUIDOID, INT4OID}, (Datum[]) {values[1], values[3]}, NULL, SPI_OK_UPDATE);
 	else if (enabled)
 	{
-		char	   *uuid = DatumGetCString(DirectFunctionCall1(uuid_out, values[1]));
-
 		run("INSERT INTO item_table.continuous_backups (table_name, table_id, relid,"
 			" recovery_period_days) VALUES ($1, $2, $3, $4)",
 			4, types, values, NULL, SPI_OK_INSERT);
-		/* names from the catalog, never from the request */
+		/* left by an earlier table of this OID, not yet trimmed */
+		run("DELETE FROM item_table.pitr_history WHERE relid OPERATOR(pg_catalog.=) $1",
+			1, types + 2, values + 2, NULL, SPI_OK_DELETE);
+		/* the name from the catalog, never from the request */
 		if (SPI_execute(psprintf("CREATE TRIGGER " PITR_TRIGGER_NAME
 								 " AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW"
-								 " EXECUTE FUNCTION item_table.pitr_trigger(%s)",
-								 table, quote_literal_cstr(uuid)), false, 0) != SPI_OK_UTILITY)
+								 " EXECUTE FUNCTION item_table.pitr_trigger()",
+								 table), false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not create the point-in-time recovery trigger");
 	}
 	else if (had)
 	{
 		run("DELETE FROM item_table.continuous_backups WHERE table_id OPERATOR(pg_catalog.=) $1",
 			1, types + 1, values + 1, NULL, SPI_OK_DELETE);
-		run("DELETE FROM item_table.pitr_history WHERE table_id OPERATOR(pg_catalog.=) $1",
-			1, types + 1, values + 1, NULL, SPI_OK_DELETE);
+		run("DELETE FROM item_table.pitr_history WHERE relid OPERATOR(pg_catalog.=) $1",
+			1, types + 2, values + 2, NULL, SPI_OK_DELETE);
 		if (SPI_execute(psprintf("DROP TRIGGER IF EXISTS " PITR_TRIGGER_NAME " ON %s", table),
 						false, 0) != SPI_OK_UTILITY)
 			elog(ERROR, "could not drop the point-in-time recovery trigger");
@@ -302,8 +308,8 @@ item_table_pitr_restore(PG_FUNCTION_ARGS)
 	Oid			target = PG_GETARG_OID(3);
 	ItemRoleSwitch sw;
 	uint64		n;
-	Oid			types[2] = {UUIDOID, TIMESTAMPTZOID};
-	Datum		values[2] = {PG_GETARG_DATUM(1), PG_GETARG_DATUM(2)};
+	Oid			types[2] = {OIDOID, TIMESTAMPTZOID};
+	Datum		values[2] = {ObjectIdGetDatum(source), PG_GETARG_DATUM(2)};
 
 	ItemCheckOwner(source);
 	ItemCheckOwner(target);
@@ -311,8 +317,8 @@ item_table_pitr_restore(PG_FUNCTION_ARGS)
 	ItemAsCatalogOwnerBegin(&sw);
 	n = run(psprintf("WITH changed AS MATERIALIZED ("
 					 "  SELECT DISTINCT ON (h.key) h.key, h.old_item FROM item_table.pitr_history h"
-					 "  WHERE h.table_id OPERATOR(pg_catalog.=) $1 AND h.changed_at OPERATOR(pg_catalog.>) $2"
-					 "  ORDER BY h.key, h.changed_at, h.seq)"
+					 "  WHERE h.relid OPERATOR(pg_catalog.=) $1 AND h.changed_at OPERATOR(pg_catalog.>) $2"
+					 "  ORDER BY h.key, h.changed_at)"
 					 " INSERT INTO %s (key, item)"
 					 " SELECT s.key, s.item FROM %s s"
 					 "  WHERE NOT EXISTS (SELECT FROM changed c WHERE c.key OPERATOR(item_table.=) s.key)"
@@ -327,80 +333,157 @@ item_table_pitr_restore(PG_FUNCTION_ARGS)
 }
 
 /* ----------------------------------------------------------------
- * the capture trigger
+ * the capture: the trigger, and the same for the API's direct writes
  * ----------------------------------------------------------------
  */
-static SPIPlanPtr history_plan = NULL;
+static Oid	history_relid = InvalidOid;
+static TimestampTz last_stamp = 0;
 
+/* DROP/CREATE EXTENSION gives the history table a new OID */
 static void
-write_history(Datum table_id, TimestampTz at, Datum key, Datum old_item, bool no_old)
+history_inval(Datum arg, Oid relid)
 {
-	Datum		values[4] = {table_id, TimestampTzGetDatum(at), key, old_item};
-	char		nulls[4] = {' ', ' ', ' ', no_old ? 'n' : ' '};
-	int			rc;
-
-	if (history_plan == NULL)
-	{
-		Oid			types[4] = {UUIDOID, TIMESTAMPTZOID, ItemKeyTypeOid(), JSONBOID};
-
-		history_plan = ItemPrepareKept("INSERT INTO item_table.pitr_history"
-									   " (table_id, changed_at, key, old_item) VALUES ($1, $2, $3, $4)",
-									   4, types, 0);
-	}
-	rc = SPI_execute_plan(history_plan, values, nulls, false, 0);
-	if (rc != SPI_OK_INSERT)
-		elog(ERROR, "point-in-time recovery history insert failed: %s", SPI_result_code_string(rc));
-}
-
-static Datum
-column(HeapTuple tup, TupleDesc desc, const char *name, bool *isnull)
-{
-	int			attno = SPI_fnumber(desc, name);
-
-	if (attno <= 0)
-		elog(ERROR, "item table has no column \"%s\"", name);
-	return SPI_getbinval(tup, desc, attno, isnull);
+	if (!OidIsValid(relid) || relid == history_relid)
+		history_relid = InvalidOid;
 }
 
 /*
- * pitr_trigger(table_id): AFTER INSERT OR UPDATE OR DELETE, FOR EACH ROW,
- * on an item table with point-in-time recovery enabled.
+ * the time of a change: the clock, but strictly after the previous change
+ * this backend stamped, so that one transaction's changes of one key
+ * (plain SQL can make several in one microsecond) keep their order
+ */
+static TimestampTz
+change_stamp(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (now <= last_stamp)
+		now = last_stamp + 1;
+	last_stamp = now;
+	return now;
+}
+
+/*
+ * one history row, straight into the heap and its index as catalog rows
+ * are (the table is the extension's own, written by no one else), with
+ * the writer's rights: no SQL, no role switch
+ */
+static void
+write_history(Oid relid, TimestampTz at, Datum key, Datum old_item)
+{
+	static bool registered = false;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, old_item == (Datum) 0};
+	Relation	rel;
+	HeapTuple	tup;
+
+	if (!registered)
+	{
+		CacheRegisterRelcacheCallback(history_inval, (Datum) 0);
+		registered = true;
+	}
+	if (!OidIsValid(history_relid))
+	{
+		Oid			nsp = get_namespace_oid(ITEM_TABLE_SCHEMA, false);
+
+		history_relid = get_relname_relid("pitr_history", nsp);
+		if (!OidIsValid(history_relid))
+			elog(ERROR, "item_table.pitr_history is missing");
+	}
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = TimestampTzGetDatum(at);
+	values[2] = key;
+	values[3] = old_item;
+	rel = table_open(history_relid, RowExclusiveLock);
+	tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
+	CatalogTupleInsert(rel, tup);
+	heap_freetuple(tup);
+	table_close(rel, NoLock);
+}
+
+/*
+ * the history of one row change of rel: an insert (no old key), a
+ * removal (no new key) or an update; a key Datum of 0 is absent, an item
+ * Datum of 0 absent or NULL
+ */
+static void
+capture_change(Relation rel, Datum oldkey, Datum olditem, Datum newkey)
+{
+	Oid			relid = RelationGetRelid(rel);
+	TimestampTz now = change_stamp();
+
+	if (oldkey == (Datum) 0)
+		write_history(relid, now, newkey, (Datum) 0);
+	else
+	{
+		write_history(relid, now, oldkey, olditem);
+		/* a key changed by plain SQL: the new key had no item before */
+		if (newkey != (Datum) 0 &&
+			!DatumGetBool(DirectFunctionCall2(byteaeq, oldkey, newkey)))
+			write_history(relid, now, newkey, (Datum) 0);
+	}
+}
+
+/*
+ * ItemPitrDirectTrigger
+ *		Is t the history trigger exactly as pitr_set makes it, and would the
+ *		executor fire it now?  Then a direct write calls ItemPitrCaptureDirect
+ *		in its place (direct_upkeep.c).
+ */
+bool
+ItemPitrDirectTrigger(const Trigger *t)
+{
+	static Oid	capture_fn = InvalidOid;
+
+	return ApiOwnRowTrigger(t, PITR_TRIGGER_NAME, "pitr_trigger", &capture_fn);
+}
+
+void
+ItemPitrCaptureDirect(Relation rel, Datum oldkey, Datum olditem, Datum newkey)
+{
+	capture_change(rel, oldkey, olditem, newkey);
+}
+
+static Datum
+column(HeapTuple tup, TupleDesc desc, int attno, bool *isnull)
+{
+	if (desc->natts < 2 || TupleDescAttr(desc, 0)->atttypid != ItemKeyTypeOid() ||
+		TupleDescAttr(desc, 1)->atttypid != JSONBOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("item table does not have its columns key item_key and item jsonb")));
+	return heap_getattr(tup, attno, desc, isnull);
+}
+
+/*
+ * pitr_trigger(): AFTER INSERT OR UPDATE OR DELETE, FOR EACH ROW, on an
+ * item table with point-in-time recovery enabled.
  */
 Datum
 item_table_pitr_trigger(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	TupleDesc	desc;
-	Datum		table_id;
-	TimestampTz now = GetCurrentTimestamp();
-	ItemRoleSwitch sw;
 	bool		isnull;
+	Datum		oldkey = (Datum) 0;
+	Datum		olditem = (Datum) 0;
+	Datum		newkey = (Datum) 0;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
-		!TRIGGER_FIRED_FOR_ROW(td->tg_event) || td->tg_trigger->tgnargs != 1)
-		elog(ERROR, "pitr_trigger must be an AFTER ROW trigger with the table's id");
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		elog(ERROR, "pitr_trigger must be an AFTER ROW trigger");
 	desc = RelationGetDescr(td->tg_relation);
-	table_id = DirectFunctionCall1(uuid_in, CStringGetDatum(td->tg_trigger->tgargs[0]));
-
-	SPI_connect();
-	ItemAsCatalogOwnerBegin(&sw);
 	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
-		write_history(table_id, now, column(td->tg_trigtuple, desc, "key", &isnull), (Datum) 0, true);
+		newkey = column(td->tg_trigtuple, desc, 1, &isnull);
 	else
 	{
-		Datum		old_key = column(td->tg_trigtuple, desc, "key", &isnull);
-		Datum		old_item = column(td->tg_trigtuple, desc, "item", &isnull);
-
-		write_history(table_id, now, old_key, old_item, isnull);
+		oldkey = column(td->tg_trigtuple, desc, 1, &isnull);
+		olditem = column(td->tg_trigtuple, desc, 2, &isnull);
+		if (isnull)
+			olditem = (Datum) 0;
 		if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
-		{
-			Datum		new_key = column(td->tg_newtuple, desc, "key", &isnull);
-
-			if (!DatumGetBool(DirectFunctionCall2(byteaeq, old_key, new_key)))
-				write_history(table_id, now, new_key, (Datum) 0, true);
-		}
+			newkey = column(td->tg_newtuple, desc, 1, &isnull);
 	}
-	ItemAsRoleEnd(&sw);
-	SPI_finish();
+	capture_change(td->tg_relation, oldkey, olditem, newkey);
 	return PointerGetDatum(NULL);
 }

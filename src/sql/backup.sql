@@ -53,17 +53,16 @@ REVOKE ALL ON continuous_backups FROM PUBLIC;
 GRANT SELECT ON continuous_backups TO PUBLIC;
 
 -- The history point-in-time recovery restores from: per change of an
--- item, the item before it (NULL: none), written by pitr_trigger() in
--- the writer's transaction; trimmed past the recovery period by the
+-- item, the item before it (NULL: none), written by pitr_trigger() (or
+-- the API's direct writes in its place) in the writer's transaction; trimmed past the recovery period by the
 -- background worker (backup.c describes the restore).
 CREATE TABLE pitr_history (
-	table_id uuid NOT NULL,
+	relid oid NOT NULL,				-- the item table (its OID while it exists)
 	changed_at timestamptz NOT NULL,
-	seq bigint GENERATED ALWAYS AS IDENTITY,
 	key item_key NOT NULL,
 	old_item jsonb
 );
-CREATE INDEX pitr_history_time ON pitr_history (table_id, changed_at);
+CREATE INDEX pitr_history_time ON pitr_history (relid, changed_at);
 COMMENT ON TABLE pitr_history IS 'item_table: point-in-time recovery history (old images of changed items)';
 SELECT pg_catalog.pg_extension_config_dump('pitr_history', '');
 REVOKE ALL ON pitr_history FROM PUBLIC;
@@ -357,8 +356,8 @@ DECLARE
 BEGIN
 	WITH doomed AS (
 		SELECT h.ctid FROM item_table.pitr_history h
-		LEFT JOIN item_table.continuous_backups c ON c.table_id = h.table_id
-		WHERE c.table_id IS NULL
+		LEFT JOIN item_table.continuous_backups c ON c.relid = h.relid
+		WHERE c.relid IS NULL
 			OR h.changed_at < as_of - make_interval(days => c.recovery_period_days)
 		LIMIT max_rows)
 	DELETE FROM item_table.pitr_history h USING doomed WHERE h.ctid = doomed.ctid;
