@@ -199,8 +199,10 @@ record_restore(Datum table_id, Datum backup_arn, bool no_backup, Datum table_arn
 	Datum		values[4] = {table_id, backup_arn, table_arn, TimestampTzGetDatum(restore_time)};
 	char		nulls[4] = {' ', no_backup ? 'n' : ' ', ' ', ' '};
 
-	run("INSERT INTO item_table.table_restores (table_id, source_backup_arn, source_table_arn,"
-		" restore_date_time) VALUES ($1, $2, $3, $4)",
+	run("INSERT INTO item_table.table_restores (table_name, table_id, source_backup_arn,"
+		" source_table_arn, restore_date_time)"
+		" SELECT t.table_name, $1, $2, $3, $4 FROM item_table.tables t"
+		" WHERE t.table_id OPERATOR(pg_catalog.=) $1",
 		4, types, values, nulls, SPI_OK_INSERT);
 }
 

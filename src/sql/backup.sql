@@ -69,7 +69,9 @@ REVOKE ALL ON pitr_history FROM PUBLIC;
 
 -- Restored tables: DescribeTable's RestoreSummary.
 CREATE TABLE table_restores (
-	table_id uuid PRIMARY KEY,
+	table_name text COLLATE "C" PRIMARY KEY
+		REFERENCES tables (table_name) ON DELETE CASCADE,
+	table_id uuid NOT NULL,
 	source_backup_arn text,
 	source_table_arn text NOT NULL,
 	restore_date_time timestamptz NOT NULL
@@ -121,6 +123,7 @@ DECLARE
 BEGIN
 	code := CASE exception
 		WHEN 'ValidationException' THEN 'XD001'
+		WHEN 'SerializationException' THEN 'XD002'
 		WHEN 'ResourceNotFoundException' THEN 'XD004'
 		WHEN 'ResourceInUseException' THEN 'XD005'
 		WHEN 'TableNotFoundException' THEN 'XD017'
@@ -131,12 +134,26 @@ BEGIN
 		ELSE 'XD016' END;
 	IF exception = 'ValidationException' THEN
 		ns := 'com.amazon.coral.validate';
+	ELSIF exception = 'SerializationException' THEN
+		ns := 'com.amazon.coral.service';
 	END IF;
 	RAISE EXCEPTION USING ERRCODE = code, MESSAGE = exception || ': ' || message,
 		DETAIL = '{"__type":' || to_json(ns || '#' || exception)::text
 			|| ',"message":' || to_json(message)::text || '}';
 END $$;
 REVOKE ALL ON FUNCTION backup_raise(text, text) FROM PUBLIC;
+
+-- A member of the wrong JSON type: SerializationException, worded as
+-- the C calls word it (api_request.c, wrong_type).
+CREATE FUNCTION backup_wrong_type(member text, v jsonb, expected text) RETURNS void
+	LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	PERFORM item_table.backup_raise('SerializationException', format('Unexpected %s for member %s; expected %s',
+		CASE jsonb_typeof(v) WHEN 'string' THEN 'STRING_VALUE' WHEN 'number' THEN 'NUMBER_VALUE'
+			WHEN 'boolean' THEN 'BOOLEAN_VALUE' WHEN 'array' THEN 'START_ARRAY' WHEN 'object' THEN 'START_OBJECT'
+			ELSE 'VALUE' END, member, expected));
+END $$;
+REVOKE ALL ON FUNCTION backup_wrong_type(text, jsonb, text) FROM PUBLIC;
 
 -- Problems found in a request, raised as one ValidationException
 -- ("1 validation error detected: ..." / "N validation errors detected: a; b").
@@ -169,7 +186,7 @@ BEGIN
 		RETURN p;
 	END IF;
 	IF jsonb_typeof(v) <> 'string' THEN
-		PERFORM item_table.backup_raise('SerializationException', 'Unexpected value type in payload');
+		PERFORM item_table.backup_wrong_type(upper(left(field, 1)) || substr(field, 2), v, 'a string');
 	END IF;
 	s := v #>> '{}';
 	IF allow_arn AND s LIKE 'arn:aws:dynamodb:%:table/%' THEN
@@ -217,8 +234,7 @@ BEGIN
 			NULL;
 		END;
 	END IF;
-	PERFORM item_table.backup_raise('SerializationException',
-		format('Unexpected value for %s: a timestamp is expected', field));
+	PERFORM item_table.backup_wrong_type(field, v, 'a timestamp');
 	RETURN NULL;
 END $$;
 REVOKE ALL ON FUNCTION backup_time(jsonb, text) FROM PUBLIC;
@@ -237,21 +253,14 @@ BEGIN
 END $$;
 REVOKE ALL ON FUNCTION backup_source(text) FROM PUBLIC;
 
--- Unknown members of a request are refused as the C calls refuse them.
+-- A request must be an object; members a call does not know are ignored,
+-- as the C calls ignore them (allowed: the call's members, for the record).
 CREATE FUNCTION backup_members(request jsonb, allowed text[]) RETURNS void
 	LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-	k text;
 BEGIN
 	IF jsonb_typeof(request) <> 'object' THEN
-		PERFORM item_table.backup_raise('SerializationException', 'Start of structure or map found where not expected.');
+		PERFORM item_table.backup_wrong_type('request', request, 'an object');
 	END IF;
-	FOR k IN SELECT jsonb_object_keys(request) LOOP
-		IF NOT k = ANY (allowed) THEN
-			PERFORM item_table.backup_raise('ValidationException',
-				format('Unknown parameter in request: "%s", must be one of: %s', k, array_to_string(allowed, ', ')));
-		END IF;
-	END LOOP;
 END $$;
 REVOKE ALL ON FUNCTION backup_members(jsonb, text[]) FROM PUBLIC;
 
@@ -286,7 +295,7 @@ END $$;
 REVOKE ALL ON FUNCTION backup_continuous_description(item_table.tables) FROM PUBLIC;
 
 CREATE FUNCTION describe_continuous_backups(request jsonb) RETURNS jsonb
-	LANGUAGE plpgsql STABLE STRICT SET search_path = pg_catalog, pg_temp AS $$
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	PERFORM item_table.backup_members(request, '{TableName}');
 	PERFORM item_table.backup_check(item_table.backup_name_problems(request -> 'TableName', 'tableName', true, true));
@@ -310,7 +319,7 @@ BEGIN
 		p := p || 'Value null at ''pointInTimeRecoverySpecification'' failed to satisfy constraint: Member must not be null'::text;
 	ELSE
 		IF jsonb_typeof(spec) <> 'object' THEN
-			PERFORM item_table.backup_raise('SerializationException', 'Start of structure or map found where not expected.');
+			PERFORM item_table.backup_wrong_type('PointInTimeRecoverySpecification', spec, 'an object');
 		END IF;
 		PERFORM item_table.backup_members(spec, '{PointInTimeRecoveryEnabled,RecoveryPeriodInDays}');
 		enabled := spec -> 'PointInTimeRecoveryEnabled';
@@ -318,11 +327,11 @@ BEGIN
 		IF enabled IS NULL OR jsonb_typeof(enabled) = 'null' THEN
 			p := p || 'Value null at ''pointInTimeRecoverySpecification.pointInTimeRecoveryEnabled'' failed to satisfy constraint: Member must not be null'::text;
 		ELSIF jsonb_typeof(enabled) <> 'boolean' THEN
-			PERFORM item_table.backup_raise('SerializationException', 'Unexpected value type in payload');
+			PERFORM item_table.backup_wrong_type('PointInTimeRecoveryEnabled', enabled, 'a boolean');
 		END IF;
 		IF days IS NOT NULL AND jsonb_typeof(days) <> 'null' THEN
 			IF jsonb_typeof(days) <> 'number' OR (days #>> '{}')::numeric <> trunc((days #>> '{}')::numeric) THEN
-				PERFORM item_table.backup_raise('SerializationException', 'Unexpected value type in payload');
+				PERFORM item_table.backup_wrong_type('RecoveryPeriodInDays', days, 'an integer');
 			ELSIF (days #>> '{}')::numeric < 1 THEN
 				p := p || format('Value ''%s'' at ''pointInTimeRecoverySpecification.recoveryPeriodInDays'' failed to satisfy constraint: Member must have value greater than or equal to 1', days #>> '{}');
 			ELSIF (days #>> '{}')::numeric > 35 THEN
@@ -445,11 +454,11 @@ DECLARE
 BEGIN
 	FOREACH f IN ARRAY ARRAY['GlobalSecondaryIndexOverride', 'LocalSecondaryIndexOverride'] LOOP
 		IF request ? f AND jsonb_typeof(request -> f) NOT IN ('array', 'null') THEN
-			PERFORM item_table.backup_raise('SerializationException', 'Unexpected value type in payload');
+			PERFORM item_table.backup_wrong_type(f, request -> f, 'an array');
 		END IF;
 	END LOOP;
 	IF request ? 'BillingModeOverride' AND jsonb_typeof(request -> 'BillingModeOverride') <> 'string' THEN
-		PERFORM item_table.backup_raise('SerializationException', 'Unexpected value type in payload');
+		PERFORM item_table.backup_wrong_type('BillingModeOverride', request -> 'BillingModeOverride', 'a string');
 	END IF;
 	RETURN p;
 END $$;
@@ -482,7 +491,7 @@ BEGIN
 		|| item_table.backup_restore_problems(request);
 	PERFORM item_table.backup_check(p);
 	IF request ? 'UseLatestRestorableTime' AND jsonb_typeof(request -> 'UseLatestRestorableTime') NOT IN ('boolean', 'null') THEN
-		PERFORM item_table.backup_raise('SerializationException', 'Unexpected value type in payload');
+		PERFORM item_table.backup_wrong_type('UseLatestRestorableTime', request -> 'UseLatestRestorableTime', 'a boolean');
 	END IF;
 	latest_flag := coalesce((request ->> 'UseLatestRestorableTime')::boolean, false);
 	at := item_table.backup_time(request -> 'RestoreDateTime', 'RestoreDateTime');
@@ -581,7 +590,7 @@ BEGIN
 	IF v IS NULL OR jsonb_typeof(v) = 'null' THEN
 		PERFORM item_table.backup_check(ARRAY['Value null at ''backupArn'' failed to satisfy constraint: Member must not be null']);
 	ELSIF jsonb_typeof(v) <> 'string' THEN
-		PERFORM item_table.backup_raise('SerializationException', 'Unexpected value type in payload');
+		PERFORM item_table.backup_wrong_type('BackupArn', v, 'a string');
 	ELSIF length(v #>> '{}') < 37 OR length(v #>> '{}') > 1024 THEN
 		PERFORM item_table.backup_check(ARRAY[format('Value ''%s'' at ''backupArn'' failed to satisfy constraint: Member must have length %s',
 			v #>> '{}', CASE WHEN length(v #>> '{}') < 37 THEN 'greater than or equal to 37' ELSE 'less than or equal to 1024' END)]);
@@ -613,7 +622,7 @@ END $$;
 COMMENT ON FUNCTION create_backup(jsonb) IS 'DynamoDB CreateBackup';
 
 CREATE FUNCTION describe_backup(request jsonb) RETURNS jsonb
-	LANGUAGE plpgsql STABLE STRICT SET search_path = pg_catalog, pg_temp AS $$
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
 	PERFORM item_table.backup_members(request, '{BackupArn}');
 	RETURN item_table.backup_description(item_table.backup_by_arn(request));
@@ -633,7 +642,7 @@ END $$;
 COMMENT ON FUNCTION delete_backup(jsonb) IS 'DynamoDB DeleteBackup';
 
 CREATE FUNCTION list_backups(request jsonb DEFAULT '{}') RETURNS jsonb
-	LANGUAGE plpgsql STABLE STRICT SET search_path = pg_catalog, pg_temp AS $$
+	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
 	lim integer := 100;
 	lower_t timestamptz := item_table.backup_time(request -> 'TimeRangeLowerBound', 'TimeRangeLowerBound');
@@ -648,7 +657,7 @@ BEGIN
 	PERFORM item_table.backup_members(request, '{TableName,Limit,TimeRangeLowerBound,TimeRangeUpperBound,ExclusiveStartBackupArn,BackupType}');
 	IF request ? 'Limit' AND jsonb_typeof(request -> 'Limit') <> 'null' THEN
 		IF jsonb_typeof(request -> 'Limit') <> 'number' THEN
-			PERFORM item_table.backup_raise('SerializationException', 'Unexpected value type in payload');
+			PERFORM item_table.backup_wrong_type('Limit', request -> 'Limit', 'an integer');
 		END IF;
 		lim := (request ->> 'Limit')::numeric::integer;
 		IF lim < 1 THEN
