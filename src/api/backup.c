@@ -108,11 +108,14 @@ backup_owner(int64 backup_id)
 	return DatumGetObjectId(d);
 }
 
-/* ERROR 42501 unless the caller has the rights of the backup's owner */
+/*
+ * ERROR 42501 unless the caller (its user id taken before any switch to
+ * the catalog owner) has the rights of the backup's owner
+ */
 static void
-check_backup_rights(int64 backup_id, Oid owner)
+check_backup_rights(Oid caller, int64 backup_id, Oid owner)
 {
-	if (!has_privs_of_role(GetUserId(), owner))
+	if (!has_privs_of_role(caller, owner))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for backup %lld", (long long) backup_id),
@@ -177,10 +180,11 @@ item_table_backup_drop(PG_FUNCTION_ARGS)
 	ItemRoleSwitch sw;
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(id)};
+	Oid			caller = GetUserId();
 
 	SPI_connect();
 	ItemAsCatalogOwnerBegin(&sw);
-	check_backup_rights(id, backup_owner(id));
+	check_backup_rights(caller, id, backup_owner(id));
 	run("DELETE FROM item_table.backup_items WHERE backup_id OPERATOR(pg_catalog.=) $1",
 		1, types, values, NULL, SPI_OK_DELETE);
 	run("DELETE FROM item_table.backups WHERE backup_id OPERATOR(pg_catalog.=) $1",
@@ -223,11 +227,12 @@ item_table_backup_restore(PG_FUNCTION_ARGS)
 	bool		isnull;
 	Oid			types[1] = {INT8OID};
 	Datum		values[1] = {Int64GetDatum(id)};
+	Oid			caller = GetUserId();
 
 	ItemCheckOwner(target);
 	SPI_connect();
 	ItemAsCatalogOwnerBegin(&sw);
-	check_backup_rights(id, backup_owner(id));
+	check_backup_rights(caller, id, backup_owner(id));
 	run("SELECT created_at FROM item_table.backups WHERE backup_id OPERATOR(pg_catalog.=) $1",
 		1, types, values, NULL, SPI_OK_SELECT);
 	created = DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));

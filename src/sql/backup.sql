@@ -141,7 +141,6 @@ BEGIN
 		DETAIL = '{"__type":' || to_json(ns || '#' || exception)::text
 			|| ',"message":' || to_json(message)::text || '}';
 END $$;
-REVOKE ALL ON FUNCTION backup_raise(text, text) FROM PUBLIC;
 
 -- A member of the wrong JSON type: SerializationException, worded as
 -- the C calls word it (api_request.c, wrong_type).
@@ -153,7 +152,6 @@ BEGIN
 			WHEN 'boolean' THEN 'BOOLEAN_VALUE' WHEN 'array' THEN 'START_ARRAY' WHEN 'object' THEN 'START_OBJECT'
 			ELSE 'VALUE' END, member, expected));
 END $$;
-REVOKE ALL ON FUNCTION backup_wrong_type(text, jsonb, text) FROM PUBLIC;
 
 -- Problems found in a request, raised as one ValidationException
 -- ("1 validation error detected: ..." / "N validation errors detected: a; b").
@@ -168,7 +166,6 @@ BEGIN
 			|| array_to_string(problems, '; '));
 	END IF;
 END $$;
-REVOKE ALL ON FUNCTION backup_check(text[]) FROM PUBLIC;
 
 -- The problems of a name (table or backup) by DynamoDB's rules: pattern,
 -- then lengths.  NULL: none.  allow_arn: a table name may be a table ARN.
@@ -202,7 +199,6 @@ BEGIN
 	END IF;
 	RETURN p;
 END $$;
-REVOKE ALL ON FUNCTION backup_name_problems(jsonb, text, boolean, boolean) FROM PUBLIC;
 
 -- A table name or table ARN to the table's name.
 CREATE FUNCTION backup_table_name(s text) RETURNS text
@@ -210,14 +206,12 @@ CREATE FUNCTION backup_table_name(s text) RETURNS text
 	SELECT CASE WHEN s LIKE 'arn:aws:dynamodb:%:table/%'
 		THEN split_part(substr(s, strpos(s, ':table/') + 7), '/', 1) ELSE s END
 $$;
-REVOKE ALL ON FUNCTION backup_table_name(text) FROM PUBLIC;
 
 -- DynamoDB's timestamps: epoch seconds with milliseconds
 CREATE FUNCTION backup_epoch(t timestamptz) RETURNS jsonb
 	LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
 	SELECT to_jsonb(round(extract(epoch FROM t)::numeric, 3))
 $$;
-REVOKE ALL ON FUNCTION backup_epoch(timestamptz) FROM PUBLIC;
 
 -- A timestamp of a request: epoch seconds (the SDKs' form) or ISO 8601 text.
 CREATE FUNCTION backup_time(v jsonb, field text) RETURNS timestamptz
@@ -237,7 +231,6 @@ BEGIN
 	PERFORM item_table.backup_wrong_type(field, v, 'a timestamp');
 	RETURN NULL;
 END $$;
-REVOKE ALL ON FUNCTION backup_time(jsonb, text) FROM PUBLIC;
 
 -- The table's catalog row, or TableNotFoundException.
 CREATE FUNCTION backup_source(name text) RETURNS item_table.tables
@@ -251,7 +244,6 @@ BEGIN
 	END IF;
 	RETURN t;
 END $$;
-REVOKE ALL ON FUNCTION backup_source(text) FROM PUBLIC;
 
 -- A request must be an object; members a call does not know are ignored,
 -- as the C calls ignore them (allowed: the call's members, for the record).
@@ -262,7 +254,17 @@ BEGIN
 		PERFORM item_table.backup_wrong_type('request', request, 'an object');
 	END IF;
 END $$;
-REVOKE ALL ON FUNCTION backup_members(jsonb, text[]) FROM PUBLIC;
+
+-- The caller must have the rights of the table's owner (checked again by
+-- the C steps; here before anything is made).
+CREATE FUNCTION backup_check_owner(relid oid, what text) RETURNS void
+	LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF NOT pg_has_role(current_user, (SELECT c.relowner FROM pg_class c WHERE c.oid = relid), 'USAGE') THEN
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = 'permission denied for ' || what,
+			DETAIL = 'Only members of the role that owns the table may use its backups and point-in-time recovery.';
+	END IF;
+END $$;
 
 -- ---------------------------------------------------------------------
 -- point-in-time recovery
@@ -292,7 +294,6 @@ BEGIN
 					<> date_trunc('milliseconds', greatest(c.enabled_at, now_ts - make_interval(days => c.recovery_period_days))))::int),
 			'LatestRestorableDateTime', item_table.backup_epoch(now_ts))));
 END $$;
-REVOKE ALL ON FUNCTION backup_continuous_description(item_table.tables) FROM PUBLIC;
 
 CREATE FUNCTION describe_continuous_backups(request jsonb) RETURNS jsonb
 	LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
@@ -347,6 +348,7 @@ BEGIN
 			'RecoveryPeriodInDays can only be specified when PointInTimeRecoveryEnabled is true');
 	END IF;
 	t := item_table.backup_source(item_table.backup_table_name(request ->> 'TableName'));
+	PERFORM item_table.backup_check_owner(t.relid, 'table ' || t.table_name);
 	PERFORM item_table.pitr_set(t.relid, t.table_name, t.table_id, (enabled)::text::boolean,
 		coalesce((days #>> '{}')::integer,
 			(SELECT c.recovery_period_days FROM item_table.continuous_backups c WHERE c.table_id = t.table_id),
@@ -443,7 +445,6 @@ BEGIN
 	END IF;
 	RETURN req;
 END $$;
-REVOKE ALL ON FUNCTION backup_create_request(text, jsonb, jsonb) FROM PUBLIC;
 
 -- The checks shared by both restores: the target's name and the overrides
 CREATE FUNCTION backup_restore_problems(request jsonb) RETURNS text[]
@@ -462,7 +463,6 @@ BEGIN
 	END IF;
 	RETURN p;
 END $$;
-REVOKE ALL ON FUNCTION backup_restore_problems(jsonb) FROM PUBLIC;
 
 -- DescribeTable of the restored table, as the restore's TableDescription
 CREATE FUNCTION backup_restored_description(target text) RETURNS jsonb
@@ -470,7 +470,6 @@ CREATE FUNCTION backup_restored_description(target text) RETURNS jsonb
 	SELECT jsonb_build_object('TableDescription',
 		item_table.describe_table(jsonb_build_object('TableName', target)) -> 'Table')
 $$;
-REVOKE ALL ON FUNCTION backup_restored_description(text) FROM PUBLIC;
 
 CREATE FUNCTION restore_table_to_point_in_time(request jsonb) RETURNS jsonb
 	LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp AS $$
@@ -509,6 +508,7 @@ BEGIN
 			'Only one of RestoreDateTime or UseLatestRestorableTime can be specified');
 	END IF;
 	t := item_table.backup_source(src_name);
+	PERFORM item_table.backup_check_owner(t.relid, 'table ' || t.table_name);
 	IF EXISTS (SELECT FROM item_table.tables x WHERE x.table_name = target) THEN
 		PERFORM item_table.backup_raise('TableAlreadyExistsException', 'Table already exists: ' || target);
 	END IF;
@@ -550,7 +550,6 @@ CREATE FUNCTION backup_details(b item_table.backups, status text DEFAULT 'AVAILA
 		'BackupSizeBytes', b.size_bytes, 'BackupStatus', status, 'BackupType', 'USER',
 		'BackupCreationDateTime', item_table.backup_epoch(b.created_at))
 $$;
-REVOKE ALL ON FUNCTION backup_details(item_table.backups, text) FROM PUBLIC;
 
 CREATE FUNCTION backup_description(b item_table.backups, status text DEFAULT 'AVAILABLE') RETURNS jsonb
 	LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
@@ -578,7 +577,6 @@ CREATE FUNCTION backup_description(b item_table.backups, status text DEFAULT 'AV
 				FROM jsonb_array_elements(b.source -> 'GlobalSecondaryIndexes') g),
 			'StreamDescription', b.source -> 'StreamSpecification'))))
 $$;
-REVOKE ALL ON FUNCTION backup_description(item_table.backups, text) FROM PUBLIC;
 
 -- A backup by its ARN, or BackupNotFoundException
 CREATE FUNCTION backup_by_arn(request jsonb) RETURNS item_table.backups
@@ -601,7 +599,6 @@ BEGIN
 	END IF;
 	RETURN b;
 END $$;
-REVOKE ALL ON FUNCTION backup_by_arn(jsonb) FROM PUBLIC;
 
 CREATE FUNCTION create_backup(request jsonb) RETURNS jsonb
 	LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp AS $$
@@ -716,6 +713,10 @@ BEGIN
 	PERFORM item_table.backup_members(request, '{TargetTableName,BackupArn,BillingModeOverride,GlobalSecondaryIndexOverride,LocalSecondaryIndexOverride,ProvisionedThroughputOverride,OnDemandThroughputOverride,SSESpecificationOverride}');
 	PERFORM item_table.backup_check(item_table.backup_restore_problems(request));
 	b := item_table.backup_by_arn(request);
+	IF NOT pg_has_role(current_user, b.owner, 'USAGE') THEN
+		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = 'permission denied for backup ' || b.backup_arn,
+			DETAIL = 'Only members of the role that owned the backed-up table may use its backups.';
+	END IF;
 	IF EXISTS (SELECT FROM item_table.tables x WHERE x.table_name = target) THEN
 		PERFORM item_table.backup_raise('TableAlreadyExistsException', 'Table already exists: ' || target);
 	END IF;
