@@ -24,6 +24,7 @@ OBJS = \
 	src/catalog/table_def.o \
 	src/catalog/worker_start.o \
 	src/catalog/role_guard.o \
+	src/catalog/bucket.o \
 	src/storage/stored_item.o \
 	src/storage/item_guard.o \
 	src/storage/direct_check.o \
@@ -88,6 +89,7 @@ SQL_PARTS = \
 	src/sql/background.sql \
 	src/sql/stream.sql \
 	src/sql/role_guard.sql \
+	src/sql/bucket.sql \
 	src/sql/backup.sql
 
 # Versions: src/sql/released/ keeps each released script as it was
@@ -107,6 +109,7 @@ UPDATE_1_2_NEW = \
 	src/sql/background.sql \
 	src/sql/stream.sql \
 	src/sql/role_guard.sql \
+	src/sql/bucket.sql \
 	src/sql/backup.sql
 DATA_built = item_table--$(EXTVERSION).sql item_table--1.1--1.2.sql
 DATA = src/sql/released/item_table--1.0.sql \
