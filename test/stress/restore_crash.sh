@@ -69,7 +69,7 @@ arn=$(q "SELECT backup_arn FROM item_table.backups WHERE backup_name = 'crash-te
 q "SELECT item_table.restore_table_from_backup('{\"TargetTableName\": \"rc_back\", \"BackupArn\": \"$arn\"}')" \
 	>/dev/null 2>&1 &
 qpid=$!
-rpid=$(await 60 "SELECT pid FROM pg_stat_activity WHERE query LIKE '%restore_table_from_backup%' AND pid <> pg_backend_pid() AND now() - query_start > interval '300 ms'")
+rpid=$(await 60 "SELECT pid FROM pg_stat_activity WHERE query LIKE '%restore_table_from_backup%' AND pid <> pg_backend_pid() AND clock_timestamp() - query_start > interval '300 ms'")
 [ -n "$rpid" ] || die "the restore from the backup did not run long enough to be killed (raise RESTORE_CRASH_ITEMS)"
 pg_user kill -KILL "$rpid"
 crashed "$rpid" || die "the server log does not show the restore's death by kill -9"
@@ -99,7 +99,7 @@ wpid2=$!
 q "SELECT item_table.restore_table_to_point_in_time('{\"SourceTableName\": \"rc_src\", \"TargetTableName\": \"rc_pitr\", \"RestoreDateTime\": $at}')" \
 	>/dev/null 2>&1 &
 qpid=$!
-rpid=$(await 60 "SELECT pid FROM pg_stat_activity WHERE query LIKE '%restore_table_to_point_in_time%' AND pid <> pg_backend_pid() AND now() - query_start > interval '300 ms'")
+rpid=$(await 60 "SELECT pid FROM pg_stat_activity WHERE query LIKE '%restore_table_to_point_in_time%' AND pid <> pg_backend_pid() AND clock_timestamp() - query_start > interval '300 ms'")
 [ -n "$rpid" ] || die "the restore to a point in time did not run long enough to be killed"
 kill_all
 pg_start || die "could not restart the cluster"
