@@ -91,7 +91,11 @@ run(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls, in
 	return SPI_processed;
 }
 
-/* the owner of a backup; ERROR (BackupNotFound is the caller's check) if none */
+/*
+ * the owner of a backup: the role that owned its table when it was taken,
+ * while a role of that OID still has that name (a role made later with a
+ * dropped owner's OID gets nothing); InvalidOid when the role is gone
+ */
 static Oid
 backup_owner(int64 backup_id)
 {
@@ -100,12 +104,15 @@ backup_owner(int64 backup_id)
 	bool		isnull;
 	Datum		d;
 
-	run("SELECT owner FROM item_table.backups WHERE backup_id OPERATOR(pg_catalog.=) $1",
+	run("SELECT b.owner, r.oid FROM item_table.backups b"
+		" LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) b.owner"
+		"  AND r.rolname OPERATOR(pg_catalog.=) b.owner_name"
+		" WHERE b.backup_id OPERATOR(pg_catalog.=) $1",
 		1, types, values, NULL, SPI_OK_SELECT);
 	if (SPI_processed != 1)
 		elog(ERROR, "item_table backup %lld does not exist", (long long) backup_id);
-	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	return DatumGetObjectId(d);
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	return isnull ? InvalidOid : DatumGetObjectId(d);
 }
 
 /*
@@ -115,7 +122,7 @@ backup_owner(int64 backup_id)
 static void
 check_backup_rights(Oid caller, int64 backup_id, Oid owner)
 {
-	if (!has_privs_of_role(caller, owner))
+	if (!superuser_arg(caller) && (!OidIsValid(owner) || !has_privs_of_role(caller, owner)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for backup %lld", (long long) backup_id),
@@ -150,12 +157,13 @@ item_table_backup_copy(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	ItemAsCatalogOwnerBegin(&sw);
-	run("INSERT INTO item_table.backups (backup_arn, table_name, table_id, backup_name, owner, source)"
+	run("INSERT INTO item_table.backups (backup_arn, table_name, table_id, backup_name, owner, owner_name, source)"
 		" VALUES ('arn:aws:dynamodb:local:000000000000:table/' OPERATOR(pg_catalog.||) $1"
 		" OPERATOR(pg_catalog.||) '/backup/' OPERATOR(pg_catalog.||) pg_catalog.lpad(pg_catalog.floor("
 		"pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) OPERATOR(pg_catalog.*) 1000)::pg_catalog.int8::pg_catalog.text, 14, '0')"
 		" OPERATOR(pg_catalog.||) '-' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.md5(pg_catalog.gen_random_uuid()::pg_catalog.text), 1, 8),"
-		" $1, $2, $3, $4, $5) RETURNING backup_id",
+		" $1, $2, $3, $4, (SELECT r.rolname FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) $4), $5)"
+		" RETURNING backup_id",
 		5, types, values, NULL, SPI_OK_INSERT_RETURNING);
 	id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	values[5] = Int64GetDatum(id);

@@ -17,6 +17,7 @@ CREATE TABLE backups (
 	table_name text COLLATE "C" NOT NULL,
 	table_id uuid NOT NULL,
 	owner oid NOT NULL,
+	owner_name name NOT NULL,	-- the owner counts while its role has this name
 	source jsonb NOT NULL,	-- DescribeTable's Table of the source, when taken
 	created_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
 	item_count bigint NOT NULL DEFAULT 0,
@@ -43,7 +44,7 @@ CREATE TABLE continuous_backups (
 	table_name text COLLATE "C" PRIMARY KEY
 		REFERENCES tables (table_name) ON DELETE CASCADE,
 	table_id uuid NOT NULL UNIQUE,
-	relid oid NOT NULL,
+	relid regclass NOT NULL,	-- by name in a dump, as tables.relid
 	enabled_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
 	recovery_period_days integer NOT NULL CHECK (recovery_period_days BETWEEN 1 AND 35)
 );
@@ -57,7 +58,7 @@ GRANT SELECT ON continuous_backups TO PUBLIC;
 -- the API's direct writes in its place) in the writer's transaction; trimmed past the recovery period by the
 -- background worker (backup.c describes the restore).
 CREATE TABLE pitr_history (
-	relid oid NOT NULL,				-- the item table (its OID while it exists)
+	relid regclass NOT NULL,		-- the item table (by name in a dump)
 	changed_at timestamptz NOT NULL,
 	key item_key NOT NULL,
 	old_item jsonb
@@ -349,6 +350,13 @@ BEGIN
 	END IF;
 	t := item_table.backup_source(item_table.backup_table_name(request ->> 'TableName'));
 	PERFORM item_table.backup_check_owner(t.relid, 'table ' || t.table_name);
+	-- a distributed table (distribute_table(): its column part) has no
+	-- triggers on its shards for the history
+	IF (enabled)::text::boolean AND EXISTS (SELECT FROM pg_attribute a
+			WHERE a.attrelid = t.relid AND a.attname = 'part' AND NOT a.attisdropped) THEN
+		PERFORM item_table.backup_raise('ValidationException',
+			'Point-in-time recovery is not available for a distributed table: ' || t.table_name);
+	END IF;
 	PERFORM item_table.pitr_set(t.relid, t.table_name, t.table_id, (enabled)::text::boolean,
 		coalesce((days #>> '{}')::integer,
 			(SELECT c.recovery_period_days FROM item_table.continuous_backups c WHERE c.table_id = t.table_id),
@@ -713,7 +721,9 @@ BEGIN
 	PERFORM item_table.backup_members(request, '{TargetTableName,BackupArn,BillingModeOverride,GlobalSecondaryIndexOverride,LocalSecondaryIndexOverride,ProvisionedThroughputOverride,OnDemandThroughputOverride,SSESpecificationOverride}');
 	PERFORM item_table.backup_check(item_table.backup_restore_problems(request));
 	b := item_table.backup_by_arn(request);
-	IF NOT pg_has_role(current_user, b.owner, 'USAGE') THEN
+	IF NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user)
+			AND NOT coalesce((SELECT pg_has_role(current_user, r.oid, 'USAGE') FROM pg_roles r
+				WHERE r.oid = b.owner AND r.rolname = b.owner_name), false) THEN
 		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege', MESSAGE = 'permission denied for backup ' || b.backup_arn,
 			DETAIL = 'Only members of the role that owned the backed-up table may use its backups.';
 	END IF;
