@@ -22,7 +22,7 @@ CREATE ROLE sec_bk_member IN ROLE sec_bk_owner;
 CREATE ROLE sec_bk_nocreate;
 GRANT CREATE ON SCHEMA item_data TO sec_bk_owner, sec_bk_writer, sec_bk_member;
 SET search_path = public, item_table;
-SELECT plan(30);
+SELECT plan(32);
 
 -- the owner's table, with recovery on and a backup; the writer may write it
 SET ROLE sec_bk_owner;
@@ -95,6 +95,17 @@ SELECT is((SELECT relowner::regrole::text FROM pg_class WHERE oid = 'item_data.b
 	'the restored table belongs to the caller');
 SELECT is((SELECT count(*) FROM item_data.bk_member_pitr), 3::bigint, 'with the items of the moment');
 SELECT is((SELECT count(*) FROM item_data.bk_member_bk), 1::bigint, 'and the backup''s items');
+
+-- the owner is named by OID and name: under another name (as a role made
+-- later with a dropped owner's OID would be) it has no backups
+ALTER ROLE sec_bk_owner RENAME TO sec_bk_owner_renamed;
+SET ROLE sec_bk_member;
+SELECT throws_ok($$SELECT item_table.dynamodb('RestoreTableFromBackup', jsonb_build_object('BackupArn', (SELECT arn FROM bk),
+	'TargetTableName', 'bk_renamed'))$$, '42501', NULL, 'a backup is not its owner''s under another name');
+SELECT throws_ok($$SELECT item_table.backup_drop((SELECT backup_id FROM item_table.backups WHERE backup_name = 'own'))$$,
+	'42501', NULL, 'nor may backup_drop() delete it');
+RESET ROLE;
+ALTER ROLE sec_bk_owner_renamed RENAME TO sec_bk_owner;
 
 -- without CREATE on item_data, no restore, even of one's own backup
 GRANT sec_bk_owner TO sec_bk_nocreate;
