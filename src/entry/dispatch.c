@@ -15,7 +15,10 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "nodes/value.h"
+#include "parser/parse_func.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 
@@ -34,6 +37,29 @@ typedef struct ActionEntry
 	PGFunction	fn;
 } ActionEntry;
 
+/*
+ * The calls written in PL/pgSQL (src/sql/backup.sql): the action and the
+ * name of its function in schema item_table (the extension is not
+ * relocatable), looked up by name and called with its own rights
+ * and settings (SECURITY INVOKER, search_path pinned by its SET clause).
+ */
+typedef struct SqlActionEntry
+{
+	const char *action;
+	const char *function;
+} SqlActionEntry;
+
+static const SqlActionEntry sql_actions[] = {
+	{"CreateBackup", "create_backup"},
+	{"DeleteBackup", "delete_backup"},
+	{"DescribeBackup", "describe_backup"},
+	{"DescribeContinuousBackups", "describe_continuous_backups"},
+	{"ListBackups", "list_backups"},
+	{"RestoreTableFromBackup", "restore_table_from_backup"},
+	{"RestoreTableToPointInTime", "restore_table_to_point_in_time"},
+	{"UpdateContinuousBackups", "update_continuous_backups"},
+};
+
 
 static const ActionEntry actions[] = {
 	{"BatchExecuteStatement", item_table_batch_execute_statement},
@@ -42,7 +68,6 @@ static const ActionEntry actions[] = {
 	{"CreateTable", item_table_create_table},
 	{"DeleteItem", item_table_delete_item},
 	{"DeleteTable", item_table_delete_table},
-	{"DescribeContinuousBackups", item_table_describe_continuous_backups},
 	{"DescribeEndpoints", item_table_describe_endpoints},
 	{"DescribeLimits", item_table_describe_limits},
 	{"DescribeTable", item_table_describe_table},
@@ -87,6 +112,21 @@ item_table_dynamodb(PG_FUNCTION_ARGS)
 				PG_GETARG_DATUM(1);
 
 			return DirectFunctionCall1(actions[i].fn, request);
+		}
+	}
+	for (i = 0; i < (int) lengthof(sql_actions); i++)
+	{
+		if (strcmp(sql_actions[i].action, action) == 0)
+		{
+			Oid			argtypes[1] = {JSONBOID};
+			List	   *name = list_make2(makeString("item_table"),
+										  makeString((char *) sql_actions[i].function));
+			Oid			fn = LookupFuncName(name, 1, argtypes, false);
+			Datum		request = PG_ARGISNULL(1) ?
+				DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")) :
+				PG_GETARG_DATUM(1);
+
+			return OidFunctionCall1(fn, request);
 		}
 	}
 	DynRaise(DYN_UNKNOWN_OPERATION, "Unknown operation: %s", action);
