@@ -547,6 +547,81 @@ canonical_request(const SigV4Request *req, const SigV4Auth *auth, Buf *b)
 }
 
 /*
+ * The signing keys derived last, per thread: deriving one takes four
+ * HMACs, which cost more than the rest of a verification, and a client
+ * signs with the same key, day and region for a day.  A key is found by
+ * the secret, the day and the region it was derived from; a thread keeps
+ * SIGNING_KEYS of them and replaces the oldest.  (Per thread, so no lock:
+ * an HTTP thread serves many clients, and a client's key is derived once
+ * per thread and day.  The derived keys are as secret as the secrets,
+ * which the access key cache keeps in memory anyway.)
+ */
+#define SIGNING_KEYS 8
+#define SIGNING_SECRET_MAX 128
+
+typedef struct SigningKey
+{
+	char		secret[SIGNING_SECRET_MAX];	/* "" when unused */
+	char		date[9];
+	char		region[64];
+	unsigned char key[32];
+} SigningKey;
+
+static __thread SigningKey signing_keys[SIGNING_KEYS];
+static __thread int signing_next;
+
+/* the signing key of secret, date (YYYYMMDD) and region into key */
+static void
+signing_key(const char *secret, const char *date, const char *region,
+			unsigned char key[32])
+{
+	size_t		slen = strlen(secret),
+				rlen = strlen(region);
+	bool		cacheable = slen < SIGNING_SECRET_MAX && rlen < sizeof(signing_keys[0].region) &&
+		strlen(date) == 8;
+	Buf			k = {0};
+	unsigned char t[32];
+	int			i;
+
+	if (cacheable)
+		for (i = 0; i < SIGNING_KEYS; i++)
+		{
+			SigningKey *e = &signing_keys[i];
+
+			if (e->secret[0] != '\0' && strcmp(e->date, date) == 0 &&
+				strcmp(e->region, region) == 0 &&
+				CRYPTO_memcmp(e->secret, secret, slen + 1) == 0)
+			{
+				memcpy(key, e->key, 32);
+				return;
+			}
+		}
+
+	buf_puts(&k, "AWS4");
+	buf_puts(&k, secret);
+	hmac((unsigned char *) k.data, k.len, date, 8, key);
+	hmac(key, 32, region, rlen, t);
+	hmac(t, 32, "dynamodb", 8, key);
+	hmac(key, 32, "aws4_request", 12, t);
+	memcpy(key, t, 32);
+	OPENSSL_cleanse(t, sizeof(t));
+	OPENSSL_cleanse(k.data, k.len);
+	free(k.data);
+
+	if (cacheable)
+	{
+		SigningKey *e = &signing_keys[signing_next];
+
+		signing_next = (signing_next + 1) % SIGNING_KEYS;
+		OPENSSL_cleanse(e, sizeof(*e));
+		memcpy(e->secret, secret, slen + 1);
+		memcpy(e->date, date, 9);
+		memcpy(e->region, region, rlen + 1);
+		memcpy(e->key, key, 32);
+	}
+}
+
+/*
  * SigV4Verify
  *		Does auth->signature sign this request with this secret?
  */
@@ -554,8 +629,7 @@ bool
 SigV4Verify(const SigV4Request *req, const SigV4Auth *auth, const char *secret)
 {
 	Buf			creq = {0},
-				sts = {0},
-				k = {0};
+				sts = {0};
 	char		creq_hash[65],
 				expected[65];
 	unsigned char key[32],
@@ -574,22 +648,14 @@ SigV4Verify(const SigV4Request *req, const SigV4Auth *auth, const char *secret)
 	buf_puts(&sts, "/dynamodb/aws4_request\n");
 	buf_puts(&sts, creq_hash);
 
-	buf_puts(&k, "AWS4");
-	buf_puts(&k, secret);
-	hmac((unsigned char *) k.data, k.len, auth->scope_date, 8, key);
-	hmac(key, 32, auth->region, strlen(auth->region), sig);
-	hmac(sig, 32, "dynamodb", 8, key);
-	hmac(key, 32, "aws4_request", 12, sig);
-	hmac(sig, 32, sts.data, sts.len, key);
-	memcpy(sig, key, 32);
+	signing_key(secret, auth->scope_date, auth->region, key);
+	hmac(key, 32, sts.data, sts.len, sig);
 	hex_encode(sig, 32, expected);
 
 	ok = CRYPTO_memcmp(expected, auth->signature, 64) == 0;
 
-	OPENSSL_cleanse(k.data, k.len);
 	OPENSSL_cleanse(key, sizeof(key));
 	free(creq.data);
 	free(sts.data);
-	free(k.data);
 	return ok;
 }

@@ -19,6 +19,8 @@
 #   GATEWAY        the gateway program (default: pg_config --bindir's)
 #   GATEWAY_ARGS   extra arguments for the gateway
 #   PROF_SKIP      any of "cpu strace callgrind" to leave out
+#   PROF_AUTH      none (default) or sigv4: the gateway checks signatures,
+#                  the requests are signed beforehand by sign.py
 # Output: bench/results/profile.txt (the table), the callgrind files in
 # log/bench-profile/ (callgrind_annotate reads them).
 set -euo pipefail
@@ -34,6 +36,8 @@ PROF_CG_SECONDS=${PROF_CG_SECONDS:-6}
 PROF_STRACE_SECONDS=${PROF_STRACE_SECONDS:-3}
 PROF_SKIP=${PROF_SKIP:-}
 GATEWAY_ARGS=${GATEWAY_ARGS:-}
+PROF_AUTH=${PROF_AUTH:-none}
+case "$PROF_AUTH" in none|sigv4) ;; *) it_die "PROF_AUTH must be none or sigv4" ;; esac
 WORKLOADS=("$@")
 [ "${#WORKLOADS[@]}" -gt 0 ] || WORKLOADS=(root get_item put_item query10)
 BLOG="$IT_LOG_DIR/bench-profile"
@@ -77,17 +81,22 @@ for setup in bench/workloads/get_item/setup.sql bench/workloads/query10/setup.sq
         >>"$BLOG/setup.log" 2>&1 || { tail -n 20 "$BLOG/setup.log"; it_die "setup failed ($setup)"; }
 done
 "$PGBIN/psql" -X -q -c 'VACUUM ANALYZE' -c 'CHECKPOINT' </dev/null >>"$BLOG/setup.log" 2>&1
+SIG_KEY=""
+if [ "$PROF_AUTH" = sigv4 ]; then
+    SIG_KEY=$("$PGBIN/psql" -X -qAt -F ' ' -v ON_ERROR_STOP=1 \
+        -c "SELECT access_key_id, secret_access_key FROM item_table.create_access_key(current_user::regrole)" </dev/null)
+fi
 
 # start_gateway [WRAPPER...]: the gateway on a fresh port, GW_PID/GW_URL set
 start_gateway() {
-    local port i
+    local port
     port=$(it_pick_port) || it_die "no free port"
     # shellcheck disable=SC2086
-    "$@" "$GATEWAY" --auth none --listen 127.0.0.1 --port "$port" $GATEWAY_ARGS \
+    "$@" "$GATEWAY" --auth "$PROF_AUTH" --listen 127.0.0.1 --port "$port" $GATEWAY_ARGS \
         >"$BLOG/gateway.log" 2>&1 &
     GW_PID=$!
     GW_URL="http://127.0.0.1:$port/"
-    for i in $(seq 1 600); do
+    for _ in $(seq 1 600); do
         curl -s -o /dev/null --max-time 2 "$GW_URL" && return 0
         sleep 0.1
     done
@@ -96,7 +105,13 @@ start_gateway() {
 }
 # wrk_run WORKLOAD SECONDS LOG -> requests served (fails on a non-2xx answer)
 wrk_run() {
-    wrk -t"$THREADS" -c"$PROF_CLIENTS" -d"$2"s -s "$HERE/wrk/dynamodb.lua" "$GW_URL" -- "$1" "$PROF_SCALE" \
+    local signed=() host=${GW_URL#http://}
+    if [ -n "$SIG_KEY" ] && [ "$1" != root ]; then
+        # shellcheck disable=SC2086  # SIG_KEY is "id secret"
+        python3 "$HERE/sign.py" "${host%/}" $SIG_KEY "$1" "$PROF_SCALE" 20000 "$3.signed" || return 1
+        signed=("$3.signed")
+    fi
+    wrk -t"$THREADS" -c"$PROF_CLIENTS" -d"$2"s -s "$HERE/wrk/dynamodb.lua" "$GW_URL" -- "$1" "$PROF_SCALE" "${signed[@]}" \
         </dev/null >"$3" 2>&1 || { tail -n 20 "$3" >&2; return 1; }
     if grep -q 'Non-2xx' "$3"; then grep 'Non-2xx' "$3" >&2; return 1; fi
     awk '/requests in/ { print $1 }' "$3"
@@ -150,7 +165,7 @@ done
 
 {
     echo "item_table gateway profile  $(date -u '+%Y-%m-%d %H:%M UTC')  commit $(git rev-parse --short HEAD 2>/dev/null || echo none)"
-    echo "$NCPU cores; $PROF_CLIENTS connections; scale=$PROF_SCALE; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "$NCPU cores; $PROF_CLIENTS connections; --auth $PROF_AUTH; scale=$PROF_SCALE; load average $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "per request: gateway CPU us (user+system, and each), system calls (strace -f), user-space instructions (callgrind)"
     printf '%-9s | %8s | %8s | %8s | %8s | %10s | %s\n' workload "cpu us" "user us" "sys us" syscalls instr "top system calls per request"
     echo "----------+----------+----------+----------+----------+------------+------------------------------"

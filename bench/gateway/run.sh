@@ -427,7 +427,7 @@ for w in "${WORKLOADS[@]}"; do
         read -r s sm sp <<<"$(target_stat sql)"
         read -r g gm gp <<<"$(target_stat gateway)"
         read -r d dm dp <<<"$(target_stat dynalite)"
-        read -r bsv bsm bsp <<<"$(target_stat base)"
+        read -r bsv _ bsp <<<"$(target_stat base)"
         read -r k km kp <<<"$(target_stat sigv4)"
         rows+=("$(printf '%-9s | %4s | %10s | %7s | %7s | %10s | %7s | %7s | %10s | %7s | %7s | %11s | %16s | %12s' \
             "$w" "$c" "$g" "$gm" "$gp" "$s" "$sm" "$sp" "$d" "$dm" "$dp" "$(ratio "$g" "$s")" "$(ratio "$g" "$d")" "$(ratio "$s" "$d")")")
