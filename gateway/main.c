@@ -255,7 +255,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 			{
 				bool		stream_action = false;
 
-				snprintf(r->action, sizeof(r->action), "%s", action);
+				memcpy(r->action, action, i + 1);
 				for (i = 0; i < sizeof(stream_actions) / sizeof(stream_actions[0]); i++)
 					if (strcmp(action, stream_actions[i]) == 0)
 						stream_action = true;

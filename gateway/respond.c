@@ -18,7 +18,6 @@
 #include <time.h>
 
 #include <openssl/rand.h>
-#include <openssl/sha.h>
 #include <zlib.h>
 
 #include "../src/types/nul_escape.h"
@@ -28,44 +27,78 @@
 #define HOST_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:[]%"
 
 static uint64_t request_counter;
-static unsigned char id_salt[16];
+static uint64_t id_key[3];
 
-/* the salt of the request ids: false if there are no random bytes */
+/* the key of the request ids: false if there are no random bytes */
 bool
 GwRequestIdInit(void)
 {
-	return RAND_bytes(id_salt, sizeof(id_salt)) == 1;
+	return RAND_bytes((unsigned char *) id_key, sizeof(id_key)) == 1;
+}
+
+/* a bijection of 64-bit words that mixes every bit into every other (the
+ * finaliser of the splitmix64 generator) */
+static inline uint64_t
+mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x;
 }
 
 /*
- * A request id: SHA-256 of a per-process random salt and a counter, the
- * first 160 bits in base32 (32 characters).  Distinct counters make
- * distinct inputs, so ids repeat only if SHA-256 collides; the hash makes
- * them look like DynamoDB's opaque ids rather than a sequence.
+ * A request id: 160 bits in base32 (32 characters), made from a counter
+ * and a per-process random key.  The first 64 bits are mix64(counter XOR
+ * key), a bijection of the counter, so two requests of one process never
+ * share an id; the other 96 are two more mixes of it, so that the id
+ * looks like DynamoDB's opaque ids rather than a sequence.  (An id is not
+ * a secret and needs no cryptographic hash: a SHA-256 here cost more than
+ * the rest of building the answer.)
  */
 void
 GwMakeRequestId(char *out)
 {
 	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-	unsigned char raw[sizeof(id_salt) + 8];
-	unsigned char md[SHA256_DIGEST_LENGTH];
 	uint64_t	n = __atomic_add_fetch(&request_counter, 1, __ATOMIC_RELAXED);
-	int			i,
-				bit = 0;
+	uint64_t	w[3];
+	int			i;
 
-	memcpy(raw, id_salt, sizeof(id_salt));
-	for (i = 0; i < 8; i++)
-		raw[sizeof(id_salt) + i] = (unsigned char) (n >> (56 - 8 * i));
-	SHA256(raw, sizeof(raw), md);
-	for (i = 0; i < 32; i++, bit += 5)
+	w[0] = mix64(n ^ id_key[0]);
+	w[1] = mix64(w[0] + id_key[1]);
+	w[2] = mix64(w[1] ^ id_key[2]);
+	/* character i: the bits 5i to 5i+4 of w[0] w[1] w[2], most significant first */
+	for (i = 0; i < 32; i++)
 	{
-		int			byte = bit / 8,
-					off = bit % 8;
-		unsigned	v = (md[byte] << 8) | md[byte + 1];
+		int			bit = 5 * i,
+					word = bit >> 6,
+					off = bit & 63;
+		uint64_t	v = w[word] << off;
 
-		out[i] = alphabet[(v >> (11 - off)) & 31];
+		if (off > 59)
+			v |= w[word + 1] >> (64 - off);
+		out[i] = alphabet[v >> 59];
 	}
 	out[32] = '\0';
+}
+
+/* v in decimal into out (at least 11 bytes), without printf's machinery */
+static void
+decimal(char *out, uint32_t v)
+{
+	char		rev[10];
+	int			n = 0;
+
+	do
+	{
+		rev[n++] = (char) ('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n > 0)
+		*out++ = rev[--n];
+	*out = '\0';
 }
 
 /* append s to out as the inside of a JSON string */
@@ -148,7 +181,7 @@ GwRespondOwned(struct MHD_Connection *c, GwRequest *r, unsigned status,
 		PQclear(res);
 		return MHD_NO;
 	}
-	snprintf(crc, sizeof(crc), "%lu", (unsigned long) crc32(0L, (const Bytef *) body, (uInt) len));
+	decimal(crc, (uint32_t) crc32(0L, (const Bytef *) body, (uInt) len));
 	MHD_add_response_header(resp, "Content-Type", content_type);
 	MHD_add_response_header(resp, "x-amzn-RequestId", r->id);
 	MHD_add_response_header(resp, "x-amz-crc32", crc);
