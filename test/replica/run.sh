@@ -279,6 +279,7 @@ for round in $(seq 1 "$ROUNDS"); do
     /usr/bin/python3 test/replica/load.py run "$ENDPOINT" "$KEY_ID" "$SECRET" "$TABLE" "$round" "$WRITERS" \
         "$stopfile" "$outfile" >"$LOG/load.$round.out" 2>&1 &
     LOAD_PID=$!
+    echo "$(date -u +%T) round $round: load started (primary $primary)"
     sleep 3
     if [ "$round" = 1 ]; then
         # an index backfill under way when the primary dies
@@ -286,6 +287,7 @@ for round in $(seq 1 "$ROUNDS"); do
         sleep 0.3
     fi
     if kill_node "$primary"; then ok "round $round: kill -9 of the primary ($primary) under load"; else bad "round $round: kill -9 of the primary"; fi
+    echo "$(date -u +%T) round $round: primary killed"
     sleep 1
     # what the standby has at promotion: the highest stream number, a backfill's progress
     seq_before=$(q "$standby" -c "SELECT coalesce(max(seq), 0) FROM item_table.stream_records")
@@ -297,6 +299,7 @@ for round in $(seq 1 "$ROUNDS"); do
         bad "round $round: pg_ctl promote"
     fi
     primary=$standby
+    echo "$(date -u +%T) round $round: promoted"
     sleep 1
     if make_standby "$(other "$primary")" "$primary"; then
         ok "round $round: the old primary made again as the standby (pg_basebackup)"
@@ -304,10 +307,12 @@ for round in $(seq 1 "$ROUNDS"); do
         bad "round $round: the old primary made again as the standby"
         tail -n 20 "$LOG/basebackup.log"
     fi
+    echo "$(date -u +%T) round $round: new standby up"
     sleep 3
     touch "$stopfile"
     wait "$LOAD_PID"
     LOAD_PID=""
+    echo "$(date -u +%T) round $round: load stopped"
     cat "$LOG/load.$round.out"
     loads+=("$outfile")
     /usr/bin/python3 test/replica/load.py check "$PGBIN/psql" \
