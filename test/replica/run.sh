@@ -156,7 +156,7 @@ if [ ! -x "$GW_BIN" ]; then
     bad "$GW_BIN not installed"
     exit 1
 fi
-R_TMP=$(mktemp -d /tmp/item_table_replica.XXXXXX) || exit 1
+R_TMP=$(mktemp -d -t item_table_replica.XXXXXX) || exit 1
 chown postgres: "$R_TMP" && chmod 755 "$R_TMP"
 IT_TMP=$R_TMP
 PORT_A=$(it_pick_port)
