@@ -94,7 +94,8 @@ SQL_PARTS = \
 	src/sql/role_guard.sql \
 	src/sql/vector.sql \
 	src/sql/bucket.sql \
-	src/sql/backup.sql
+	src/sql/backup.sql \
+	src/sql/stats.sql
 
 # Versions: src/sql/released/ keeps each released script as it was
 # released; the current version's script is built from src/sql/ (SQL_PARTS),
@@ -115,7 +116,8 @@ UPDATE_1_2_NEW = \
 	src/sql/role_guard.sql \
 	src/sql/vector.sql \
 	src/sql/bucket.sql \
-	src/sql/backup.sql
+	src/sql/backup.sql \
+	src/sql/stats.sql
 DATA_built = item_table--$(EXTVERSION).sql item_table--1.1--1.2.sql
 DATA = src/sql/released/item_table--1.0.sql \
 	src/sql/released/item_table--1.1.sql \

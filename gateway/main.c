@@ -55,7 +55,8 @@
  * place).  An error with a
  * SQLSTATE of item_table's class XD carries DynamoDB's error body in its
  * DETAIL: that body goes out as is (its strings decoded likewise), with
- * 400 (500 for InternalServerError).
+ * 400 (500 for InternalServerError, 503 for ServiceUnavailable: a write
+ * sent to a hot standby, which SDKs retry).
  * Other errors are mapped: a request body the server could not read as
  * jsonb (an error converting parameter $2) -> SerializationException;
  * 42501 (insufficient privilege, and a role the login role may not

@@ -318,7 +318,9 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 			 strncmp(detail, "{\"__type\":", 10) == 0)
 	{
 		unsigned	status = strstr(detail, "#InternalServerError\"") ?
-			MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_BAD_REQUEST;
+			MHD_HTTP_INTERNAL_SERVER_ERROR :
+			strstr(detail, "#ServiceUnavailable\"") ?
+			MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_BAD_REQUEST;
 		const char *hash = strchr(detail, '#');
 
 		/* the error type, for the metrics: "ns#Name" */

@@ -11,10 +11,25 @@
  * own SQL-callable function, not through here.  The gateway's call
  * (gateway_call.c, dynamodb_as) comes through here.
  *
+ * Writes on a hot standby.  Every read-only action runs on a standby as on
+ * the primary (docs/operations.md); a write fails there when it first
+ * tries to change something, with PostgreSQL's read_only_sql_transaction
+ * (25006: an INSERT, a SELECT ... FOR UPDATE, a nextval, DDL).  Caught
+ * here, while recovery is in progress, it becomes DynamoDB's
+ * ServiceUnavailable (SQLSTATE XD026, HTTP 503 in DynamoDB): the request
+ * is valid and was checked in DynamoDB's order (a validation error still
+ * comes first), only this server cannot take it now; every SDK retries
+ * it, and a retry succeeds once the standby is promoted or the client
+ * reaches the primary.  InternalServerError would claim a fault, and a
+ * ValidationException or AccessDeniedException would tell the SDK not to
+ * retry a request that is right.  Only while recovery is in progress: a
+ * read-only transaction chosen on a primary keeps PostgreSQL's error.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "nodes/value.h"
@@ -94,6 +109,42 @@ static const ActionEntry actions[] = {
 	{"UpdateTimeToLive", item_table_update_time_to_live},
 };
 
+/*
+ * call_action
+ *		Run an action's function; on a hot standby, a write's refusal
+ *		becomes ServiceUnavailable (see the header).
+ */
+static Datum
+call_action(PGFunction fn, Oid fnoid, Datum request)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	volatile Datum result = (Datum) 0;
+
+	PG_TRY();
+	{
+		result = fn != NULL ? DirectFunctionCall1(fn, request) : OidFunctionCall1(fnoid, request);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_READ_ONLY_SQL_TRANSACTION &&
+			RecoveryInProgress())
+		{
+			FlushErrorState();
+			DynRaise(DYN_SERVICE_UNAVAILABLE,
+					 "The service is currently unavailable or busy: this server is a hot standby, which serves reads only; send writes to the primary (%s)",
+					 edata->message);
+		}
+		FreeErrorData(edata);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return result;
+}
+
 Datum
 item_table_dynamodb(PG_FUNCTION_ARGS)
 {
@@ -111,7 +162,7 @@ item_table_dynamodb(PG_FUNCTION_ARGS)
 				DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")) :
 				PG_GETARG_DATUM(1);
 
-			return DirectFunctionCall1(actions[i].fn, request);
+			return call_action(actions[i].fn, InvalidOid, request);
 		}
 	}
 	for (i = 0; i < (int) lengthof(sql_actions); i++)
@@ -126,7 +177,7 @@ item_table_dynamodb(PG_FUNCTION_ARGS)
 				DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")) :
 				PG_GETARG_DATUM(1);
 
-			return OidFunctionCall1(fn, request);
+			return call_action(NULL, fn, request);
 		}
 	}
 	DynRaise(DYN_UNKNOWN_OPERATION, "Unknown operation: %s", action);
