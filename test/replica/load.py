@@ -177,8 +177,9 @@ def standby(argv):
     except botocore.exceptions.ClientError as e:
         code = e.response.get("Error", {}).get("Code", "")
         status = e.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
-        print(f"{'ok' if code == 'ServiceUnavailable' else 'FAILED'} gateway on the standby: "
-              f"PutItem is ServiceUnavailable (got {code}, HTTP {status})")
+        good = code == "ServiceUnavailable" and status == 503
+        print(f"{'ok' if good else 'FAILED'} gateway on the standby: "
+              f"PutItem is ServiceUnavailable with HTTP 503, which SDKs retry (got {code}, HTTP {status})")
 
 
 def psql_rows(psql, conninfo, sql):
