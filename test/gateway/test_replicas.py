@@ -99,8 +99,11 @@ class Standby:
         self.sql("SELECT pg_wal_replay_resume()")
 
     def caught_up(self):
-        """Wait until the standby has replayed everything the primary has written."""
-        lsn = psql("SELECT pg_current_wal_lsn()")
+        """Wait until the standby has replayed everything the primary has written.
+        The primary's insert position, not its write position: with
+        synchronous_commit off (the test cluster's setting) a commit's record
+        may still be in the WAL buffers, past pg_current_wal_lsn()."""
+        lsn = psql("SELECT pg_current_wal_insert_lsn()")
         assert wait_until(lambda: self.sql(f"SELECT pg_last_wal_replay_lsn() >= '{lsn}'") == "t",
                           timeout=WAIT)
 
