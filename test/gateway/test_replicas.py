@@ -100,10 +100,12 @@ class Standby:
 
     def caught_up(self):
         """Wait until the standby has replayed everything the primary has written.
-        The primary's insert position, not its write position: with
-        synchronous_commit off (the test cluster's setting) a commit's record
-        may still be in the WAL buffers, past pg_current_wal_lsn()."""
-        lsn = psql("SELECT pg_current_wal_insert_lsn()")
+        The test cluster commits with synchronous_commit off, so a commit's
+        record can still be in the WAL buffers, past pg_current_wal_lsn():
+        first a transaction of ours commits with synchronous_commit local, which
+        flushes the WAL through every earlier commit."""
+        psql("SET synchronous_commit = local; SELECT pg_catalog.txid_current()")
+        lsn = psql("SELECT pg_current_wal_lsn()")
         assert wait_until(lambda: self.sql(f"SELECT pg_last_wal_replay_lsn() >= '{lsn}'") == "t",
                           timeout=WAIT)
 

@@ -106,7 +106,10 @@ q() {
 # wait until NODE (a standby) has replayed what its primary PRIMARY wrote
 wait_replay() {
     local lsn i
-    lsn=$(q "$2" -c "SELECT pg_current_wal_insert_lsn()") || return 1
+    # a commit of ours flushed locally first: the WAL is then flushed (and
+    # can be sent) through every earlier commit, asynchronous ones too
+    q "$2" -c "SET synchronous_commit = local; SELECT pg_catalog.txid_current()" >/dev/null || return 1
+    lsn=$(q "$2" -c "SELECT pg_current_wal_lsn()") || return 1
     for i in $(seq 1 100); do
         [ "$(q "$1" -c "SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn")" = t ] && return 0
         sleep 0.1
