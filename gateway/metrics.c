@@ -435,7 +435,7 @@ MetricsRender(size_t *len)
 	out_printf(&o, "item_table_gateway_replica_fallbacks_total %llu\n",
 			   (unsigned long long) RouteFallbacks());
 	header(&o, "item_table_gateway_replica_refusals_total", "counter",
-		   "Reads a replica refused for being a standby (a recovery conflict cancelled them), run again on the primary.");
+		   "Reads a replica refused for being a standby (a recovery conflict cancelled them) or for not having the table yet, run again on the primary.");
 	out_printf(&o, "item_table_gateway_replica_refusals_total %llu\n",
 			   (unsigned long long) RouteStandbyRefusals());
 

@@ -416,7 +416,11 @@ RouteChoose(const char *action, const char *body, size_t len)
  * pin: for a read they mean "try elsewhere", not the conflict between
  * transactions that main.c would answer them as), and a standby refuses
  * what it cannot do (25006: a write; 0A000: SERIALIZABLE isolation, a
- * role's default_transaction_isolation).
+ * role's default_transaction_isolation).  A replica that has not yet
+ * replayed a table's creation answers ResourceNotFoundException (XD004)
+ * for a table the primary has: only the primary may say a table does not
+ * exist (DynamoDB never answers that for an ACTIVE table), so that too
+ * runs again there.
  */
 static bool
 standby_refused(const PGresult *res)
@@ -427,7 +431,8 @@ standby_refused(const PGresult *res)
 		(state = PQresultErrorField(res, PG_DIAG_SQLSTATE)) == NULL)
 		return false;
 	return strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 ||
-		strcmp(state, "25006") == 0 || strcmp(state, "0A000") == 0;
+		strcmp(state, "25006") == 0 || strcmp(state, "0A000") == 0 ||
+		strcmp(state, "XD004") == 0;
 }
 
 /*

@@ -492,7 +492,7 @@ PY
 
     # shell checks that end with "N passed, N failed"
     local script name
-    for script in test/gateway/awscli.sh test/gateway/js/run.sh; do
+    for script in ${IT_GW_SCRIPTS-test/gateway/awscli.sh test/gateway/js/run.sh}; do
         [ -f "$script" ] || continue
         name=$(basename "$(dirname "$script")")/$(basename "$script")
         bash "$script" "$endpoint" "$key_id" "$secret" </dev/null >"$dir/${name//\//_}.out" 2>&1
