@@ -49,6 +49,7 @@ OBJS = \
 	src/api/api_vector_search.o \
 	src/api/api_vector_upkeep.o \
 	src/api/backup.o \
+	src/api/export_import.o \
 	src/query/query_range.o \
 	src/query/query_target.o \
 	src/query/query_start_key.o \
@@ -95,6 +96,7 @@ SQL_PARTS = \
 	src/sql/vector.sql \
 	src/sql/bucket.sql \
 	src/sql/backup.sql \
+	src/sql/export.sql \
 	src/sql/stats.sql
 
 # Versions: src/sql/released/ keeps each released script as it was
@@ -117,6 +119,7 @@ UPDATE_1_2_NEW = \
 	src/sql/vector.sql \
 	src/sql/bucket.sql \
 	src/sql/backup.sql \
+	src/sql/export.sql \
 	src/sql/stats.sql
 DATA_built = item_table--$(EXTVERSION).sql item_table--1.1--1.2.sql
 DATA = src/sql/released/item_table--1.0.sql \
@@ -134,6 +137,8 @@ SRC_DIRS = types expr catalog storage distributed stream api query partiql entry
 PG_CPPFLAGS = $(addprefix -Isrc/,$(SRC_DIRS))
 # -Wextra, less the two checks that PostgreSQL's own headers (inline
 # functions in ilist.h, bufpage.h) and the fmgr calling convention trip
+# zlib (gzip) and libzstd: export and import files (export_import.c)
+SHLIB_LINK = -lz -lzstd
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 
 # before PGXS: its clean rule tests EXTRA_CLEAN when the file is read
