@@ -21,7 +21,7 @@ CREATE TABLE exports (
 	s3_bucket text NOT NULL,
 	s3_prefix text,
 	client_token text,
-	request jsonb NOT NULL,
+	call_request jsonb NOT NULL,
 	start_time timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
 	end_time timestamptz,
 	item_count bigint NOT NULL DEFAULT 0,
@@ -42,7 +42,7 @@ CREATE TABLE imports (
 	table_id uuid,
 	owner oid NOT NULL,
 	status text NOT NULL CHECK (status IN ('IN_PROGRESS', 'COMPLETED', 'FAILED', 'CANCELLING', 'CANCELLED')),
-	request jsonb NOT NULL,
+	call_request jsonb NOT NULL,
 	client_token text,
 	start_time timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(),
 	end_time timestamptz,
@@ -167,8 +167,8 @@ CREATE FUNCTION export_description(e item_table.exports) RETURNS jsonb
 		'ExportTime', item_table.backup_epoch(e.export_time),
 		'ClientToken', e.client_token,
 		'S3Bucket', e.s3_bucket, 'S3Prefix', e.s3_prefix,
-		'S3BucketOwner', e.request -> 'S3BucketOwner',
-		'S3SseAlgorithm', coalesce(e.request ->> 'S3SseAlgorithm', 'AES256'),
+		'S3BucketOwner', e.call_request -> 'S3BucketOwner',
+		'S3SseAlgorithm', coalesce(e.call_request ->> 'S3SseAlgorithm', 'AES256'),
 		'FailureMessage', e.failure_message,
 		'ExportFormat', e.export_format, 'BilledSizeBytes', e.billed_size_bytes,
 		'ItemCount', e.item_count, 'ExportType', e.export_type,
@@ -227,7 +227,7 @@ BEGIN
 			AND x.owner = (SELECT oid FROM pg_roles WHERE rolname = current_user)
 			AND x.start_time > now_ts - interval '8 hours';
 		IF FOUND THEN
-			IF e.request - 'ClientToken' IS DISTINCT FROM request - 'ClientToken' THEN
+			IF e.call_request - 'ClientToken' IS DISTINCT FROM request - 'ClientToken' THEN
 				PERFORM item_table.export_raise('ExportConflictException',
 					'There was a conflict when writing to the specified S3 bucket.');
 			END IF;
@@ -285,7 +285,7 @@ BEGIN
 	base := coalesce(nullif(rtrim(request ->> 'S3Prefix', '/'), '') || '/', '') || 'AWSDynamoDB/' || id;
 	data_key := base || '/data/' || substr(md5(id || clock_timestamp()::text), 1, 26) || '.json.gz';
 	INSERT INTO item_table.exports AS x (export_id, export_arn, table_name, table_id, owner, status, export_type,
-		export_format, export_time, from_time, to_time, view_type, s3_bucket, s3_prefix, client_token, request)
+		export_format, export_time, from_time, to_time, view_type, s3_bucket, s3_prefix, client_token, call_request)
 	VALUES (id, item_table.export_table_arn(t.table_name) || '/export/' || id, t.table_name, t.table_id,
 		(SELECT oid FROM pg_roles WHERE rolname = current_user), 'IN_PROGRESS', kind, fmt,
 		CASE WHEN kind = 'FULL_EXPORT' THEN coalesce(at, now_ts) END, from_t, to_t, view_type,
@@ -395,15 +395,15 @@ CREATE FUNCTION import_description(i item_table.imports) RETURNS jsonb
 		'ImportArn', i.import_arn, 'ImportStatus', i.status,
 		'TableArn', item_table.export_table_arn(i.table_name), 'TableId', i.table_id,
 		'ClientToken', i.client_token,
-		'S3BucketSource', i.request -> 'S3BucketSource',
+		'S3BucketSource', i.call_request -> 'S3BucketSource',
 		'ErrorCount', i.error_count,
 		-- DynamoDB logs bad lines to CloudWatch; item_table writes them to this file
 		'ErrorLogS3Location', CASE WHEN i.error_file_key IS NOT NULL THEN jsonb_build_object(
-			'S3Bucket', i.request #> '{S3BucketSource,S3Bucket}', 'S3Key', i.error_file_key) END,
-		'InputFormat', i.request -> 'InputFormat',
-		'InputFormatOptions', i.request -> 'InputFormatOptions',
-		'InputCompressionType', coalesce(i.request ->> 'InputCompressionType', 'NONE'),
-		'TableCreationParameters', i.request -> 'TableCreationParameters',
+			'S3Bucket', i.call_request #> '{S3BucketSource,S3Bucket}', 'S3Key', i.error_file_key) END,
+		'InputFormat', i.call_request -> 'InputFormat',
+		'InputFormatOptions', i.call_request -> 'InputFormatOptions',
+		'InputCompressionType', coalesce(i.call_request ->> 'InputCompressionType', 'NONE'),
+		'TableCreationParameters', i.call_request -> 'TableCreationParameters',
 		'StartTime', item_table.backup_epoch(i.start_time),
 		'EndTime', item_table.backup_epoch(i.end_time),
 		'ProcessedSizeBytes', i.processed_size_bytes,
@@ -498,7 +498,7 @@ BEGIN
 			AND x.owner = (SELECT oid FROM pg_roles WHERE rolname = current_user)
 			AND x.start_time > clock_timestamp() - interval '8 hours';
 		IF FOUND THEN
-			IF i.request - 'ClientToken' IS DISTINCT FROM request - 'ClientToken' THEN
+			IF i.call_request - 'ClientToken' IS DISTINCT FROM request - 'ClientToken' THEN
 				PERFORM item_table.export_raise('ImportConflictException',
 					'There was a conflict when importing from the specified S3 source.');
 			END IF;
@@ -510,7 +510,7 @@ BEGIN
 	END IF;
 
 	id := item_table.export_new_id();
-	INSERT INTO item_table.imports AS x (import_id, import_arn, table_name, owner, status, request, client_token)
+	INSERT INTO item_table.imports AS x (import_id, import_arn, table_name, owner, status, call_request, client_token)
 	VALUES (id, item_table.export_table_arn(tname) || '/import/' || id, tname,
 		(SELECT oid FROM pg_roles WHERE rolname = current_user), 'IN_PROGRESS', request, request ->> 'ClientToken')
 	RETURNING * INTO i;
@@ -592,7 +592,7 @@ BEGIN
 		ORDER BY x.import_id LIMIT lim + 1)
 	SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('ImportArn', r.import_arn,
 			'ImportStatus', r.status, 'TableArn', item_table.export_table_arn(r.table_name),
-			'S3BucketSource', r.request -> 'S3BucketSource', 'InputFormat', r.request -> 'InputFormat',
+			'S3BucketSource', r.call_request -> 'S3BucketSource', 'InputFormat', r.call_request -> 'InputFormat',
 			'StartTime', item_table.backup_epoch(r.start_time), 'EndTime', item_table.backup_epoch(r.end_time)))
 			ORDER BY r.import_id) FILTER (WHERE r.n <= lim), '[]'),
 		count(*) > lim
