@@ -126,7 +126,7 @@ DATA = src/sql/released/item_table--1.0.sql \
 	src/sql/released/item_table--1.1.sql \
 	src/sql/updates/item_table--1.0--1.1.sql
 
-REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_control api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index time_to_live example_trading_register example_trading_register_typed example_users_orders_groups example_letters_toys example_movies_actors example_bike_races streams partiql_select partiql_write partiql_batch messages item_collection_metrics legacy_expected legacy_attribute_updates legacy_query_scan legacy_projection legacy_twin divergences backups
+REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_control api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index time_to_live example_trading_register example_trading_register_typed example_users_orders_groups example_letters_toys example_movies_actors example_bike_races streams partiql_select partiql_write partiql_batch messages item_collection_metrics legacy_expected legacy_attribute_updates legacy_query_scan legacy_projection legacy_twin divergences backups export_import
 REGRESS_OPTS = --inputdir=.
 ISOLATION = put_race insert_race counter optimistic_lock transfer_race tx_vs_put token_in_progress gsi_races gsi_ddl_races ttl_race stream_order index_direct_backfill delete_race update_race stream_horizon
 ISOLATION_OPTS = --inputdir=test/isolation

@@ -135,6 +135,19 @@ BEGIN
 	RETURN '{}';
 END $$;
 
+-- a bucket the caller may use (bucket_path() checks the right itself
+-- when the files are opened): AccessDeniedException when it may not see it
+CREATE FUNCTION export_check_bucket(name text) RETURNS void
+	LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+	IF NOT EXISTS (SELECT FROM item_table.list_buckets() b WHERE b.bucket_name = name) THEN
+		RAISE EXCEPTION USING ERRCODE = 'XD018',
+			MESSAGE = 'AccessDeniedException: ' || format('No bucket ''%s'' that the caller may use', name),
+			DETAIL = '{"__type":"com.amazon.coral.service#AccessDeniedException","Message":'
+				|| to_json(format('No bucket ''%s'' that the caller may use', name))::text || '}';
+	END IF;
+END $$;
+
 -- a new export or import id: <milliseconds, 14 digits>-<8 hex>
 CREATE FUNCTION export_new_id() RETURNS text
 	LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
@@ -235,6 +248,7 @@ BEGIN
 		END IF;
 	END IF;
 	t := item_table.backup_source(item_table.backup_table_name(request ->> 'TableArn'));
+	PERFORM item_table.export_check_bucket(request ->> 'S3Bucket');
 	SELECT * INTO c FROM item_table.continuous_backups x WHERE x.table_id = t.table_id;
 	IF NOT FOUND THEN
 		PERFORM item_table.backup_raise('PointInTimeRecoveryUnavailableException',
@@ -508,6 +522,7 @@ BEGIN
 	IF EXISTS (SELECT FROM item_table.tables x WHERE x.table_name = tname) THEN
 		PERFORM item_table.backup_raise('ResourceInUseException', 'Table already exists: ' || tname);
 	END IF;
+	PERFORM item_table.export_check_bucket(bucket);
 
 	id := item_table.export_new_id();
 	INSERT INTO item_table.imports AS x (import_id, import_arn, table_name, owner, status, call_request, client_token)
