@@ -72,6 +72,7 @@ PG_FUNCTION_INFO_V1(item_table_export_data_file);
 PG_FUNCTION_INFO_V1(item_table_bucket_write_text);
 PG_FUNCTION_INFO_V1(item_table_bucket_files);
 PG_FUNCTION_INFO_V1(item_table_import_load_file);
+PG_FUNCTION_INFO_V1(item_table_export_catalog_write);
 
 #define EXPORT_BATCH	1000
 #define IMPORT_GROUP	500
@@ -942,4 +943,46 @@ item_table_import_load_file(PG_FUNCTION_ARGS)
 					 ", \"bytes\": " INT64_FORMAT ", \"messages\": [%s]}",
 					 ls.loaded, ls.errors, r.bytes, ls.messages.data);
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
+}
+
+/*
+ * export_catalog_write(kind text, id text, row jsonb) returns void
+ *		A row of item_table.exports or item_table.imports (kind) written as
+ *		the catalog owner: made, or replacing the row of that id when the
+ *		caller made it (a row of another role's conflicts: ERROR).  The
+ *		owner column is the caller, whatever the row says.
+ */
+Datum
+item_table_export_catalog_write(PG_FUNCTION_ARGS)
+{
+	char	   *kind = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Oid			caller = GetUserId();
+	Oid			types[3] = {TEXTOID, JSONBOID, OIDOID};
+	Datum		values[3] = {PG_GETARG_DATUM(1), PG_GETARG_DATUM(2), ObjectIdGetDatum(caller)};
+	const char *idcol;
+	ItemRoleSwitch sw;
+	int			rc;
+
+	if (strcmp(kind, "exports") == 0)
+		idcol = "export_id";
+	else if (strcmp(kind, "imports") == 0)
+		idcol = "import_id";
+	else
+		elog(ERROR, "export_catalog_write: unknown kind \"%s\"", kind);
+	SPI_connect();
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args(psprintf("DELETE FROM item_table.%s WHERE %s OPERATOR(pg_catalog.=) $1"
+										" AND owner OPERATOR(pg_catalog.=) $3", kind, idcol),
+							   3, types, values, NULL, false, 0);
+	if (rc != SPI_OK_DELETE)
+		elog(ERROR, "could not write the %s catalog", kind);
+	rc = SPI_execute_with_args(psprintf("INSERT INTO item_table.%1$s SELECT (pg_catalog.jsonb_populate_record("
+										"NULL::item_table.%1$s, $2 OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object("
+										"'owner', $3, '%2$s', $1))).*", kind, idcol),
+							   3, types, values, NULL, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "could not write the %s catalog", kind);
+	ItemAsRoleEnd(&sw);
+	SPI_finish();
+	PG_RETURN_VOID();
 }

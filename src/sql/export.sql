@@ -78,6 +78,32 @@ CREATE FUNCTION import_load_file(table_name text, bucket text, key text, format 
 COMMENT ON FUNCTION import_load_file(text, text, text, text, text, text, text[], jsonb) IS
 	'one file of an import loaded into a table by PutItem, bad lines counted and skipped (needs read on the bucket)';
 
+-- a catalog row of the caller's export or import written (made, or
+-- replacing one the caller made): the tables are the extension's own,
+-- written as their owner; the owner column is always the caller
+CREATE FUNCTION export_catalog_write(kind text, id text, r jsonb) RETURNS void
+	AS 'MODULE_PATHNAME', 'item_table_export_catalog_write' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION export_catalog_write(text, text, jsonb) IS
+	'the catalog row of one of the caller''s exports or imports written (ExportTableToPointInTime''s and ImportTable''s step)';
+CREATE FUNCTION export_catalog_put(kind text, r jsonb) RETURNS item_table.exports
+	LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	e item_table.exports;
+BEGIN
+	PERFORM item_table.export_catalog_write(kind, r ->> 'export_id', r);
+	SELECT * INTO e FROM item_table.exports x WHERE x.export_id = r ->> 'export_id';
+	RETURN e;
+END $$;
+CREATE FUNCTION import_catalog_put(r jsonb) RETURNS item_table.imports
+	LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	i item_table.imports;
+BEGIN
+	PERFORM item_table.export_catalog_write('imports', r ->> 'import_id', r);
+	SELECT * INTO i FROM item_table.imports x WHERE x.import_id = r ->> 'import_id';
+	RETURN i;
+END $$;
+
 -- the exceptions of these calls that backup_raise() does not know
 CREATE FUNCTION export_raise(exception text, message text) RETURNS void
 	LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
@@ -298,22 +324,22 @@ BEGIN
 	id := item_table.export_new_id();
 	base := coalesce(nullif(rtrim(request ->> 'S3Prefix', '/'), '') || '/', '') || 'AWSDynamoDB/' || id;
 	data_key := base || '/data/' || substr(md5(id || clock_timestamp()::text), 1, 26) || '.json.gz';
-	INSERT INTO item_table.exports AS x (export_id, export_arn, table_name, table_id, owner, status, export_type,
-		export_format, export_time, from_time, to_time, view_type, s3_bucket, s3_prefix, client_token, call_request)
-	VALUES (id, item_table.export_table_arn(t.table_name) || '/export/' || id, t.table_name, t.table_id,
-		(SELECT oid FROM pg_roles WHERE rolname = current_user), 'IN_PROGRESS', kind, fmt,
-		CASE WHEN kind = 'FULL_EXPORT' THEN coalesce(at, now_ts) END, from_t, to_t, view_type,
-		request ->> 'S3Bucket', request ->> 'S3Prefix', request ->> 'ClientToken', request)
-	RETURNING * INTO e;
+	e := ROW(id, item_table.export_table_arn(t.table_name) || '/export/' || id, t.table_name, t.table_id,
+		0, 'IN_PROGRESS', kind, fmt, CASE WHEN kind = 'FULL_EXPORT' THEN coalesce(at, now_ts) END, from_t, to_t,
+		view_type, request ->> 'S3Bucket', request ->> 'S3Prefix', request ->> 'ClientToken', request, clock_timestamp(),
+		NULL, 0, 0, NULL, NULL)::item_table.exports;
+	e := item_table.export_catalog_put('exports', to_jsonb(e));
 
 	keys := ARRAY[t.hash_key] || CASE WHEN t.range_key IS NOT NULL THEN ARRAY[t.range_key] ELSE '{}'::text[] END;
 	PERFORM item_table.bucket_write_text(e.s3_bucket, base || '/_started', '');
 	info := item_table.export_data_file(t.relid, from_t, CASE WHEN kind = 'FULL_EXPORT' THEN at ELSE to_t END,
 		view_type, keys, e.s3_bucket, data_key);
-	UPDATE item_table.exports x SET status = 'COMPLETED', end_time = date_trunc('milliseconds', clock_timestamp()),
-		item_count = (info ->> 'itemCount')::bigint, billed_size_bytes = (info ->> 'size')::bigint,
-		manifest_key = base || '/manifest-summary.json'
-	WHERE x.export_id = id RETURNING * INTO e;
+	e.status := 'COMPLETED';
+	e.end_time := date_trunc('milliseconds', clock_timestamp());
+	e.item_count := (info ->> 'itemCount')::bigint;
+	e.billed_size_bytes := (info ->> 'size')::bigint;
+	e.manifest_key := base || '/manifest-summary.json';
+	e := item_table.export_catalog_put('exports', to_jsonb(e));
 	PERFORM item_table.bucket_write_text(e.s3_bucket, base || '/manifest-files.json',
 		jsonb_build_object('itemCount', e.item_count,
 			'md5Checksum', encode(decode(info ->> 'md5', 'hex'), 'base64'),
@@ -525,10 +551,12 @@ BEGIN
 	PERFORM item_table.export_check_bucket(bucket);
 
 	id := item_table.export_new_id();
-	INSERT INTO item_table.imports AS x (import_id, import_arn, table_name, owner, status, call_request, client_token)
-	VALUES (id, item_table.export_table_arn(tname) || '/import/' || id, tname,
-		(SELECT oid FROM pg_roles WHERE rolname = current_user), 'IN_PROGRESS', request, request ->> 'ClientToken')
-	RETURNING * INTO i;
+	i := jsonb_populate_record(NULL::item_table.imports, jsonb_build_object('import_id', id,
+		'import_arn', item_table.export_table_arn(tname) || '/import/' || id, 'table_name', tname, 'owner', 0,
+		'status', 'IN_PROGRESS', 'call_request', request, 'client_token', request ->> 'ClientToken',
+		'start_time', clock_timestamp(), 'processed_item_count', 0, 'processed_size_bytes', 0,
+		'imported_item_count', 0, 'error_count', 0));
+	i := item_table.import_catalog_put(to_jsonb(i));
 
 	-- the table, as the caller (who owns it; CreateTable's rights), with
 	-- its stream switched on only after the load: an import makes no
@@ -564,11 +592,15 @@ BEGIN
 	IF stream IS NOT NULL AND jsonb_typeof(stream) = 'object' AND coalesce((stream ->> 'StreamEnabled')::boolean, false) THEN
 		PERFORM item_table.update_table(jsonb_build_object('TableName', tname, 'StreamSpecification', stream));
 	END IF;
-	UPDATE item_table.imports x SET status = 'COMPLETED', table_id = n.table_id,
-		end_time = date_trunc('milliseconds', clock_timestamp()),
-		processed_item_count = loaded + errors, imported_item_count = loaded, error_count = errors,
-		processed_size_bytes = bytes, error_file_key = err_key
-	WHERE x.import_id = id RETURNING * INTO i;
+	i.status := 'COMPLETED';
+	i.table_id := n.table_id;
+	i.end_time := date_trunc('milliseconds', clock_timestamp());
+	i.processed_item_count := loaded + errors;
+	i.imported_item_count := loaded;
+	i.error_count := errors;
+	i.processed_size_bytes := bytes;
+	i.error_file_key := err_key;
+	i := item_table.import_catalog_put(to_jsonb(i));
 	RETURN jsonb_build_object('ImportTableDescription', item_table.import_description(i));
 END $$;
 COMMENT ON FUNCTION import_table(jsonb) IS 'DynamoDB ImportTable';
