@@ -53,7 +53,7 @@ typedef struct ActionEntry
 } ActionEntry;
 
 /*
- * The calls written in PL/pgSQL (src/sql/backup.sql): the action and the
+ * The calls written in PL/pgSQL (src/sql/backup.sql, src/sql/export.sql): the action and the
  * name of its function in schema item_table (the extension is not
  * relocatable), looked up by name and called with its own rights
  * and settings (SECURITY INVOKER, search_path pinned by its SET clause).
