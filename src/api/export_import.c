@@ -839,6 +839,8 @@ flush_group(ImportSpec *spec, LoadState *ls, const char *file, char **lines, int
 				escape_json(&ls->messages, err && err->message ? err->message : "error");
 				appendStringInfoChar(&ls->messages, '}');
 			}
+			if (err)
+				FreeErrorData(err);
 		}
 	}
 }
