@@ -331,30 +331,41 @@ BEGIN
 	e := item_table.export_catalog_put('exports', to_jsonb(e));
 
 	keys := ARRAY[t.hash_key] || CASE WHEN t.range_key IS NOT NULL THEN ARRAY[t.range_key] ELSE '{}'::text[] END;
-	PERFORM item_table.bucket_write_text(e.s3_bucket, base || '/_started', '');
-	info := item_table.export_data_file(t.relid, from_t, CASE WHEN kind = 'FULL_EXPORT' THEN at ELSE to_t END,
-		view_type, keys, e.s3_bucket, data_key);
-	e.status := 'COMPLETED';
-	e.end_time := date_trunc('milliseconds', clock_timestamp());
-	e.item_count := (info ->> 'itemCount')::bigint;
-	e.billed_size_bytes := (info ->> 'size')::bigint;
-	e.manifest_key := base || '/manifest-summary.json';
+	-- the files; a failure of theirs (not a refusal, not a cancel) is the
+	-- export's FAILED status, as in DynamoDB
+	BEGIN
+		PERFORM item_table.bucket_write_text(e.s3_bucket, base || '/_started', '');
+		info := item_table.export_data_file(t.relid, from_t, CASE WHEN kind = 'FULL_EXPORT' THEN at ELSE to_t END,
+			view_type, keys, e.s3_bucket, data_key);
+		e.status := 'COMPLETED';
+		e.end_time := date_trunc('milliseconds', clock_timestamp());
+		e.item_count := (info ->> 'itemCount')::bigint;
+		e.billed_size_bytes := (info ->> 'size')::bigint;
+		e.manifest_key := base || '/manifest-summary.json';
+		PERFORM item_table.bucket_write_text(e.s3_bucket, base || '/manifest-files.json',
+			jsonb_build_object('itemCount', e.item_count,
+				'md5Checksum', encode(decode(info ->> 'md5', 'hex'), 'base64'),
+				'etag', info ->> 'md5', 'dataFileS3Key', data_key)::text || E'\n');
+		PERFORM item_table.bucket_write_text(e.s3_bucket, base || '/manifest-summary.json',
+			jsonb_build_object('version', CASE WHEN kind = 'FULL_EXPORT' THEN '2020-06-30' ELSE '2023-08-01' END,
+				'exportArn', e.export_arn,
+				'startTime', item_table.export_iso(e.start_time), 'endTime', item_table.export_iso(e.end_time),
+				'tableArn', item_table.export_table_arn(e.table_name), 'tableId', e.table_id,
+				'exportTime', item_table.export_iso(coalesce(e.export_time, e.to_time)),
+				's3Bucket', e.s3_bucket, 's3Prefix', e.s3_prefix,
+				's3SseAlgorithm', coalesce(request ->> 'S3SseAlgorithm', 'AES256'), 's3SseKmsKeyId', NULL,
+				'manifestFilesS3Key', base || '/manifest-files.json',
+				'billedSizeBytes', e.billed_size_bytes, 'itemCount', e.item_count,
+				'outputFormat', e.export_format, 'exportType', e.export_type)::text || E'\n');
+	EXCEPTION WHEN insufficient_privilege OR query_canceled THEN
+		RAISE;
+	WHEN others THEN
+		e.status := 'FAILED';
+		e.failure_message := SQLERRM;
+		e.manifest_key := NULL;
+		e.end_time := date_trunc('milliseconds', clock_timestamp());
+	END;
 	e := item_table.export_catalog_put('exports', to_jsonb(e));
-	PERFORM item_table.bucket_write_text(e.s3_bucket, base || '/manifest-files.json',
-		jsonb_build_object('itemCount', e.item_count,
-			'md5Checksum', encode(decode(info ->> 'md5', 'hex'), 'base64'),
-			'etag', info ->> 'md5', 'dataFileS3Key', data_key)::text || E'\n');
-	PERFORM item_table.bucket_write_text(e.s3_bucket, base || '/manifest-summary.json',
-		jsonb_build_object('version', CASE WHEN kind = 'FULL_EXPORT' THEN '2020-06-30' ELSE '2023-08-01' END,
-			'exportArn', e.export_arn,
-			'startTime', item_table.export_iso(e.start_time), 'endTime', item_table.export_iso(e.end_time),
-			'tableArn', item_table.export_table_arn(e.table_name), 'tableId', e.table_id,
-			'exportTime', item_table.export_iso(coalesce(e.export_time, e.to_time)),
-			's3Bucket', e.s3_bucket, 's3Prefix', e.s3_prefix,
-			's3SseAlgorithm', coalesce(request ->> 'S3SseAlgorithm', 'AES256'), 's3SseKmsKeyId', NULL,
-			'manifestFilesS3Key', base || '/manifest-files.json',
-			'billedSizeBytes', e.billed_size_bytes, 'itemCount', e.item_count,
-			'outputFormat', e.export_format, 'exportType', e.export_type)::text || E'\n');
 	RETURN jsonb_build_object('ExportDescription', item_table.export_description(e));
 END $$;
 COMMENT ON FUNCTION export_table_to_point_in_time(jsonb) IS 'DynamoDB ExportTableToPointInTime';
@@ -485,6 +496,7 @@ DECLARE
 	messages jsonb := '[]';
 	stream jsonb;
 	err_key text;
+	failure text;
 	n item_table.tables;
 BEGIN
 	PERFORM item_table.backup_members(request, '{}');
@@ -568,15 +580,32 @@ BEGIN
 	FROM jsonb_array_elements(tcp -> 'AttributeDefinitions') d
 	WHERE d ->> 'AttributeName' IN (n.hash_key, n.range_key);
 
-	FOR f IN SELECT k FROM item_table.bucket_files(bucket, prefix) k WHERE item_table.import_is_data_file(k) LOOP
-		r := item_table.import_load_file(tname, bucket, f, fmt, comp, delim, header, key_types);
-		loaded := loaded + (r ->> 'loaded')::bigint;
-		errors := errors + (r ->> 'errors')::bigint;
-		bytes := bytes + (r ->> 'bytes')::bigint;
-		IF jsonb_array_length(messages) < 100 THEN
-			messages := messages || (r -> 'messages');
-		END IF;
-	END LOOP;
+	-- the files; a failure of theirs (a file that cannot be read, a
+	-- broken compressed stream; not a refusal, not a cancel) is the
+	-- import's FAILED status and leaves no table, as in DynamoDB
+	BEGIN
+		FOR f IN SELECT k FROM item_table.bucket_files(bucket, prefix) k WHERE item_table.import_is_data_file(k) LOOP
+			r := item_table.import_load_file(tname, bucket, f, fmt, comp, delim, header, key_types);
+			loaded := loaded + (r ->> 'loaded')::bigint;
+			errors := errors + (r ->> 'errors')::bigint;
+			bytes := bytes + (r ->> 'bytes')::bigint;
+			IF jsonb_array_length(messages) < 100 THEN
+				messages := messages || (r -> 'messages');
+			END IF;
+		END LOOP;
+	EXCEPTION WHEN insufficient_privilege OR query_canceled THEN
+		RAISE;
+	WHEN others THEN
+		failure := SQLERRM;
+	END;
+	IF failure IS NOT NULL THEN
+		PERFORM item_table.delete_table(jsonb_build_object('TableName', tname));
+		i.status := 'FAILED';
+		i.failure_message := failure;
+		i.end_time := date_trunc('milliseconds', clock_timestamp());
+		i := item_table.import_catalog_put(to_jsonb(i));
+		RETURN jsonb_build_object('ImportTableDescription', item_table.import_description(i));
+	END IF;
 	IF errors > 0 THEN
 		err_key := 'AWSDynamoDBImportErrors/' || id || '/errors.json';
 		BEGIN

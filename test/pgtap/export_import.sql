@@ -10,7 +10,7 @@
 -- skipped and described in the error file.  The bucket is a directory
 -- under the data directory, made by COPY TO PROGRAM and removed at the end.
 BEGIN;
-SELECT plan(39);
+SELECT plan(43);
 SET search_path = item_table, public;
 
 SELECT current_setting('data_directory') || '/it_export' AS root \gset
@@ -231,7 +231,23 @@ SELECT is(dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "exp-test", "
 	#>> '{ImportTableDescription,ImportedItemCount}', '2', 'CSV with HeaderList and delimiter |');
 SELECT is((SELECT item FROM item_data.ex_csv2 WHERE key = item_key('{"S": "k2"}', '{"N": "6"}')),
 	'{"pk": {"S": "k2"}, "sk": {"N": "6"}, "val": {"S": "w"}}', 'its items');
-SELECT is(jsonb_array_length(dynamodb('ListImports', '{}') -> 'ImportSummaryList'), 7, 'ListImports');
+-- a file that cannot be read fails the import: FAILED, its message, no table
+SELECT pg_temp.write('broken/a.json.gz', ARRAY['{"Item":{"id":{"S":"b1"}}}'], 'gzip | head -c 20');
+SELECT dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "exp-test", "S3KeyPrefix": "broken/"},
+	"InputFormat": "DYNAMODB_JSON", "InputCompressionType": "GZIP",
+	"TableCreationParameters": {"TableName": "ex_broken", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}') AS broken \gset
+SELECT is(:'broken'::jsonb #>> '{ImportTableDescription,ImportStatus}', 'FAILED', 'a truncated gzip file: the import FAILED');
+SELECT matches(:'broken'::jsonb #>> '{ImportTableDescription,FailureMessage}', 'gzip', 'with the reason');
+SELECT ok(NOT EXISTS (SELECT FROM tables WHERE table_name = 'ex_broken') AND to_regclass('item_data.ex_broken') IS NULL,
+	'and no table');
+-- a bucket path that cannot be written fails the export
+SELECT pg_temp.write('blocked/AWSDynamoDB', ARRAY['a file where a directory goes']);
+SELECT is(dynamodb('ExportTableToPointInTime', '{"TableArn": "arn:aws:dynamodb:local:000000000000:table/ex_src",
+	"S3Bucket": "exp-test", "S3Prefix": "blocked"}') #>> '{ExportDescription,ExportStatus}', 'FAILED',
+	'an export whose files cannot be written: FAILED');
+SELECT is(jsonb_array_length(dynamodb('ListImports', '{}') -> 'ImportSummaryList'), 8, 'ListImports');
 SELECT is(dynamodb('ListImports', '{"PageSize": 3}') -> 'NextToken' IS NOT NULL, true, 'ListImports pages');
 
 SELECT format('rm -rf %s', :'root') AS rm \gset
