@@ -49,6 +49,7 @@ OBJS = \
 	src/api/api_vector_search.o \
 	src/api/api_vector_upkeep.o \
 	src/api/backup.o \
+	src/api/export_import.o \
 	src/query/query_range.o \
 	src/query/query_target.o \
 	src/query/query_start_key.o \
@@ -95,6 +96,7 @@ SQL_PARTS = \
 	src/sql/vector.sql \
 	src/sql/bucket.sql \
 	src/sql/backup.sql \
+	src/sql/export.sql \
 	src/sql/stats.sql
 
 # Versions: src/sql/released/ keeps each released script as it was
@@ -117,13 +119,14 @@ UPDATE_1_2_NEW = \
 	src/sql/vector.sql \
 	src/sql/bucket.sql \
 	src/sql/backup.sql \
+	src/sql/export.sql \
 	src/sql/stats.sql
 DATA_built = item_table--$(EXTVERSION).sql item_table--1.1--1.2.sql
 DATA = src/sql/released/item_table--1.0.sql \
 	src/sql/released/item_table--1.1.sql \
 	src/sql/updates/item_table--1.0--1.1.sql
 
-REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_control api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index time_to_live example_trading_register example_trading_register_typed example_users_orders_groups example_letters_toys example_movies_actors example_bike_races streams partiql_select partiql_write partiql_batch messages item_collection_metrics legacy_expected legacy_attribute_updates legacy_query_scan legacy_projection legacy_twin divergences backups
+REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_control api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index time_to_live example_trading_register example_trading_register_typed example_users_orders_groups example_letters_toys example_movies_actors example_bike_races streams partiql_select partiql_write partiql_batch messages item_collection_metrics legacy_expected legacy_attribute_updates legacy_query_scan legacy_projection legacy_twin divergences backups export_import
 REGRESS_OPTS = --inputdir=.
 ISOLATION = put_race insert_race counter optimistic_lock transfer_race tx_vs_put token_in_progress gsi_races gsi_ddl_races ttl_race stream_order index_direct_backfill delete_race update_race stream_horizon
 ISOLATION_OPTS = --inputdir=test/isolation
@@ -134,6 +137,8 @@ SRC_DIRS = types expr catalog storage distributed stream api query partiql entry
 PG_CPPFLAGS = $(addprefix -Isrc/,$(SRC_DIRS))
 # -Wextra, less the two checks that PostgreSQL's own headers (inline
 # functions in ilist.h, bufpage.h) and the fmgr calling convention trip
+# zlib (gzip) and libzstd: export and import files (export_import.c)
+SHLIB_LINK = -lz -lzstd
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 
 # before PGXS: its clean rule tests EXTRA_CLEAN when the file is read

@@ -71,9 +71,11 @@ it_as_postgres() {
 # The libFuzzer toolchain of scripts/fuzz.sh (Debian's clang and libFuzzer).
 IT_FUZZ_PKGS=(clang libfuzzer-14-dev)
 
-# item_table_gateway's libraries, and the clients its tests run (boto3 with
-# pytest, the AWS CLI; openssl makes a certificate for the TLS test).
-IT_GATEWAY_PKGS=(libmicrohttpd-dev zlib1g-dev libssl-dev libpq-dev
+# item_table_gateway's libraries (zlib and libzstd are also the
+# extension's: export and import files), and the clients its tests run
+# (boto3 with pytest, the AWS CLI; openssl makes a certificate for the TLS
+# test).
+IT_GATEWAY_PKGS=(libmicrohttpd-dev zlib1g-dev libzstd-dev libssl-dev libpq-dev
     python3-boto3 python3-pytest awscli openssl)
 
 # Install the Debian packages needed to build, test, fuzz, demo and

@@ -495,7 +495,8 @@ PY
     for script in ${IT_GW_SCRIPTS-test/gateway/awscli.sh test/gateway/js/run.sh}; do
         [ -f "$script" ] || continue
         name=$(basename "$(dirname "$script")")/$(basename "$script")
-        bash "$script" "$endpoint" "$key_id" "$secret" </dev/null >"$dir/${name//\//_}.out" 2>&1
+        IT_GW_ADMIN="host=$PGHOST port=$PGPORT dbname=$db user=$PGUSER" IT_GW_PSQL="$PGBIN/psql" \
+            bash "$script" "$endpoint" "$key_id" "$secret" </dev/null >"$dir/${name//\//_}.out" 2>&1
         rc=$?
         read -r p f <<<"$(tail_counts "$dir/${name//\//_}.out" "$rc")"
         tp=$((tp + p))

@@ -53,7 +53,7 @@ typedef struct ActionEntry
 } ActionEntry;
 
 /*
- * The calls written in PL/pgSQL (src/sql/backup.sql): the action and the
+ * The calls written in PL/pgSQL (src/sql/backup.sql, src/sql/export.sql): the action and the
  * name of its function in schema item_table (the extension is not
  * relocatable), looked up by name and called with its own rights
  * and settings (SECURITY INVOKER, search_path pinned by its SET clause).
@@ -69,7 +69,13 @@ static const SqlActionEntry sql_actions[] = {
 	{"DeleteBackup", "delete_backup"},
 	{"DescribeBackup", "describe_backup"},
 	{"DescribeContinuousBackups", "describe_continuous_backups"},
+	{"DescribeExport", "describe_export"},
+	{"DescribeImport", "describe_import"},
+	{"ExportTableToPointInTime", "export_table_to_point_in_time"},
+	{"ImportTable", "import_table"},
 	{"ListBackups", "list_backups"},
+	{"ListExports", "list_exports"},
+	{"ListImports", "list_imports"},
 	{"RestoreTableFromBackup", "restore_table_from_backup"},
 	{"RestoreTableToPointInTime", "restore_table_to_point_in_time"},
 	{"UpdateContinuousBackups", "update_continuous_backups"},

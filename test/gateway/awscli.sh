@@ -85,6 +85,43 @@ ddb wait table-exists --table-name "${table}_pitr"
 check "wait table-exists (point in time)" "^waited:0$"
 ddb scan --table-name "${table}_pitr" --select COUNT
 check "restored items" "\"Count\": 6"
+# export and import through a bucket (a temporary directory the superuser
+# registers; scripts/test.sh gives the superuser's psql and conninfo)
+if [ -n "${IT_GW_PSQL:-}" ] && [ -n "${IT_GW_ADMIN:-}" ]; then
+    bdir=$(mktemp -d)
+    chmod 777 "$bdir"
+    bname="cli-$$-$RANDOM"
+    "$IT_GW_PSQL" -X -qAt -v ON_ERROR_STOP=1 -d "$IT_GW_ADMIN" \
+        -c "SELECT item_table.create_bucket('$bname', '$bdir')" \
+        -c "SELECT item_table.grant_bucket('$bname', 'gw_app', true, true)" >/dev/null
+    ddb export-table-to-point-in-time --table-arn "arn:aws:dynamodb:local:000000000000:table/$table" \
+        --s3-bucket "$bname" --s3-prefix cli
+    check "export-table-to-point-in-time" "\"ExportStatus\": \"COMPLETED\".*\"ItemCount\": 6"
+    export_arn=$(printf '%s' "$out" | sed -n 's/.*"ExportArn": "\([^"]*\)".*/\1/p' | head -n 1)
+    ddb describe-export --export-arn "$export_arn"
+    check "describe-export" "\"ExportManifest\": \"cli/AWSDynamoDB/"
+    ddb list-exports --table-arn "arn:aws:dynamodb:local:000000000000:table/$table"
+    check "list-exports" "\"ExportArn\": \"$export_arn\""
+    ddb import-table --s3-bucket-source "S3Bucket=$bname,S3KeyPrefix=cli/" --input-format DYNAMODB_JSON \
+        --input-compression-type GZIP --table-creation-parameters "{\"TableName\": \"${table}_imp\",
+        \"BillingMode\": \"PAY_PER_REQUEST\",
+        \"AttributeDefinitions\": [{\"AttributeName\": \"pk\", \"AttributeType\": \"S\"}, {\"AttributeName\": \"sk\", \"AttributeType\": \"N\"}],
+        \"KeySchema\": [{\"AttributeName\": \"pk\", \"KeyType\": \"HASH\"}, {\"AttributeName\": \"sk\", \"KeyType\": \"RANGE\"}]}"
+    check "import-table" "\"ImportStatus\": \"COMPLETED\""
+    import_arn=$(printf '%s' "$out" | sed -n 's/.*"ImportArn": "\([^"]*\)".*/\1/p' | head -n 1)
+    ddb describe-import --import-arn "$import_arn"
+    check "describe-import" "\"ImportedItemCount\": 6"
+    ddb wait table-exists --table-name "${table}_imp"
+    [ -z "$out" ]; out="waited:$?"
+    check "wait table-exists (imported)" "^waited:0$"
+    ddb scan --table-name "${table}_imp" --select COUNT
+    check "imported items" "\"Count\": 6"
+    ddb list-imports --table-arn "arn:aws:dynamodb:local:000000000000:table/${table}_imp"
+    check "list-imports" "\"ImportArn\": \"$import_arn\""
+    ddb delete-table --table-name "${table}_imp"
+    "$IT_GW_PSQL" -X -qAt -d "$IT_GW_ADMIN" -c "SELECT item_table.drop_bucket('$bname')" >/dev/null
+    rm -rf "$bdir"
+fi
 ddb delete-backup --backup-arn "$backup_arn"
 check "delete-backup" "\"BackupStatus\": \"DELETED\""
 ddb delete-table --table-name "${table}_bk"

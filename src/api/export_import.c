@@ -1,0 +1,990 @@
+/*-------------------------------------------------------------------------
+ *
+ * export_import.c
+ *		The file steps of ExportTableToPointInTime and ImportTable: a data
+ *		file of an export written into a bucket (gzip, DynamoDB JSON), the
+ *		small text files of an export or an import (manifests, the error
+ *		file), the files under a bucket prefix listed, and one data file of
+ *		an import read (GZIP, ZSTD or NONE; DynamoDB JSON or CSV) and
+ *		loaded into a table.
+ *
+ * The calls themselves are PL/pgSQL (src/sql/export.sql): they check the
+ * request with DynamoDB's rules, keep the catalog rows (item_table.exports,
+ * item_table.imports) and shape the answers.  The functions here run as
+ * the caller and resolve every file name through bucket_path() (bucket.c),
+ * which checks the caller's right on the bucket (write for an export, read
+ * for an import) and that the path stays inside it; files are opened with
+ * O_NOFOLLOW.
+ *
+ * Export.  export_data_file() needs SELECT on the table (checked here).
+ * A full export as of now reads the table in the statement's snapshot as
+ * the caller: a consistent copy, writers not blocked.  An export as of an
+ * earlier time, and an incremental export, also read the table's
+ * point-in-time history (item_table.pitr_history, readable by the
+ * extension's owner only), so after the SELECT check they read as the
+ * catalog owner: the table as of T is its rows now, except that every key
+ * changed after T has the old image of its first change after T (backup.c
+ * explains the history).  An incremental export over (from, to] gives, for
+ * every key changed in the window, its image at `from` (OldImage) and at
+ * `to` (NewImage).  The rows are read through a cursor a batch at a time
+ * (memory bounded per batch), each written as one line of the gzip file;
+ * the answer has the line count and the MD5 of the compressed file.
+ *
+ * Import.  import_load_file() reads one file a line at a time and writes
+ * each item with PutItem's own code (item_table_put_item: its validation,
+ * its key and size rules, its index upkeep), as the caller, who owns the
+ * new table.  The lines go in groups of IMPORT_GROUP, each in a
+ * subtransaction; a group that fails is written again one line at a time,
+ * each in its own subtransaction, so that a bad line is counted, described
+ * and skipped and never aborts the import.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "common/cryptohash.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+
+#include "api.h"
+#include "attr_value.h"
+#include "catalog.h"
+
+PG_FUNCTION_INFO_V1(item_table_export_data_file);
+PG_FUNCTION_INFO_V1(item_table_bucket_write_text);
+PG_FUNCTION_INFO_V1(item_table_bucket_files);
+PG_FUNCTION_INFO_V1(item_table_import_load_file);
+PG_FUNCTION_INFO_V1(item_table_export_catalog_write);
+
+#define EXPORT_BATCH	1000
+#define IMPORT_GROUP	500
+#define IMPORT_MESSAGES 100
+
+/* the file name of key in bucket, checked for mode ('read' or 'write') */
+static char *
+resolve(text *bucket, text *key, const char *mode)
+{
+	Datum		d = DirectFunctionCall3(item_table_bucket_path, PointerGetDatum(bucket),
+										PointerGetDatum(key), CStringGetTextDatum(mode));
+
+	return TextDatumGetCString(d);
+}
+
+/* the directories above a file made (those that exist stay as they are) */
+static void
+make_parents(const char *path)
+{
+	char	   *copy = pstrdup(path);
+	char	   *p;
+
+	for (p = copy + 1; *p; p++)
+	{
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, S_IRWXU) != 0 && errno != EEXIST)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not create directory \"%s\": %m", copy)));
+		*p = '/';
+	}
+	pfree(copy);
+}
+
+/* a new file for writing: not a link, replaced if it exists */
+static int
+open_for_write(const char *path)
+{
+	int			fd;
+
+	make_parents(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | PG_BINARY, S_IRUSR | S_IWUSR);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open \"%s\" for writing: %m", path)));
+	return fd;
+}
+
+/* the MD5 of a file, as hex */
+static char *
+file_md5(const char *path)
+{
+	pg_cryptohash_ctx *ctx = pg_cryptohash_create(PG_MD5);
+	uint8		digest[16];
+	char	   *hex = palloc(33);
+	char	   *buf = palloc(65536);
+	int			fd = open(path, O_RDONLY | O_NOFOLLOW | PG_BINARY);
+	ssize_t		n;
+	int			i;
+
+	if (fd < 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not open \"%s\": %m", path)));
+	if (ctx == NULL || pg_cryptohash_init(ctx) < 0)
+		elog(ERROR, "could not start an MD5 digest");
+	while ((n = read(fd, buf, 65536)) > 0)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (pg_cryptohash_update(ctx, (uint8 *) buf, n) < 0)
+			elog(ERROR, "could not compute an MD5 digest");
+	}
+	close(fd);
+	if (n < 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not read \"%s\": %m", path)));
+	if (pg_cryptohash_final(ctx, digest, sizeof(digest)) < 0)
+		elog(ERROR, "could not finish an MD5 digest");
+	pg_cryptohash_free(ctx);
+	for (i = 0; i < 16; i++)
+		sprintf(hex + 2 * i, "%02x", digest[i]);
+	return hex;
+}
+
+/* the rows of sql written as lines of gz, a batch at a time */
+static void
+export_rows(const char *sql, Oid *types, Datum *values, const char *nulls, gzFile gz,
+			const char *path, MemoryContext batchcxt, int64 *count, int64 *size)
+{
+	Portal		portal = SPI_cursor_open_with_args(NULL, sql, 4, types, values, nulls, true, 0);
+	StringInfoData line;
+
+	initStringInfo(&line);
+	for (;;)
+	{
+		uint64		i;
+
+		CHECK_FOR_INTERRUPTS();
+		SPI_cursor_fetch(portal, true, EXPORT_BATCH);
+		if (SPI_processed == 0)
+			break;
+		for (i = 0; i < SPI_processed; i++)
+		{
+			bool		isnull;
+			Datum		j = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+			MemoryContext old = MemoryContextSwitchTo(batchcxt);
+			text	   *decoded = DatumGetTextPP(DirectFunctionCall1(item_table_decode_item, j));
+
+			resetStringInfo(&line);
+			appendBinaryStringInfo(&line, VARDATA_ANY(decoded), VARSIZE_ANY_EXHDR(decoded));
+			appendStringInfoChar(&line, '\n');
+			if (gzwrite(gz, line.data, line.len) != line.len)
+				ereport(ERROR, (errcode_for_file_access(), errmsg("could not write \"%s\"", path)));
+			*size += line.len;
+			(*count)++;
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(batchcxt);
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(portal);
+}
+
+/*
+ * export_data_file(source regclass, from_time timestamptz, to_time
+ *		timestamptz, view text, key_attrs text[], bucket text, key text)
+ *		returns jsonb
+ *		One gzip data file of an export: from_time NULL, a full export of
+ *		the table as of to_time (NULL: now); otherwise the changes of
+ *		(from_time, to_time] (view NEW_IMAGE or NEW_AND_OLD_IMAGES).  The
+ *		answer: {"itemCount", "md5", "bytes" (compressed), "size" (the
+ *		lines' bytes)}.
+ */
+Datum
+item_table_export_data_file(PG_FUNCTION_ARGS)
+{
+	Oid			source;
+	bool		full;
+	bool		as_owner;
+	char	   *path;
+	char	   *sql;
+	const char *table;
+	ItemRoleSwitch sw;
+	Oid			types[4] = {OIDOID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID};
+	Datum		values[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+	int			fd;
+	gzFile		gz;
+	int64	   *counts = palloc0(sizeof(int64) * 2);	/* lines, bytes */
+	struct stat st;
+	MemoryContext batchcxt;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(5) || PG_ARGISNULL(6))
+		elog(ERROR, "export_data_file: source, bucket and key are required");
+	source = PG_GETARG_OID(0);
+	full = PG_ARGISNULL(1);
+	if (pg_class_aclcheck(source, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", get_rel_name(source)),
+				 errdetail("Exporting a table needs SELECT on it.")));
+	path = resolve(PG_GETARG_TEXT_PP(5), PG_GETARG_TEXT_PP(6), "write");
+	table = ItemQualifiedName(source);
+
+	values[0] = ObjectIdGetDatum(source);
+	values[1] = PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1);
+	values[2] = PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2);
+	values[3] = PG_ARGISNULL(4) ? (Datum) 0 : PG_GETARG_DATUM(4);
+	nulls[1] = PG_ARGISNULL(1) ? 'n' : ' ';
+	nulls[2] = PG_ARGISNULL(2) ? 'n' : ' ';
+	nulls[3] = PG_ARGISNULL(4) ? 'n' : ' ';
+	as_owner = !full || !PG_ARGISNULL(2);
+	if (full && PG_ARGISNULL(2))
+		sql = psprintf("SELECT pg_catalog.jsonb_build_object('Item', s.item) FROM %s s"
+					   " WHERE $1 IS NOT NULL OR $2 IS NULL OR $3 IS NULL OR $4 IS NULL", table);
+	else if (full)
+		sql = psprintf("WITH changed AS MATERIALIZED ("
+					   "  SELECT DISTINCT ON (h.key) h.key, h.old_item FROM item_table.pitr_history h"
+					   "  WHERE h.relid OPERATOR(pg_catalog.=) $1 AND h.changed_at OPERATOR(pg_catalog.>) $3"
+					   "  ORDER BY h.key, h.changed_at)"
+					   " SELECT pg_catalog.jsonb_build_object('Item', s.item) FROM %s s"
+					   "  WHERE NOT EXISTS (SELECT FROM changed c WHERE c.key OPERATOR(item_table.=) s.key)"
+					   "  AND ($2 IS NULL OR $4 IS NULL OR true)"
+					   " UNION ALL SELECT pg_catalog.jsonb_build_object('Item', c.old_item)"
+					   "  FROM changed c WHERE c.old_item IS NOT NULL", table);
+	else
+	{
+		bool		new_only = !PG_ARGISNULL(3) &&
+			strcmp(text_to_cstring(PG_GETARG_TEXT_PP(3)), "NEW_IMAGE") == 0;
+
+		sql = psprintf("WITH w AS MATERIALIZED (SELECT h.key, h.changed_at, h.old_item"
+					   "  FROM item_table.pitr_history h"
+					   "  WHERE h.relid OPERATOR(pg_catalog.=) $1 AND h.changed_at OPERATOR(pg_catalog.>) $2),"
+					   " at_from AS (SELECT DISTINCT ON (w.key) w.key, w.old_item FROM w ORDER BY w.key, w.changed_at),"
+					   " last_in AS (SELECT DISTINCT ON (w.key) w.key, w.changed_at FROM w"
+					   "  WHERE w.changed_at OPERATOR(pg_catalog.<=) $3 ORDER BY w.key, w.changed_at DESC),"
+					   " after_to AS (SELECT DISTINCT ON (w.key) w.key, w.old_item FROM w"
+					   "  WHERE w.changed_at OPERATOR(pg_catalog.>) $3 ORDER BY w.key, w.changed_at),"
+					   " images AS (SELECT k.changed_at, f.old_item AS old_image,"
+					   "   CASE WHEN a.key IS NOT NULL THEN a.old_item ELSE s.item END AS new_image"
+					   "  FROM last_in k JOIN at_from f ON f.key OPERATOR(item_table.=) k.key"
+					   "  LEFT JOIN after_to a ON a.key OPERATOR(item_table.=) k.key"
+					   "  LEFT JOIN %s s ON s.key OPERATOR(item_table.=) k.key)"
+					   " SELECT pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object("
+					   "  'Metadata', pg_catalog.jsonb_build_object('WriteTimestampMicros', pg_catalog.jsonb_build_object('N',"
+					   "    pg_catalog.floor(pg_catalog.date_part('epoch', i.changed_at) OPERATOR(pg_catalog.*) 1000000)::pg_catalog.int8::pg_catalog.text)),"
+					   "  'Keys', (SELECT pg_catalog.jsonb_object_agg(a, COALESCE(i.new_image OPERATOR(pg_catalog.->) a,"
+					   "    i.old_image OPERATOR(pg_catalog.->) a)) FROM pg_catalog.unnest($4) a),"
+					   "  'NewImage', i.new_image, 'OldImage', %s))"
+					   " FROM images i"
+					   " WHERE i.old_image IS NOT NULL OR i.new_image IS NOT NULL"
+					   " ORDER BY i.changed_at",
+					   table, new_only ? "NULL::pg_catalog.jsonb" : "i.old_image");
+	}
+
+	fd = open_for_write(path);
+	gz = gzdopen(fd, "wb6");
+	if (gz == NULL)
+	{
+		close(fd);
+		ereport(ERROR, (errmsg("could not start gzip output to \"%s\"", path)));
+	}
+	batchcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table export batch",
+									 ALLOCSET_DEFAULT_SIZES);
+	SPI_connect();
+	if (as_owner)
+		ItemAsCatalogOwnerBegin(&sw);
+	PG_TRY();
+	{
+		export_rows(sql, types, values, nulls, gz, path, batchcxt, &counts[0], &counts[1]);
+	}
+	PG_CATCH();
+	{
+		gzclose(gz);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (as_owner)
+		ItemAsRoleEnd(&sw);
+	SPI_finish();
+	if (gzclose(gz) != Z_OK)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not finish \"%s\"", path)));
+	if (stat(path, &st) != 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not stat \"%s\": %m", path)));
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(
+		psprintf("{\"itemCount\": " INT64_FORMAT ", \"md5\": \"%s\", \"bytes\": " INT64_FORMAT
+				 ", \"size\": " INT64_FORMAT "}", counts[0], file_md5(path), (int64) st.st_size, counts[1]))));
+}
+
+/*
+ * bucket_write_text(bucket text, key text, content text) returns void
+ *		A small file (a manifest, an error file) written into a bucket.
+ */
+Datum
+item_table_bucket_write_text(PG_FUNCTION_ARGS)
+{
+	char	   *path = resolve(PG_GETARG_TEXT_PP(0), PG_GETARG_TEXT_PP(1), "write");
+	text	   *content = PG_GETARG_TEXT_PP(2);
+	int			fd = open_for_write(path);
+	const char *p = VARDATA_ANY(content);
+	size_t		left = VARSIZE_ANY_EXHDR(content);
+
+	while (left > 0)
+	{
+		ssize_t		n = write(fd, p, left);
+
+		if (n <= 0)
+		{
+			int			save = errno;
+
+			close(fd);
+			errno = save;
+			ereport(ERROR, (errcode_for_file_access(), errmsg("could not write \"%s\": %m", path)));
+		}
+		p += n;
+		left -= n;
+	}
+	if (close(fd) != 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not close \"%s\": %m", path)));
+	PG_RETURN_VOID();
+}
+
+/* the regular files below dir (relative names under base), sorted walk */
+static void
+list_files(const char *dir, const char *rel, const char *name_prefix, Tuplestorestate *ts,
+		   TupleDesc desc, int depth)
+{
+	struct dirent **entries;
+	int			n;
+	int			i;
+
+	if (depth > 32)
+		return;
+	n = scandir(dir, &entries, NULL, alphasort);
+	if (n < 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not read directory \"%s\": %m", dir)));
+	for (i = 0; i < n; i++)
+	{
+		const char *name = entries[i]->d_name;
+		char	   *full;
+		char	   *relname;
+		struct stat st;
+
+		CHECK_FOR_INTERRUPTS();
+		if (name[0] == '.' || (name_prefix && strncmp(name, name_prefix, strlen(name_prefix)) != 0))
+			continue;
+		full = psprintf("%s/%s", dir, name);
+		relname = rel[0] ? psprintf("%s/%s", rel, name) : pstrdup(name);
+		/* links are not followed: a bucket's files are its own */
+		if (lstat(full, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			list_files(full, relname, NULL, ts, desc, depth + 1);
+		else if (S_ISREG(st.st_mode))
+		{
+			Datum		v = CStringGetTextDatum(relname);
+			bool		isnull = false;
+
+			tuplestore_putvalues(ts, desc, &v, &isnull);
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(entries[i]);
+	free(entries);
+}
+
+/*
+ * bucket_files(bucket text, prefix text) returns setof text
+ *		The files under a key prefix of a bucket (every file of a directory
+ *		the prefix names, or the files whose path begins with it), as keys
+ *		relative to the bucket, in name order; the caller must be able to
+ *		read the bucket.
+ */
+Datum
+item_table_bucket_files(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *prefix = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	char	   *path;
+	char	   *dir;
+	char	   *base;
+	char	   *keydir;
+	char	   *slash;
+	struct stat st;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	/* the directory part must exist inside the bucket */
+	slash = strrchr(prefix, '/');
+	if (prefix[0] == '\0' || prefix[strlen(prefix) - 1] == '/')
+	{
+		keydir = prefix[0] ? pnstrdup(prefix, strlen(prefix) - 1) : pstrdup(".");
+		base = NULL;
+	}
+	else
+	{
+		keydir = slash ? pnstrdup(prefix, slash - prefix) : pstrdup(".");
+		base = slash ? slash + 1 : prefix;
+	}
+	path = resolve(PG_GETARG_TEXT_PP(0), cstring_to_text(keydir), "read");
+	if (base != NULL)
+	{
+		/* a prefix that is a directory's name: that directory's files */
+		char	   *whole = psprintf("%s/%s", path, base);
+
+		if (lstat(whole, &st) == 0 && S_ISDIR(st.st_mode))
+		{
+			dir = whole;
+			keydir = strcmp(keydir, ".") == 0 ? pstrdup(base) : psprintf("%s/%s", keydir, base);
+			base = NULL;
+		}
+		else
+			dir = path;
+	}
+	else
+		dir = path;
+	list_files(dir, strcmp(keydir, ".") == 0 ? "" : keydir, base, rsinfo->setResult,
+			   rsinfo->setDesc, 0);
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------
+ * import: reading a file a line at a time
+ * ----------------------------------------------------------------
+ */
+typedef struct LineReader
+{
+	const char *path;
+	int			compression;	/* 0 none, 1 gzip, 2 zstd */
+	gzFile		gz;
+	FILE	   *plain;
+	ZSTD_DStream *zs;
+	char	   *zin;
+	size_t		zin_size;
+	ZSTD_inBuffer in;
+	char	   *zout;
+	size_t		zout_len;
+	size_t		zout_pos;
+	bool		eof;
+	int64		bytes;			/* uncompressed bytes read */
+} LineReader;
+
+static void
+reader_open(LineReader *r, const char *path, const char *compression)
+{
+	int			fd = open(path, O_RDONLY | O_NOFOLLOW | PG_BINARY);
+
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	if (fd < 0)
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not open \"%s\": %m", path)));
+	if (strcmp(compression, "GZIP") == 0)
+	{
+		r->compression = 1;
+		r->gz = gzdopen(fd, "rb");
+	}
+	else if (strcmp(compression, "ZSTD") == 0)
+	{
+		r->compression = 2;
+		r->plain = fdopen(fd, "rb");
+		r->zs = ZSTD_createDStream();
+		if (r->zs == NULL)
+			elog(ERROR, "could not start zstd decompression");
+		ZSTD_initDStream(r->zs);
+		r->zin_size = ZSTD_DStreamInSize();
+		r->zin = palloc(r->zin_size);
+		r->zout = palloc(ZSTD_DStreamOutSize());
+		r->in.src = r->zin;
+	}
+	else
+		r->plain = fdopen(fd, "rb");
+	if (r->gz == NULL && r->plain == NULL)
+	{
+		close(fd);
+		elog(ERROR, "could not open \"%s\"", path);
+	}
+}
+
+static void
+reader_close(LineReader *r)
+{
+	if (r->gz)
+		gzclose(r->gz);
+	if (r->plain)
+		fclose(r->plain);
+	if (r->zs)
+		ZSTD_freeDStream(r->zs);
+	r->gz = NULL;
+	r->plain = NULL;
+	r->zs = NULL;
+}
+
+/* the next byte of the decompressed stream, or -1 at its end */
+static int
+reader_byte(LineReader *r)
+{
+	if (r->compression == 1)
+	{
+		int			c = gzgetc(r->gz);
+
+		if (c < 0)
+		{
+			int			err;
+
+			gzerror(r->gz, &err);
+			if (err != Z_OK && err != Z_STREAM_END)
+				ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+								errmsg("\"%s\" is not a complete gzip file", r->path)));
+		}
+		return c;
+	}
+	if (r->compression == 0)
+		return getc(r->plain);
+	while (r->zout_pos >= r->zout_len)
+	{
+		ZSTD_outBuffer out = {r->zout, ZSTD_DStreamOutSize(), 0};
+		size_t		rc;
+
+		if (r->in.pos >= r->in.size)
+		{
+			if (r->eof)
+				return -1;
+			r->in.size = fread(r->zin, 1, r->zin_size, r->plain);
+			r->in.pos = 0;
+			if (r->in.size == 0)
+			{
+				r->eof = true;
+				return -1;
+			}
+		}
+		rc = ZSTD_decompressStream(r->zs, &out, &r->in);
+		if (ZSTD_isError(rc))
+			ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+							errmsg("\"%s\" is not a valid zstd file: %s", r->path, ZSTD_getErrorName(rc))));
+		r->zout_len = out.pos;
+		r->zout_pos = 0;
+	}
+	return (unsigned char) r->zout[r->zout_pos++];
+}
+
+/* the next line (without its end) into buf; false at the end */
+static bool
+reader_line(LineReader *r, StringInfo buf)
+{
+	int			c;
+	bool		any = false;
+
+	resetStringInfo(buf);
+	while ((c = reader_byte(r)) >= 0)
+	{
+		any = true;
+		if (c == '\n')
+			break;
+		appendStringInfoChar(buf, (char) c);
+	}
+	r->bytes += buf->len + (c == '\n' ? 1 : 0);
+	if (buf->len > 0 && buf->data[buf->len - 1] == '\r')
+		buf->data[--buf->len] = '\0';
+	return any;
+}
+
+/* ----------------------------------------------------------------
+ * import: a line to an item, and the load
+ * ----------------------------------------------------------------
+ */
+typedef struct ImportSpec
+{
+	text	   *table;
+	bool		csv;
+	char		delimiter;
+	int			ncols;
+	char	  **columns;		/* CSV: the header */
+	Jsonb	   *key_types;		/* CSV: {attribute: "S"|"N"|"B"} of the key attributes */
+} ImportSpec;
+
+/* one CSV line's fields (quotes as RFC 4180, within one line) */
+static int
+csv_fields(const char *line, char delim, char ***out)
+{
+	int			cap = 16;
+	int			n = 0;
+	char	  **f = palloc(sizeof(char *) * cap);
+	const char *p = line;
+
+	for (;;)
+	{
+		StringInfoData s;
+
+		initStringInfo(&s);
+		if (*p == '"')
+		{
+			p++;
+			for (;;)
+			{
+				if (*p == '\0')
+					ereport(ERROR, (errcode(ERRCODE_BAD_COPY_FILE_FORMAT),
+									errmsg("unterminated quoted field")));
+				if (*p == '"' && p[1] == '"')
+				{
+					appendStringInfoChar(&s, '"');
+					p += 2;
+				}
+				else if (*p == '"')
+				{
+					p++;
+					break;
+				}
+				else
+					appendStringInfoChar(&s, *p++);
+			}
+			if (*p != '\0' && *p != delim)
+				ereport(ERROR, (errcode(ERRCODE_BAD_COPY_FILE_FORMAT),
+								errmsg("unexpected character after a quoted field")));
+		}
+		else
+			while (*p != '\0' && *p != delim)
+				appendStringInfoChar(&s, *p++);
+		if (n == cap)
+		{
+			cap *= 2;
+			f = repalloc(f, sizeof(char *) * cap);
+		}
+		f[n++] = s.data;
+		if (*p == '\0')
+			break;
+		p++;
+	}
+	*out = f;
+	return n;
+}
+
+/* the item of a line, as JSON text in DynamoDB's form */
+static char *
+line_item_json(ImportSpec *spec, const char *line)
+{
+	StringInfoData s;
+	char	  **f;
+	int			n;
+	int			i;
+	bool		first = true;
+
+	if (!spec->csv)
+		return (char *) line;
+	n = csv_fields(line, spec->delimiter, &f);
+	if (n != spec->ncols)
+		ereport(ERROR, (errcode(ERRCODE_BAD_COPY_FILE_FORMAT),
+						errmsg("the line has %d fields, the header %d", n, spec->ncols)));
+	initStringInfo(&s);
+	appendStringInfoString(&s, "{\"Item\":{");
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue	k;
+		JsonbValue *t = NULL;
+		const char *type = "S";
+
+		k.type = jbvString;
+		k.val.string.val = spec->columns[i];
+		k.val.string.len = strlen(spec->columns[i]);
+		if (spec->key_types)
+			t = findJsonbValueFromContainer(&spec->key_types->root, JB_FOBJECT, &k);
+		if (t && t->type == jbvString)
+			type = pnstrdup(t->val.string.val, t->val.string.len);
+		/* an empty non-key value: no attribute */
+		if (t == NULL && f[i][0] == '\0')
+			continue;
+		if (!first)
+			appendStringInfoChar(&s, ',');
+		first = false;
+		escape_json(&s, spec->columns[i]);
+		appendStringInfo(&s, ":{\"%s\":", type);
+		escape_json(&s, f[i]);
+		appendStringInfoChar(&s, '}');
+	}
+	appendStringInfoString(&s, "}}");
+	return s.data;
+}
+
+/* one line written: PutItem of its item; ERROR when it is not one */
+static void
+load_line(ImportSpec *spec, const char *line)
+{
+	char	   *json = line_item_json(spec, line);
+	Datum		j;
+	Jsonb	   *doc;
+	JsonbValue	k;
+	JsonbValue *item;
+	JsonbParseState *st = NULL;
+	JsonbValue	v;
+	JsonbValue *res;
+	LOCAL_FCINFO(fc, 1);
+
+	/* json_in checks the syntax; encode_item gives the stored form */
+	j = DirectFunctionCall1(json_in, CStringGetDatum(json));
+	doc = DatumGetJsonbP(DirectFunctionCall1(item_table_encode_item, j));
+	k.type = jbvString;
+	k.val.string.val = "Item";
+	k.val.string.len = 4;
+	item = JB_ROOT_IS_OBJECT(doc) ?
+		findJsonbValueFromContainer(&doc->root, JB_FOBJECT, &k) : NULL;
+	if (item == NULL || item->type != jbvBinary || !JsonContainerIsObject(item->val.binary.data))
+		ereport(ERROR, (errcode(ERRCODE_BAD_COPY_FILE_FORMAT),
+						errmsg("the line is not an object with an Item map")));
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	v.type = jbvString;
+	v.val.string.val = "TableName";
+	v.val.string.len = 9;
+	pushJsonbValue(&st, WJB_KEY, &v);
+	v.val.string.val = VARDATA_ANY(spec->table);
+	v.val.string.len = VARSIZE_ANY_EXHDR(spec->table);
+	pushJsonbValue(&st, WJB_VALUE, &v);
+	pushJsonbValue(&st, WJB_KEY, &k);
+	pushJsonbValue(&st, WJB_VALUE, item);
+	res = pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	InitFunctionCallInfoData(*fc, NULL, 1, InvalidOid, NULL, NULL);
+	fc->args[0].value = JsonbPGetDatum(JsonbValueToJsonb(res));
+	fc->args[0].isnull = false;
+	(void) item_table_put_item(fc);
+}
+
+typedef struct LoadState
+{
+	int64		loaded;
+	int64		errors;
+	int64		first_line;		/* the line number of lines[0] */
+	int			nmessages;
+	StringInfoData messages;	/* JSON array members */
+} LoadState;
+
+/* a group of lines in a subtransaction; false (and nothing written) on an error */
+static bool
+load_group(ImportSpec *spec, char **lines, int n, ErrorData **err)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile bool ok = true;
+	MemoryContext linecxt = AllocSetContextCreate(cxt, "item_table import line", ALLOCSET_DEFAULT_SIZES);
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(linecxt);
+	PG_TRY();
+	{
+		int			i;
+
+		for (i = 0; i < n; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (lines[i] != NULL)
+				load_line(spec, lines[i]);
+			MemoryContextReset(linecxt);
+		}
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		if (err)
+			*err = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		ok = false;
+	}
+	PG_END_TRY();
+	MemoryContextDelete(linecxt);
+	return ok;
+}
+
+static void
+flush_group(ImportSpec *spec, LoadState *ls, const char *file, char **lines, int n)
+{
+	int			i;
+	int			present = 0;
+
+	for (i = 0; i < n; i++)
+		present += lines[i] != NULL;
+	if (present == 0)
+		return;
+	if (load_group(spec, lines, n, NULL))
+	{
+		ls->loaded += present;
+		return;
+	}
+	/* one at a time, to find the bad lines */
+	for (i = 0; i < n; i++)
+	{
+		ErrorData  *err = NULL;
+
+		if (lines[i] == NULL)
+			continue;
+		if (load_group(spec, &lines[i], 1, &err))
+			ls->loaded++;
+		else
+		{
+			ls->errors++;
+			if (ls->nmessages < IMPORT_MESSAGES)
+			{
+				if (ls->nmessages++ > 0)
+					appendStringInfoChar(&ls->messages, ',');
+				appendStringInfo(&ls->messages, "{\"file\":");
+				escape_json(&ls->messages, file);
+				appendStringInfo(&ls->messages, ",\"line\":" INT64_FORMAT ",\"message\":", ls->first_line + i);
+				escape_json(&ls->messages, err && err->message ? err->message : "error");
+				appendStringInfoChar(&ls->messages, '}');
+			}
+			if (err)
+				FreeErrorData(err);
+		}
+	}
+}
+
+/* every line of a file loaded, a group at a time */
+static void
+import_lines(LineReader *r, ImportSpec *spec, LoadState *ls, const char *file)
+{
+	StringInfoData buf;
+	char	  **lines = palloc0(sizeof(char *) * IMPORT_GROUP);
+	int			n = 0;
+	int64		lineno = 0;
+	MemoryContext groupcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table import group",
+												   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old;
+
+	initStringInfo(&buf);
+	while (reader_line(r, &buf))
+	{
+		lineno++;
+		CHECK_FOR_INTERRUPTS();
+		if (spec->csv && spec->columns == NULL)
+		{
+			/* the header line */
+			spec->ncols = csv_fields(buf.data, spec->delimiter, &spec->columns);
+			continue;
+		}
+		if (n == 0)
+			ls->first_line = lineno;
+		old = MemoryContextSwitchTo(groupcxt);
+		/* a blank line is no item and no error */
+		lines[n++] = buf.len == 0 ? NULL : pstrdup(buf.data);
+		MemoryContextSwitchTo(old);
+		if (n == IMPORT_GROUP)
+		{
+			flush_group(spec, ls, file, lines, n);
+			n = 0;
+			MemoryContextReset(groupcxt);
+		}
+	}
+	flush_group(spec, ls, file, lines, n);
+	MemoryContextDelete(groupcxt);
+}
+
+/*
+ * import_load_file(table_name text, bucket text, key text, format text,
+ *		compression text, delimiter text, header text[], key_types jsonb)
+ *		returns jsonb
+ *		One file of an import loaded into the (new) table: {"loaded",
+ *		"errors", "bytes", "messages": the first bad lines' [{file, line,
+ *		message}]}.  CSV: header NULL, the file's first line is its header.
+ */
+Datum
+item_table_import_load_file(PG_FUNCTION_ARGS)
+{
+	ImportSpec	spec;
+	LoadState	ls;
+	LineReader	r;
+	char	   *path;
+	char	   *file;
+	const char *format;
+	StringInfoData buf;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
+		elog(ERROR, "import_load_file: table, bucket, key, format and compression are required");
+	memset(&spec, 0, sizeof(spec));
+	spec.table = PG_GETARG_TEXT_PP(0);
+	file = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	path = resolve(PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), "read");
+	format = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	spec.csv = strcmp(format, "CSV") == 0;
+	spec.delimiter = PG_ARGISNULL(5) ? ',' : text_to_cstring(PG_GETARG_TEXT_PP(5))[0];
+	spec.key_types = PG_ARGISNULL(7) ? NULL : PG_GETARG_JSONB_P(7);
+	if (spec.csv && !PG_ARGISNULL(6))
+	{
+		Datum	   *elems;
+		bool	   *enulls;
+		int			i;
+
+		deconstruct_array(PG_GETARG_ARRAYTYPE_P(6), TEXTOID, -1, false, TYPALIGN_INT,
+						  &elems, &enulls, &spec.ncols);
+		spec.columns = palloc(sizeof(char *) * Max(spec.ncols, 1));
+		for (i = 0; i < spec.ncols; i++)
+			spec.columns[i] = enulls[i] ? "" : TextDatumGetCString(elems[i]);
+	}
+	memset(&ls, 0, sizeof(ls));
+	initStringInfo(&ls.messages);
+	initStringInfo(&buf);
+	reader_open(&r, path, text_to_cstring(PG_GETARG_TEXT_PP(4)));
+	PG_TRY();
+	{
+		import_lines(&r, &spec, &ls, file);
+	}
+	PG_CATCH();
+	{
+		reader_close(&r);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	reader_close(&r);
+	appendStringInfo(&buf, "{\"loaded\": " INT64_FORMAT ", \"errors\": " INT64_FORMAT
+					 ", \"bytes\": " INT64_FORMAT ", \"messages\": [%s]}",
+					 ls.loaded, ls.errors, r.bytes, ls.messages.data);
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data)));
+}
+
+/*
+ * export_catalog_write(kind text, id text, row jsonb) returns void
+ *		A row of item_table.exports or item_table.imports (kind) written as
+ *		the catalog owner: made, or replacing the row of that id when the
+ *		caller made it (a row of another role's conflicts: ERROR).  The
+ *		owner column is the caller, whatever the row says.
+ */
+Datum
+item_table_export_catalog_write(PG_FUNCTION_ARGS)
+{
+	char	   *kind = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Oid			caller = GetUserId();
+	Oid			types[3] = {TEXTOID, JSONBOID, OIDOID};
+	Datum		values[3] = {PG_GETARG_DATUM(1), PG_GETARG_DATUM(2), ObjectIdGetDatum(caller)};
+	const char *idcol;
+	ItemRoleSwitch sw;
+	int			rc;
+
+	if (strcmp(kind, "exports") == 0)
+		idcol = "export_id";
+	else if (strcmp(kind, "imports") == 0)
+		idcol = "import_id";
+	else
+		elog(ERROR, "export_catalog_write: unknown kind \"%s\"", kind);
+	SPI_connect();
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args(psprintf("DELETE FROM item_table.%s WHERE %s OPERATOR(pg_catalog.=) $1"
+										" AND owner OPERATOR(pg_catalog.=) $3", kind, idcol),
+							   3, types, values, NULL, false, 0);
+	if (rc != SPI_OK_DELETE)
+		elog(ERROR, "could not write the %s catalog", kind);
+	rc = SPI_execute_with_args(psprintf("INSERT INTO item_table.%1$s SELECT (pg_catalog.jsonb_populate_record("
+										"NULL::item_table.%1$s, $2 OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object("
+										"'owner', $3, '%2$s', $1))).*", kind, idcol),
+							   3, types, values, NULL, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "could not write the %s catalog", kind);
+	ItemAsRoleEnd(&sw);
+	SPI_finish();
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,256 @@
+-- ExportTableToPointInTime and ImportTable, in one transaction: an export
+-- writes DynamoDB's layout (manifest-summary.json, manifest-files.json
+-- with the data file's item count and MD5, gzipped {"Item": ...} lines),
+-- and importing it gives an equal table (every attribute type, sets,
+-- nested maps, binary, U+0000 in strings, a ~350 KB item, GSI and LSI
+-- rows); an export as of an earlier time is the table as it was then; an
+-- incremental export has the changes of its window; files written by the
+-- test itself in DynamoDB's format (gzip, zstd, plain) and CSV (header
+-- line, HeaderList, another delimiter) import; bad lines are counted,
+-- skipped and described in the error file.  The bucket is a directory
+-- under the data directory, made by COPY TO PROGRAM and removed at the end.
+BEGIN;
+SELECT plan(43);
+SET search_path = item_table, public;
+
+SELECT current_setting('data_directory') || '/it_export' AS root \gset
+CREATE TEMP TABLE sh (line text);
+SELECT format('rm -rf %1$s && mkdir -p %1$s/b', :'root') AS mk \gset
+COPY sh FROM PROGRAM :'mk';
+SELECT ok(create_bucket('exp-test', :'root' || '/b') IS NOT NULL, 'a bucket');
+
+-- a file of the bucket read back (zcat for gzip) as lines
+CREATE FUNCTION pg_temp.lines(key text, gz boolean DEFAULT false) RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+	TRUNCATE sh;
+	EXECUTE format('COPY sh FROM PROGRAM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')',
+		CASE WHEN gz THEN 'zcat ' ELSE 'cat ' END || current_setting('data_directory') || '/it_export/b/' || key);
+	RETURN QUERY SELECT s.line FROM sh s;
+END $$;
+-- lines written as a file of the bucket, through a program (gzip, zstd, cat)
+CREATE FUNCTION pg_temp.write(key text, body text[], program text DEFAULT 'cat') RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('COPY (SELECT unnest(%L::text[])) TO PROGRAM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')',
+		body, format('mkdir -p $(dirname %1$s) && %2$s > %1$s',
+			current_setting('data_directory') || '/it_export/b/' || key, program));
+END $$;
+
+-- the source: a GSI, an LSI, recovery on
+SELECT ok(create_table('{"TableName": "ex_src", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"},
+		{"AttributeName": "g", "AttributeType": "S"}, {"AttributeName": "l", "AttributeType": "B"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+	"GlobalSecondaryIndexes": [{"IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+		"Projection": {"ProjectionType": "ALL"}}],
+	"LocalSecondaryIndexes": [{"IndexName": "by_l", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+		{"AttributeName": "l", "KeyType": "RANGE"}], "Projection": {"ProjectionType": "KEYS_ONLY"}}]}') ? 'TableDescription',
+	'a table with a GSI and an LSI');
+SELECT throws_ok($$SELECT item_table.dynamodb('ExportTableToPointInTime',
+	'{"TableArn": "arn:aws:dynamodb:local:000000000000:table/ex_src", "S3Bucket": "exp-test"}')$$,
+	'XD024', 'PointInTimeRecoveryUnavailableException: Point in time recovery is not enabled for table ''ex_src''',
+	'no export without point-in-time recovery');
+SELECT ok(dynamodb('UpdateContinuousBackups', '{"TableName": "ex_src",
+	"PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": true}}') IS NOT NULL, 'recovery on');
+
+-- every type, U+0000 (through dynamodb_json), a large item
+SELECT ok(dynamodb_json('PutItem', '{"TableName": "ex_src", "Item": {"pk": {"S": "a\u0000b"}, "sk": {"N": "1"},
+	"g": {"S": "x"}, "l": {"B": "AAEC"}, "s": {"S": "nul \u0000 and \u0001"}, "n": {"N": "-1.5E+10"},
+	"ss": {"SS": ["p", "q\u0000"]}, "ns": {"NS": ["1", "2.5"]}, "bs": {"BS": ["AA==", "AQ=="]},
+	"t": {"BOOL": true}, "z": {"NULL": true},
+	"m": {"M": {"inner": {"M": {"list": {"L": [{"S": "x"}, {"N": "3"}, {"M": {}}, {"L": []}]}}}}}}}') IS NOT NULL,
+	'an item of every type');
+SELECT put_item(jsonb_build_object('TableName', 'ex_src', 'Item', jsonb_build_object(
+	'pk', jsonb_build_object('S', 'p' || (i % 7)), 'sk', jsonb_build_object('N', i::text),
+	'g', jsonb_build_object('S', 'g' || (i % 3)), 'l', jsonb_build_object('B', encode(int4send(i), 'base64')),
+	'v', jsonb_build_object('N', i::text))))
+FROM generate_series(1, 2500) i;
+SELECT ok(put_item(jsonb_build_object('TableName', 'ex_src', 'Item', jsonb_build_object(
+	'pk', '{"S": "big"}'::jsonb, 'sk', '{"N": "0"}'::jsonb, 'g', '{"S": "gbig"}'::jsonb,
+	'blob', jsonb_build_object('S', repeat('0123456789', 35000))))) IS NOT NULL, 'a 350 KB item');
+
+-- the state now, and a full export of it
+CREATE TEMP TABLE before AS SELECT key, item FROM item_data.ex_src;
+CREATE TEMP TABLE before_g AS SELECT ikey, key, item FROM item_data."ex_src#by_g";
+SELECT dynamodb('ExportTableToPointInTime', '{"TableArn": "arn:aws:dynamodb:local:000000000000:table/ex_src",
+	"S3Bucket": "exp-test", "S3Prefix": "full/run1", "ClientToken": "tok-1"}') AS e \gset
+SELECT is(:'e'::jsonb #>> '{ExportDescription,ExportStatus}', 'COMPLETED', 'the export completed');
+SELECT is((:'e'::jsonb #>> '{ExportDescription,ItemCount}')::int, 2502, 'its item count');
+SELECT split_part(:'e'::jsonb #>> '{ExportDescription,ExportArn}', '/export/', 2) AS id \gset
+SELECT is(:'e'::jsonb #>> '{ExportDescription,ExportManifest}', 'full/run1/AWSDynamoDB/' || :'id' || '/manifest-summary.json',
+	'the manifest is where DynamoDB puts it');
+SELECT is(dynamodb('ExportTableToPointInTime', '{"TableArn": "arn:aws:dynamodb:local:000000000000:table/ex_src",
+	"S3Bucket": "exp-test", "S3Prefix": "full/run1", "ClientToken": "tok-1"}'), :'e'::jsonb,
+	'the same ClientToken: the same export');
+SELECT throws_ok($$SELECT item_table.dynamodb('ExportTableToPointInTime', '{"TableArn": "arn:aws:dynamodb:local:000000000000:table/ex_src",
+	"S3Bucket": "exp-test", "S3Prefix": "other", "ClientToken": "tok-1"}')$$, 'XD030', NULL,
+	'the same ClientToken with other parameters: ExportConflictException');
+SELECT (SELECT l FROM pg_temp.lines('full/run1/AWSDynamoDB/' || :'id' || '/manifest-summary.json') l)::jsonb AS summary \gset
+SELECT is(jsonb_build_array(:'summary'::jsonb ->> 'itemCount', :'summary'::jsonb ->> 'exportType',
+		:'summary'::jsonb ->> 'outputFormat', :'summary'::jsonb ->> 'manifestFilesS3Key'),
+	jsonb_build_array('2502', 'FULL_EXPORT', 'DYNAMODB_JSON', 'full/run1/AWSDynamoDB/' || :'id' || '/manifest-files.json'),
+	'manifest-summary.json');
+SELECT (SELECT l FROM pg_temp.lines('full/run1/AWSDynamoDB/' || :'id' || '/manifest-files.json') l)::jsonb AS files \gset
+SELECT is((:'files'::jsonb ->> 'itemCount')::int, 2502, 'manifest-files.json: the data file''s item count');
+TRUNCATE sh;
+SELECT format('md5sum %s/b/%s', :'root', :'files'::jsonb ->> 'dataFileS3Key') AS md5cmd \gset
+COPY sh FROM PROGRAM :'md5cmd';
+SELECT is(split_part((SELECT line FROM sh), ' ', 1), :'files'::jsonb ->> 'etag', 'the etag is the data file''s MD5');
+SELECT is(encode(decode(:'files'::jsonb ->> 'etag', 'hex'), 'base64'), :'files'::jsonb ->> 'md5Checksum',
+	'md5Checksum is the same MD5 in base64');
+SELECT is((SELECT count(*) FROM pg_temp.lines(:'files'::jsonb ->> 'dataFileS3Key', true) l
+		WHERE l LIKE '{"Item": {%}}'), 2502::bigint, 'one {"Item": ...} line per item');
+SELECT ok((SELECT bool_or(strpos(l, '"a\u0000b"') > 0) FROM pg_temp.lines(:'files'::jsonb ->> 'dataFileS3Key', true) l),
+	'U+0000 is written as \u0000');
+
+-- writers change the table after the export; the import is of the export
+SELECT update_item('{"TableName": "ex_src", "Key": {"pk": {"S": "p1"}, "sk": {"N": "1"}},
+	"UpdateExpression": "SET v = :v", "ExpressionAttributeValues": {":v": {"N": "-1"}}}');
+SELECT delete_item('{"TableName": "ex_src", "Key": {"pk": {"S": "p2"}, "sk": {"N": "2"}}}');
+SELECT dynamodb('ImportTable', jsonb_build_object(
+	'S3BucketSource', jsonb_build_object('S3Bucket', 'exp-test', 'S3KeyPrefix', 'full/run1/AWSDynamoDB/' || :'id' || '/data/'),
+	'InputFormat', 'DYNAMODB_JSON', 'InputCompressionType', 'GZIP',
+	'TableCreationParameters', (SELECT jsonb_build_object('TableName', 'ex_dst', 'BillingMode', 'PAY_PER_REQUEST',
+		'AttributeDefinitions', d -> 'AttributeDefinitions', 'KeySchema', d -> 'KeySchema',
+		'GlobalSecondaryIndexes', '[{"IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+			"Projection": {"ProjectionType": "ALL"}}]'::jsonb,
+		'LocalSecondaryIndexes', '[{"IndexName": "by_l", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+			{"AttributeName": "l", "KeyType": "RANGE"}], "Projection": {"ProjectionType": "KEYS_ONLY"}}]'::jsonb)
+		FROM (SELECT describe_table('{"TableName": "ex_src"}') -> 'Table' AS d) x))) AS imp \gset
+SELECT is(jsonb_build_array(:'imp'::jsonb #>> '{ImportTableDescription,ImportStatus}',
+		:'imp'::jsonb #>> '{ImportTableDescription,ImportedItemCount}',
+		:'imp'::jsonb #>> '{ImportTableDescription,ErrorCount}'),
+	'["COMPLETED", "2502", "0"]', 'the import of the export completed, every item');
+SELECT is((SELECT array_agg(item ORDER BY key) FROM item_data.ex_dst),
+	(SELECT array_agg(item ORDER BY key) FROM before), 'export -> import: an equal table');
+SELECT is((SELECT array_agg(row(ikey, key, item)::text ORDER BY ikey, key) FROM item_data."ex_dst#by_g"),
+	(SELECT array_agg(row(ikey, key, item)::text ORDER BY ikey, key) FROM before_g), 'its GSI rows');
+SELECT is((SELECT count(*) FROM item_data."ex_dst#by_l"), 2501::bigint, 'its LSI rows (the large item has no LSI key)');
+SELECT is(dynamodb('DescribeImport', jsonb_build_object('ImportArn', :'imp'::jsonb #>> '{ImportTableDescription,ImportArn}')),
+	:'imp'::jsonb, 'DescribeImport');
+
+-- an export as of an earlier time: the table before the two changes
+SELECT dynamodb('ExportTableToPointInTime', jsonb_build_object('TableArn', 'arn:aws:dynamodb:local:000000000000:table/ex_src',
+	'S3Bucket', 'exp-test', 'S3Prefix', 'asof', 'ExportTime',
+	extract(epoch FROM (SELECT max(changed_at) FROM pitr_history WHERE relid = 'item_data.ex_src'::regclass
+		AND key <> item_key('{"S": "p1"}', '{"N": "1"}') AND key <> item_key('{"S": "p2"}', '{"N": "2"}'))))) AS e2 \gset
+SELECT ok(dynamodb('ImportTable', jsonb_build_object(
+	'S3BucketSource', jsonb_build_object('S3Bucket', 'exp-test', 'S3KeyPrefix', 'asof/'),
+	'InputFormat', 'DYNAMODB_JSON', 'InputCompressionType', 'GZIP',
+	'TableCreationParameters', '{"TableName": "ex_asof", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}],
+		"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]}'::jsonb))
+	#>> '{ImportTableDescription,ImportStatus}' = 'COMPLETED', 'an export''s whole folder imports (manifests skipped)');
+SELECT is((SELECT array_agg(item ORDER BY key) FROM item_data.ex_asof),
+	(SELECT array_agg(item ORDER BY key) FROM before), 'an export as of a time: the table as it was then');
+
+-- an incremental export: the history is moved back so that the window
+-- is DynamoDB's 15 minutes at least
+UPDATE continuous_backups SET enabled_at = enabled_at - interval '3 hours' WHERE table_name = 'ex_src';
+UPDATE pitr_history SET changed_at = changed_at - interval '2 hours' WHERE relid = 'item_data.ex_src'::regclass;
+SELECT update_item('{"TableName": "ex_src", "Key": {"pk": {"S": "p3"}, "sk": {"N": "3"}},
+	"UpdateExpression": "SET v = :v", "ExpressionAttributeValues": {":v": {"N": "33"}}}');
+SELECT update_item('{"TableName": "ex_src", "Key": {"pk": {"S": "p4"}, "sk": {"N": "4"}},
+	"UpdateExpression": "SET v = :v", "ExpressionAttributeValues": {":v": {"N": "44"}}}');
+SELECT delete_item('{"TableName": "ex_src", "Key": {"pk": {"S": "p5"}, "sk": {"N": "5"}}}');
+SELECT put_item('{"TableName": "ex_src", "Item": {"pk": {"S": "new"}, "sk": {"N": "1"}}}');
+UPDATE pitr_history SET changed_at = changed_at - interval '1 hour'
+	WHERE relid = 'item_data.ex_src'::regclass AND changed_at > clock_timestamp() - interval '10 minutes';
+-- after the window: p4 changes again
+SELECT update_item('{"TableName": "ex_src", "Key": {"pk": {"S": "p4"}, "sk": {"N": "4"}},
+	"UpdateExpression": "SET v = :v", "ExpressionAttributeValues": {":v": {"N": "444"}}}');
+SELECT dynamodb('ExportTableToPointInTime', jsonb_build_object('TableArn', 'arn:aws:dynamodb:local:000000000000:table/ex_src',
+	'S3Bucket', 'exp-test', 'S3Prefix', 'inc', 'ExportType', 'INCREMENTAL_EXPORT',
+	'IncrementalExportSpecification', jsonb_build_object(
+		'ExportFromTime', extract(epoch FROM clock_timestamp() - interval '90 minutes'),
+		'ExportToTime', extract(epoch FROM clock_timestamp() - interval '30 minutes')))) AS inc \gset
+SELECT is(:'inc'::jsonb #>> '{ExportDescription,ItemCount}', '4', 'the incremental export has the window''s four changes');
+SELECT (SELECT l FROM pg_temp.lines('inc/AWSDynamoDB/' || split_part(:'inc'::jsonb #>> '{ExportDescription,ExportArn}', '/export/', 2)
+	|| '/manifest-files.json') l)::jsonb ->> 'dataFileS3Key' AS incfile \gset
+CREATE TEMP TABLE inc AS SELECT l::jsonb AS r FROM pg_temp.lines(:'incfile', true) l;
+SELECT is((SELECT jsonb_agg(jsonb_build_array(r #>> '{Keys,pk,S}', r #>> '{OldImage,v,N}', r #>> '{NewImage,v,N}',
+		r ? 'OldImage', r ? 'NewImage') ORDER BY r #>> '{Keys,pk,S}') FROM inc),
+	'[["new", null, null, false, true], ["p3", "3", "33", true, true], ["p4", "4", "44", true, true], ["p5", "5", null, true, false]]',
+	'Keys, OldImage as at the start, NewImage as at the end (a later change not in it), a removal without NewImage');
+SELECT ok((SELECT bool_and(r #>> '{Metadata,WriteTimestampMicros,N}' ~ '^[0-9]{16}$') FROM inc), 'WriteTimestampMicros');
+SELECT is(dynamodb('ListExports', '{"TableArn": "arn:aws:dynamodb:local:000000000000:table/ex_src", "MaxResults": 2}')
+	-> 'ExportSummaries' -> 0 ->> 'ExportArn', :'e'::jsonb #>> '{ExportDescription,ExportArn}', 'ListExports, oldest first');
+
+-- hand-written files in DynamoDB's format: gzip, zstd, plain, a bad line
+SELECT pg_temp.write('hand/data/one.json.gz', ARRAY['{"Item":{"id":{"S":"h1"},"v":{"N":"1"},"s":{"SS":["a","b"]}}}',
+	'{"Item":{"id":{"S":"h2"},"b":{"B":"AP8="},"nul":{"S":"x\u0000y"}}}'], 'gzip');
+SELECT pg_temp.write('hand/data/two.json.gz', ARRAY['{"Item":{"id":{"S":"h3"}}}', 'not json',
+	'{"Item":{"v":{"N":"1"}}}', NULL, '{"Item":{"id":{"N":"7"}}}', '{"Item":{"id":{"S":"h4"},"m":{"M":{"k":{"L":[{"NULL":true}]}}}}}'], 'gzip');
+SELECT dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "exp-test", "S3KeyPrefix": "hand/data"},
+	"InputFormat": "DYNAMODB_JSON", "InputCompressionType": "GZIP",
+	"TableCreationParameters": {"TableName": "ex_hand", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}') AS hand \gset
+SELECT is(jsonb_build_array(:'hand'::jsonb #>> '{ImportTableDescription,ImportedItemCount}',
+		:'hand'::jsonb #>> '{ImportTableDescription,ErrorCount}', :'hand'::jsonb #>> '{ImportTableDescription,ProcessedItemCount}'),
+	'["4", "3", "7"]', 'a hand-written export: four items, three bad lines counted (a blank line is none)');
+SELECT is((SELECT decode_item(item)::text FROM item_data.ex_hand WHERE key = item_key('{"S": "h2"}'::jsonb)),
+	'{"b": {"B": "AP8="}, "id": {"S": "h2"}, "nul": {"S": "x\u0000y"}}', 'its items, U+0000 decoded');
+SELECT is((SELECT array_agg((l::jsonb ->> 'line') || ':' || (l::jsonb ->> 'file') ORDER BY l) FROM pg_temp.lines(
+		:'hand'::jsonb #>> '{ImportTableDescription,ErrorLogS3Location,S3Key}') l),
+	'{2:hand/data/two.json.gz,3:hand/data/two.json.gz,5:hand/data/two.json.gz}', 'the bad lines are in the error file');
+SELECT pg_temp.write('zst/a.json.zst', ARRAY['{"Item":{"id":{"S":"z1"}}}', '{"Item":{"id":{"S":"z2"}}}'], 'zstd -q -c');
+SELECT pg_temp.write('plain/a.json', ARRAY['{"Item":{"id":{"S":"p1"}}}']);
+SELECT is(dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "exp-test", "S3KeyPrefix": "zst/"},
+	"InputFormat": "DYNAMODB_JSON", "InputCompressionType": "ZSTD",
+	"TableCreationParameters": {"TableName": "ex_zst", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}') #>> '{ImportTableDescription,ImportedItemCount}', '2',
+	'a zstd file imports');
+SELECT is(dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "exp-test", "S3KeyPrefix": "plain/a"},
+	"InputFormat": "DYNAMODB_JSON",
+	"TableCreationParameters": {"TableName": "ex_plain", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}') #>> '{ImportTableDescription,ImportedItemCount}', '1',
+	'an uncompressed file imports (a key prefix that is part of a file name)');
+
+-- CSV: a header line; HeaderList and another delimiter
+SELECT pg_temp.write('csv1/a.csv', ARRAY['id,n,note', '1,x,"a, quoted ""note"""', '2,y,', 'bad,z,w', '3,only']);
+SELECT dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "exp-test", "S3KeyPrefix": "csv1/"},
+	"InputFormat": "CSV",
+	"TableCreationParameters": {"TableName": "ex_csv1", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "N"}],
+		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}') AS csv1 \gset
+SELECT is(jsonb_build_array(:'csv1'::jsonb #>> '{ImportTableDescription,ImportedItemCount}',
+		:'csv1'::jsonb #>> '{ImportTableDescription,ErrorCount}'), '["2", "2"]',
+	'CSV with a header line: a non-number key and a short line are errors');
+SELECT is((SELECT jsonb_agg(item ORDER BY key) FROM item_data.ex_csv1),
+	'[{"id": {"N": "1"}, "n": {"S": "x"}, "note": {"S": "a, quoted \"note\""}}, {"id": {"N": "2"}, "n": {"S": "y"}}]',
+	'key columns typed by AttributeDefinitions, the others strings, an empty value no attribute');
+SELECT pg_temp.write('csv2/a.csv.gz', ARRAY['k1|5|v', 'k2|6|w'], 'gzip');
+SELECT is(dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "exp-test", "S3KeyPrefix": "csv2"},
+	"InputFormat": "CSV", "InputCompressionType": "GZIP",
+	"InputFormatOptions": {"Csv": {"Delimiter": "|", "HeaderList": ["pk", "sk", "val"]}},
+	"TableCreationParameters": {"TableName": "ex_csv2", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}],
+		"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]}}')
+	#>> '{ImportTableDescription,ImportedItemCount}', '2', 'CSV with HeaderList and delimiter |');
+SELECT is((SELECT item FROM item_data.ex_csv2 WHERE key = item_key('{"S": "k2"}', '{"N": "6"}')),
+	'{"pk": {"S": "k2"}, "sk": {"N": "6"}, "val": {"S": "w"}}', 'its items');
+-- a file that cannot be read fails the import: FAILED, its message, no table
+SELECT pg_temp.write('broken/a.json.gz', ARRAY['{"Item":{"id":{"S":"b1"}}}'], 'gzip | head -c 20');
+SELECT dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "exp-test", "S3KeyPrefix": "broken/"},
+	"InputFormat": "DYNAMODB_JSON", "InputCompressionType": "GZIP",
+	"TableCreationParameters": {"TableName": "ex_broken", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}') AS broken \gset
+SELECT is(:'broken'::jsonb #>> '{ImportTableDescription,ImportStatus}', 'FAILED', 'a truncated gzip file: the import FAILED');
+SELECT matches(:'broken'::jsonb #>> '{ImportTableDescription,FailureMessage}', 'gzip', 'with the reason');
+SELECT ok(NOT EXISTS (SELECT FROM tables WHERE table_name = 'ex_broken') AND to_regclass('item_data.ex_broken') IS NULL,
+	'and no table');
+-- a bucket path that cannot be written fails the export
+SELECT pg_temp.write('blocked/AWSDynamoDB', ARRAY['a file where a directory goes']);
+SELECT is(dynamodb('ExportTableToPointInTime', '{"TableArn": "arn:aws:dynamodb:local:000000000000:table/ex_src",
+	"S3Bucket": "exp-test", "S3Prefix": "blocked"}') #>> '{ExportDescription,ExportStatus}', 'FAILED',
+	'an export whose files cannot be written: FAILED');
+SELECT is(jsonb_array_length(dynamodb('ListImports', '{}') -> 'ImportSummaryList'), 8, 'ListImports');
+SELECT is(dynamodb('ListImports', '{"PageSize": 3}') -> 'NextToken' IS NOT NULL, true, 'ListImports pages');
+
+SELECT format('rm -rf %s', :'root') AS rm \gset
+COPY sh FROM PROGRAM :'rm';
+SELECT * FROM finish();
+ROLLBACK;
