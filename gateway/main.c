@@ -448,6 +448,11 @@ GwMain(int argc, char **argv)
 		GwOpt.threads = (int) (ncpu > 0 ? ncpu : 1);
 	if (GwOpt.pool_per_role == 0)
 		GwOpt.pool_per_role = (GwOpt.pool + 1) / 2;
+	if (GwOpt.engine_loop && (GwOpt.tls_cert || GwOpt.tls_key))
+	{
+		fprintf(stderr, "item_table_gateway: --engine loop does not serve TLS (--tls-cert, --tls-key): use --engine mhd, or TLS in a proxy in front\n");
+		return 1;
+	}
 
 	/*
 	 * Each HTTP connection is a file descriptor: take the hard limit, and
@@ -495,6 +500,7 @@ GwMain(int argc, char **argv)
 	sigaddset(&sigs, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
+	if (!GwOpt.engine_loop)
 	{
 		pthread_t	reaper;
 
@@ -541,6 +547,19 @@ GwMain(int argc, char **argv)
 	else
 		((struct sockaddr_in6 *) ai->ai_addr)->sin6_port = htons((uint16_t) GwOpt.port);
 
+	if (GwOpt.engine_loop)
+	{
+		/* loop.c's event loops: HTTP without libmicrohttpd */
+		d = NULL;
+		port = LoopStart(ai->ai_addr, ai->ai_addrlen);
+		if (port < 0)
+		{
+			fprintf(stderr, "item_table_gateway: cannot listen on %s port %d: %s\n",
+					GwOpt.listen, GwOpt.port, strerror(errno));
+			return 1;
+		}
+		goto listening;
+	}
 	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
 		MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)
@@ -581,6 +600,9 @@ GwMain(int argc, char **argv)
 				GwOpt.listen, GwOpt.port, strerror(errno));
 		return 1;
 	}
+	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	port = info ? info->port : GwOpt.port;
+listening:
 	if (GwOpt.metrics_port != 0)
 	{
 		/* GET /metrics on a port of its own, one thread, plain HTTP */
@@ -603,8 +625,6 @@ GwMain(int argc, char **argv)
 			return 1;
 		}
 	}
-	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	port = info ? info->port : GwOpt.port;
 	if (GwOnReady)
 		GwOnReady(port);
 	else
@@ -624,6 +644,9 @@ GwMain(int argc, char **argv)
 	GwLog("item_table_gateway: %s received, finishing the requests in progress",
 		  sig == SIGINT ? "SIGINT" : "SIGTERM");
 	/* stop listening: the socket is ours to close after quiescing */
+	if (d == NULL)
+		LoopQuiesce();
+	else
 	{
 		MHD_socket	lfd = MHD_quiesce_daemon(d);
 
@@ -639,7 +662,10 @@ GwMain(int argc, char **argv)
 			  GwInflight());
 		return 0;
 	}
-	MHD_stop_daemon(d);
+	if (d == NULL)
+		LoopStop();
+	else
+		MHD_stop_daemon(d);
 	if (md)
 		MHD_stop_daemon(md);
 	PoolClose();
