@@ -48,7 +48,11 @@
  * for the requests in progress; LoopStop ends the loops and closes their
  * connections.
  *
- * TLS is not served by this engine: main.c refuses --tls-* with it.
+ * TLS (--tls-cert, --tls-key) is OpenSSL's on the non-blocking socket:
+ * SSL_read and SSL_write in place of recv and send (the handshake happens
+ * within the first SSL_read), an answer written as one buffer, and a
+ * connection read until OpenSSL wants more input (it may hold a record
+ * already read from the socket), rather than until a short read.
  *
  *-------------------------------------------------------------------------
  */
@@ -67,6 +71,9 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include "http1.h"
 
@@ -103,6 +110,8 @@ typedef struct LoopConn
 	bool		answered;		/* the request's answer is queued */
 	bool		close_after;	/* close once the answer is out */
 	bool		in_request;		/* req is begun (GwRequestBegin) */
+	SSL		   *ssl;			/* TLS (--tls-cert), else NULL */
+	bool		tls_read_blocked;	/* TLS reading waits for output room */
 
 	char	   *in;				/* input: the head, then what follows */
 	size_t		in_len;
@@ -142,6 +151,7 @@ struct Loop
 
 static Loop *loops;
 static int	nloops;
+static SSL_CTX *tls_ctx;		/* --tls-cert and --tls-key, else NULL */
 
 /* epoll's data: the listening socket and the eventfd are told apart by these */
 static char listen_tag;
@@ -154,6 +164,61 @@ mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A connection's input and output, in the clear or through TLS: n bytes
+ * or more than 0, 0 at the end of the stream, else -1 with errno (EAGAIN:
+ * try again when the socket is ready).
+ */
+static ssize_t
+conn_read(LoopConn *c, char *buf, size_t n)
+{
+	int			k;
+
+	if (c->ssl == NULL)
+		return recv(c->fd, buf, n, 0);
+	ERR_clear_error();
+	k = SSL_read(c->ssl, buf, n > 1048576 ? 1048576 : (int) n);
+	if (k > 0)
+		return k;
+	switch (SSL_get_error(c->ssl, k))
+	{
+		case SSL_ERROR_WANT_WRITE:
+			c->tls_read_blocked = true;
+			/* FALLTHROUGH */
+		case SSL_ERROR_WANT_READ:
+			errno = EAGAIN;
+			return -1;
+		case SSL_ERROR_ZERO_RETURN:
+			return 0;
+		default:
+			errno = ECONNRESET;
+			return -1;
+	}
+}
+
+static ssize_t
+conn_write(LoopConn *c, const char *buf, size_t n)
+{
+	int			k;
+
+	if (c->ssl == NULL)
+		return send(c->fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	ERR_clear_error();
+	k = SSL_write(c->ssl, buf, n > 1048576 ? 1048576 : (int) n);
+	if (k > 0)
+		return k;
+	switch (SSL_get_error(c->ssl, k))
+	{
+		case SSL_ERROR_WANT_WRITE:
+		case SSL_ERROR_WANT_READ:
+			errno = EAGAIN;
+			return -1;
+		default:
+			errno = EPIPE;
+			return -1;
+	}
 }
 
 static void
@@ -171,6 +236,13 @@ conn_close(LoopConn *c)
 		 * and we did not read is read and dropped, as a close with unread
 		 * input would reset the connection and could lose the answer.
 		 */
+		if (c->ssl)
+		{
+			ERR_clear_error();
+			(void) SSL_shutdown(c->ssl);
+			SSL_free(c->ssl);
+			c->ssl = NULL;
+		}
 		(void) shutdown(c->fd, SHUT_WR);
 		for (i = 0; i < 256 && recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
 			;
@@ -223,7 +295,7 @@ raw_answer(LoopConn *c, unsigned status)
 	n = snprintf(buf, sizeof(buf),
 				 "HTTP/1.1 %u %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
 				 status, reason ? reason : "Error");
-	(void) send(c->fd, buf, (size_t) n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	(void) conn_write(c, buf, (size_t) n);
 	c->close_after = true;
 	c->answered = true;
 }
@@ -293,8 +365,7 @@ flush_out(LoopConn *c)
 {
 	while (c->out_off < c->out_len)
 	{
-		ssize_t		n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
-							 MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t		n = conn_write(c, c->out + c->out_off, c->out_len - c->out_off);
 
 		if (n < 0)
 		{
@@ -367,7 +438,8 @@ loop_send(GwRequest *r, unsigned status, const char *content_type, const char *c
 	iov[1].iov_base = (void *) body;
 	iov[1].iov_len = head_only ? 0 : len;
 	total = iov[0].iov_len + iov[1].iov_len;
-	if (c->writable && c->fd >= 0)
+	/* through TLS: one buffer, written as below */
+	if (c->writable && c->fd >= 0 && c->ssl == NULL)
 	{
 		for (;;)
 		{
@@ -536,7 +608,7 @@ begin_request(LoopConn *c, size_t skip, size_t end)
 	{
 		static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
 
-		(void) send(c->fd, cont, sizeof(cont) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		(void) conn_write(c, cont, sizeof(cont) - 1);
 	}
 	return true;
 }
@@ -694,7 +766,7 @@ on_input(LoopConn *c)
 			return;
 		}
 		room = c->in_cap - c->in_len;
-		n = recv(c->fd, c->in + c->in_len, room, 0);
+		n = conn_read(c, c->in + c->in_len, room);
 		if (n < 0)
 		{
 			if (errno == EINTR)
@@ -716,7 +788,8 @@ on_input(LoopConn *c)
 		}
 		c->io_ms = c->loop->now_ms;
 		c->in_len += (size_t) n;
-		if ((size_t) n < room)
+		/* a short read drained the socket (TLS may hold more: read on) */
+		if ((size_t) n < room && c->ssl == NULL)
 			c->readable = false;
 		if (!serve(c))
 		{
@@ -819,6 +892,19 @@ on_accept(Loop *l)
 			continue;
 		}
 		(void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (tls_ctx)
+		{
+			c->ssl = SSL_new(tls_ctx);
+			if (c->ssl == NULL || SSL_set_fd(c->ssl, fd) != 1)
+			{
+				SSL_free(c->ssl);
+				ConnSlotGive();
+				close(fd);
+				free(c);
+				continue;
+			}
+			SSL_set_accept_state(c->ssl);
+		}
 		c->loop = l;
 		c->fd = fd;
 		c->state = LS_HEAD;
@@ -830,6 +916,7 @@ on_accept(Loop *l)
 		ev.data.ptr = c;
 		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
 		{
+			SSL_free(c->ssl);
 			ConnSlotGive();
 			close(fd);
 			free(c);
@@ -922,6 +1009,13 @@ loop_main(void *arg)
 					on_output(c);
 					if (c->fd < 0)
 						continue;
+					if (c->tls_read_blocked)
+					{
+						c->tls_read_blocked = false;
+						c->readable = true;
+						on_input(c);
+						continue;
+					}
 				}
 				if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP))
 				{
@@ -981,7 +1075,9 @@ listen_on(const struct sockaddr *addr, socklen_t addrlen, int port)
 /*
  * LoopStart
  *		Start --threads loops listening on addr (its port: GwOpt.port, 0 for
- *		any).  Returns the bound port, or -1 (errno set).
+ *		any).
+ * Returns the bound port, or -1 (errno set), or -2 (TLS's certificate or
+ * key unusable: said on stderr).
  */
 int
 LoopStart(const struct sockaddr *addr, socklen_t addrlen)
@@ -989,6 +1085,30 @@ LoopStart(const struct sockaddr *addr, socklen_t addrlen)
 	int			port = GwOpt.port,
 				i;
 
+	if (GwOpt.tls_cert || GwOpt.tls_key)
+	{
+		tls_ctx = SSL_CTX_new(TLS_server_method());
+		if (tls_ctx == NULL ||
+			SSL_CTX_set_min_proto_version(tls_ctx, TLS1_2_VERSION) != 1)
+			return -2;
+		SSL_CTX_set_mode(tls_ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
+						 SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+		if (GwOpt.tls_cert == NULL ||
+			SSL_CTX_use_certificate_chain_file(tls_ctx, GwOpt.tls_cert) != 1)
+		{
+			fprintf(stderr, "item_table_gateway: cannot read %s\n",
+					GwOpt.tls_cert ? GwOpt.tls_cert : "the certificate (--tls-cert)");
+			return -2;
+		}
+		if (GwOpt.tls_key == NULL ||
+			SSL_CTX_use_PrivateKey_file(tls_ctx, GwOpt.tls_key, SSL_FILETYPE_PEM) != 1 ||
+			SSL_CTX_check_private_key(tls_ctx) != 1)
+		{
+			fprintf(stderr, "item_table_gateway: cannot read %s\n",
+					GwOpt.tls_key ? GwOpt.tls_key : "the private key (--tls-key)");
+			return -2;
+		}
+	}
 	nloops = GwOpt.threads;
 	loops = calloc((size_t) nloops, sizeof(Loop));
 	if (loops == NULL)

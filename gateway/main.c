@@ -448,11 +448,6 @@ GwMain(int argc, char **argv)
 		GwOpt.threads = (int) (ncpu > 0 ? ncpu : 1);
 	if (GwOpt.pool_per_role == 0)
 		GwOpt.pool_per_role = (GwOpt.pool + 1) / 2;
-	if (GwOpt.engine_loop && (GwOpt.tls_cert || GwOpt.tls_key))
-	{
-		fprintf(stderr, "item_table_gateway: --engine loop does not serve TLS (--tls-cert, --tls-key): use --engine mhd, or TLS in a proxy in front\n");
-		return 1;
-	}
 
 	/*
 	 * Each HTTP connection is a file descriptor: take the hard limit, and
@@ -552,6 +547,8 @@ GwMain(int argc, char **argv)
 		/* loop.c's event loops: HTTP without libmicrohttpd */
 		d = NULL;
 		port = LoopStart(ai->ai_addr, ai->ai_addrlen);
+		if (port == -2)
+			return 1;
 		if (port < 0)
 		{
 			fprintf(stderr, "item_table_gateway: cannot listen on %s port %d: %s\n",

@@ -51,7 +51,7 @@ usage(FILE *out)
 			"  --threads N            HTTP worker threads, or event loops (default:\n"
 			"                         CPU cores)\n"
 			"  --engine mhd|loop      the HTTP engine: libmicrohttpd (mhd, default) or\n"
-			"                         the gateway's own event loops (loop; no TLS)\n"
+			"                         the gateway's own event loops (loop)\n"
 			"  --pool-wait MS         longest wait for a connection before answering\n"
 			"                         ThrottlingException (default 5000)\n"
 			"  --pool-per-role N      most connections one role's requests hold at\n"
