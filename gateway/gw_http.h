@@ -112,6 +112,7 @@ extern enum MHD_Result GwRespondMetrics(GwRequest *r);
 /* respond.c */
 extern bool GwRequestIdInit(void);
 extern void GwMakeRequestId(char *out);
+extern char *GwPutDecimal(char *out, uint64_t v);
 extern enum MHD_Result GwRespondOwned(GwRequest *r, unsigned status,
 									  const char *body, size_t len,
 									  const char *content_type, PGresult *res);

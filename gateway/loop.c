@@ -344,21 +344,6 @@ put(char **p, const char *s)
 	*p += n;
 }
 
-static void
-put_size(char **p, size_t v)
-{
-	char		rev[24];
-	int			n = 0;
-
-	do
-	{
-		rev[n++] = (char) ('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	while (n > 0)
-		*(*p)++ = rev[--n];
-}
-
 /* write what is left of the answer; false if the connection broke */
 static bool
 flush_out(LoopConn *c)
@@ -412,13 +397,13 @@ loop_send(GwRequest *r, unsigned status, const char *content_type, const char *c
 		strftime(l->date, sizeof(l->date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
 	}
 	put(&p, "HTTP/1.1 ");
-	put_size(&p, status);
+	p = GwPutDecimal(p, status);
 	put(&p, " ");
 	put(&p, reason && strlen(reason) < 64 ? reason : "Unknown");
 	put(&p, "\r\nDate: ");
 	put(&p, l->date);
 	put(&p, "\r\nContent-Length: ");
-	put_size(&p, len);
+	p = GwPutDecimal(p, len);
 	if (strlen(content_type) < 128)
 	{
 		put(&p, "\r\nContent-Type: ");

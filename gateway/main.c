@@ -11,9 +11,15 @@
  * transport, authentication (access key -> PostgreSQL role) and nothing
  * else.
  *
- * How a request flows.  libmicrohttpd parses HTTP (no parser of ours) and
- * calls handle_request(): first with the headers, where a body framed
- * ambiguously (check_framing(): Content-Length twice with different values,
+ * Engines.  HTTP is read and written by one of two engines: the
+ * gateway's own event loops (loop.c and http1.c, --engine loop, the
+ * default) or libmicrohttpd (this file, --engine mhd).  Both hand each
+ * request to the same flow (request.c) through GwHttpOps; what follows
+ * describes that flow, and libmicrohttpd's threads.
+ *
+ * How a request flows.  The engine parses HTTP and calls request.c:
+ * first with the headers, where a body framed
+ * ambiguously (GwFramingCheck(): Content-Length twice with different values,
  * with Transfer-Encoding, and the like) is refused with 400 and the
  * connection closed, and a Content-Length over 16 MB is refused at once
  * (413); then with pieces of the body, which
@@ -74,7 +80,8 @@
  * x-amz-crc32 (zlib's CRC-32 of the exact body bytes, decimal; botocore
  * checks it).
  *
- * Threads.  libmicrohttpd runs --threads worker threads (default: the
+ * Threads (--engine mhd; loop.c's essay for the loops).  libmicrohttpd
+ * runs --threads worker threads (default: the
  * number of cores), each polling its share of the connections and
  * running our handler, which waits for PostgreSQL only when the pool is
  * quiet: then it runs the job itself on an idle connection (a lone client
@@ -96,8 +103,9 @@
  * Accepted sockets get TCP_NODELAY, as keep-alive request/response pairs
  * otherwise wait for delayed ACKs.
  *
- * Where things are.  This file has the request flow (handle_request,
- * handle_post) and the program's start and end; respond.c builds every
+ * Where things are.  This file has libmicrohttpd's engine and the
+ * program's start and end; request.c the request flow (handle_post);
+ * respond.c builds every
  * answer (and counts it: metrics.c, GET /metrics); conn.c keeps the
  * connection limit and the request deadline.
  *

@@ -26,6 +26,7 @@ GwOptions	GwOpt = {
 	.statement_timeout_ms = 30000,
 	.lock_timeout_ms = 5000,
 	.max_replica_lag_ms = 1000,
+	.engine_loop = true,
 };
 
 void		(*GwOnReady) (int port) = NULL;
@@ -50,8 +51,8 @@ usage(FILE *out)
 			"  --pool N               PostgreSQL connections (default 2 x CPU cores)\n"
 			"  --threads N            HTTP worker threads, or event loops (default:\n"
 			"                         CPU cores)\n"
-			"  --engine mhd|loop      the HTTP engine: libmicrohttpd (mhd, default) or\n"
-			"                         the gateway's own event loops (loop)\n"
+			"  --engine loop|mhd      the HTTP engine: the gateway's own event loops\n"
+			"                         (loop, default) or libmicrohttpd (mhd)\n"
 			"  --pool-wait MS         longest wait for a connection before answering\n"
 			"                         ThrottlingException (default 5000)\n"
 			"  --pool-per-role N      most connections one role's requests hold at\n"

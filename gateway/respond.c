@@ -84,11 +84,14 @@ GwMakeRequestId(char *out)
 	out[32] = '\0';
 }
 
-/* v in decimal into out (at least 11 bytes), without printf's machinery */
-static void
-decimal(char *out, uint32_t v)
+/*
+ * v in decimal at out (at most 20 bytes, no NUL), without printf's
+ * machinery; returns the end
+ */
+char *
+GwPutDecimal(char *out, uint64_t v)
 {
-	char		rev[10];
+	char		rev[20];
 	int			n = 0;
 
 	do
@@ -98,7 +101,14 @@ decimal(char *out, uint32_t v)
 	} while (v != 0);
 	while (n > 0)
 		*out++ = rev[--n];
-	*out = '\0';
+	return out;
+}
+
+/* ... NUL-terminated (out: at least 11 bytes) */
+static void
+decimal(char *out, uint32_t v)
+{
+	*GwPutDecimal(out, v) = '\0';
 }
 
 /* append s to out as the inside of a JSON string */
