@@ -79,6 +79,8 @@
 
 /* the largest request head taken */
 #define LOOP_HEAD_MAX (32 * 1024)
+/* a request body's buffer kept for the next request up to this size */
+#define LOOP_BODY_KEEP (64 * 1024)
 /* room for the body's bytes after a head */
 #define LOOP_BODY_ROOM (16 * 1024)
 
@@ -604,6 +606,13 @@ request_finished(LoopConn *c)
 {
 	GwRequestEnd(&c->req);
 	c->in_request = false;
+	/* a large body's buffer is not kept for the next request */
+	if (c->req.cap > LOOP_BODY_KEEP)
+	{
+		free(c->req.body);
+		c->req.body = NULL;
+		c->req.cap = 0;
+	}
 	memmove(c->in, c->in + c->pos, c->in_len - c->pos);
 	c->in_len -= c->pos;
 	c->pos = c->head_len = 0;
