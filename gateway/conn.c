@@ -233,15 +233,33 @@ ConnReaperMain(void *arg)
  */
 static __thread bool slot_taken;
 
+/* one of --max-connections' slots, for a connection just accepted */
+bool
+ConnSlotTake(void)
+{
+	if (__atomic_add_fetch(&open_connections, 1, __ATOMIC_SEQ_CST) > GwOpt.max_connections)
+	{
+		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
+		return false;
+	}
+	return true;
+}
+
+/* a connection closed */
+void
+ConnSlotGive(void)
+{
+	__atomic_sub_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
+}
+
 enum MHD_Result
 ConnAcceptPolicy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
 	if (slot_taken)
-		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
+		ConnSlotGive();
 	slot_taken = false;
-	if (__atomic_add_fetch(&open_connections, 1, __ATOMIC_SEQ_CST) > GwOpt.max_connections)
+	if (!ConnSlotTake())
 	{
-		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
 		if (GwOpt.log)
 			GwLog("connection refused: %d connections are open", GwOpt.max_connections);
 		return MHD_NO;
@@ -263,7 +281,7 @@ ConnNotify(void *cls, struct MHD_Connection *c, void **socket_context,
 
 	if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
 	{
-		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
+		ConnSlotGive();
 		if (gc)
 		{
 			pthread_mutex_lock(&conns_lock);

@@ -124,6 +124,8 @@ typedef struct GwOptions
 	int			port;
 	int			pool;
 	int			threads;
+	bool		engine_loop;	/* --engine loop (default): loop.c's event
+								 * loops; false: --engine mhd, libmicrohttpd */
 	bool		auth_none;
 	bool		auth_any;		/* --auth any: any well-formed SigV4 */
 	const char *any_role;		/* ... runs as this role (NULL: the login

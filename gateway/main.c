@@ -11,9 +11,15 @@
  * transport, authentication (access key -> PostgreSQL role) and nothing
  * else.
  *
- * How a request flows.  libmicrohttpd parses HTTP (no parser of ours) and
- * calls handle_request(): first with the headers, where a body framed
- * ambiguously (check_framing(): Content-Length twice with different values,
+ * Engines.  HTTP is read and written by one of two engines: the
+ * gateway's own event loops (loop.c and http1.c, --engine loop, the
+ * default) or libmicrohttpd (this file, --engine mhd).  Both hand each
+ * request to the same flow (request.c) through GwHttpOps; what follows
+ * describes that flow, and libmicrohttpd's threads.
+ *
+ * How a request flows.  The engine parses HTTP and calls request.c:
+ * first with the headers, where a body framed
+ * ambiguously (GwFramingCheck(): Content-Length twice with different values,
  * with Transfer-Encoding, and the like) is refused with 400 and the
  * connection closed, and a Content-Length over 16 MB is refused at once
  * (413); then with pieces of the body, which
@@ -74,7 +80,8 @@
  * x-amz-crc32 (zlib's CRC-32 of the exact body bytes, decimal; botocore
  * checks it).
  *
- * Threads.  libmicrohttpd runs --threads worker threads (default: the
+ * Threads (--engine mhd; loop.c's essay for the loops).  libmicrohttpd
+ * runs --threads worker threads (default: the
  * number of cores), each polling its share of the connections and
  * running our handler, which waits for PostgreSQL only when the pool is
  * quiet: then it runs the job itself on an idle connection (a lone client
@@ -96,8 +103,9 @@
  * Accepted sockets get TCP_NODELAY, as keep-alive request/response pairs
  * otherwise wait for delayed ACKs.
  *
- * Where things are.  This file has the request flow (handle_request,
- * handle_post) and the program's start and end; respond.c builds every
+ * Where things are.  This file has libmicrohttpd's engine and the
+ * program's start and end; request.c the request flow (handle_post);
+ * respond.c builds every
  * answer (and counts it: metrics.c, GET /metrics); conn.c keeps the
  * connection limit and the request deadline.
  *
@@ -146,13 +154,6 @@
 
 
 
-/* the DynamoDB Streams API's actions, served under their own target prefix */
-static const char *const stream_actions[] = {
-	"DescribeStream", "GetRecords", "GetShardIterator", "ListStreams"
-};
-
-static int	inflight;			/* requests between first call and completion */
-
 static void mhd_logger(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 static void
@@ -165,10 +166,16 @@ mhd_logger(void *cls, const char *fmt, va_list ap)
 		GwLog("http: %s", line);
 }
 
-/* collect headers and query arguments for SigV4 */
+/* ----------------------------------------------------------------
+ * The libmicrohttpd engine's side of GwHttpOps
+ * ----------------------------------------------------------------
+ */
+
+/* collect headers or query arguments */
 typedef struct PairList
 {
-	GwPair		items[MAX_HEADERS];
+	GwPair	   *items;
+	int			max;
 	int			n;
 	bool		overflow;
 } PairList;
@@ -178,7 +185,7 @@ collect_pair(void *cls, enum MHD_ValueKind kind, const char *key, const char *va
 {
 	PairList   *l = cls;
 
-	if (l->n >= MAX_HEADERS)
+	if (l->n >= l->max)
 	{
 		l->overflow = true;
 		return MHD_NO;
@@ -189,384 +196,101 @@ collect_pair(void *cls, enum MHD_ValueKind kind, const char *key, const char *va
 	return MHD_YES;
 }
 
-/*
- * The pool answered r's job: let libmicrohttpd call handle_request again;
- * or, a replica could not answer it, run it on the primary.
- */
-static void
-job_done(GwJob *job)
+static const char *
+mhd_header(GwRequest *r, const char *name)
 {
-	GwRequest  *r = (GwRequest *) job;
+	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
 
-	if (RouteRetryOnPrimary(job))
+static int
+mhd_pairs(GwRequest *r, bool query, GwPair *out, int max)
+{
+	PairList	l = {out, max, 0, false};
+
+	MHD_get_connection_values(r->conn, query ? MHD_GET_ARGUMENT_KIND : MHD_HEADER_KIND,
+							  collect_pair, &l);
+	return l.overflow ? -1 : l.n;
+}
+
+static enum MHD_Result
+mhd_send(GwRequest *r, unsigned status, const char *content_type, const char *crc,
+		 const char *body, size_t len, void (*release) (void *), void *cls)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if (release)
+		resp = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *) body,
+																	  release, cls);
+	else
+		resp = MHD_create_response_from_buffer(len, (void *) body, MHD_RESPMEM_MUST_COPY);
+	if (resp == NULL)
 	{
-		MetricsPoolJob(job->pool, false);
-		PoolSubmit(job);
-		return;
+		if (release)
+			release(cls);
+		return MHD_NO;
 	}
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	if (crc)
+	{
+		MHD_add_response_header(resp, "x-amzn-RequestId", r->id);
+		MHD_add_response_header(resp, "x-amz-crc32", crc);
+	}
+	if (r->close)
+		MHD_add_response_header(resp, "Connection", "close");
+	ret = MHD_queue_response(r->conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static void
+mhd_remote(GwRequest *r, char *out, size_t outlen)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	snprintf(out, outlen, "-");
+	if (ci == NULL || ci->client_addr == NULL)
+		return;
+	if (ci->client_addr->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *) ci->client_addr)->sin_addr, out, outlen);
+	else if (ci->client_addr->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *) ci->client_addr)->sin6_addr, out, outlen);
+}
+
+static void
+mhd_suspend(GwRequest *r)
+{
+	MHD_suspend_connection(r->conn);
+}
+
+static void
+mhd_resume(GwRequest *r)
+{
 	MHD_resume_connection(r->conn);
 }
 
-static void
-direct_done(GwJob *job)
-{
-}
-
-/* the POST: authenticate, route, run */
-static enum MHD_Result
-handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char *method)
-{
-	PairList	headers = {0},
-				query = {0};
-	const char *target;
-	const char *action;
-	const char *ctype;
-	char	   *role = r->role;
-	bool		streams = false,
-				other_api = false;
-	size_t		i;
-
-	if (r->too_big)
-		return GwRespondError(c, r, 413, NS_VALIDATE,
-							  "ValidationException", "Request size exceeds 16777216 bytes");
-
-	/*
-	 * The target first, for the log; errors about it come after auth.  A
-	 * Streams action only under the Streams prefix, and no other there.
-	 */
-	target = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Amz-Target");
-	action = NULL;
-	if (target)
-	{
-		if (strncmp(target, "DynamoDB_20120810.", 18) == 0)
-			action = target + 18;
-		else if (strncmp(target, "DynamoDBStreams_20120810.", 25) == 0)
-		{
-			action = target + 25;
-			streams = true;
-		}
-		if (action)
-		{
-			for (i = 0; action[i]; i++)
-				if (!((action[i] >= 'A' && action[i] <= 'Z') || (action[i] >= 'a' && action[i] <= 'z')))
-					break;
-			if (action[i] != '\0' || i == 0 || i >= sizeof(r->action))
-				action = NULL;
-			else
-			{
-				bool		stream_action = false;
-
-				memcpy(r->action, action, i + 1);
-				for (i = 0; i < sizeof(stream_actions) / sizeof(stream_actions[0]); i++)
-					if (strcmp(action, stream_actions[i]) == 0)
-						stream_action = true;
-				other_api = stream_action != streams;
-			}
-		}
-	}
-
-	/*
-	 * Content-Type: the SDKs send application/x-amz-json-1.0; DynamoDB also
-	 * takes application/json (and answers in kind); a body of any other
-	 * type gets DynamoDB's 404 with an XML UnknownOperationException.
-	 */
-	ctype = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
-	if (ctype)
-	{
-		size_t		n;
-
-		while (*ctype == ' ' || *ctype == '\t')
-			ctype++;
-		n = strcspn(ctype, ";");
-		while (n > 0 && (ctype[n - 1] == ' ' || ctype[n - 1] == '\t'))
-			n--;
-		if (n == 16 && strncasecmp(ctype, "application/json", 16) == 0)
-			r->content_type = "application/json";
-		else if (!(n == 26 && strncasecmp(ctype, CT_AMZ_JSON, 26) == 0))
-			ctype = NULL;
-	}
-	if (ctype == NULL && r->len > 0)
-	{
-		static const char unknown[] = "<UnknownOperationException/>\n";
-
-		return GwRespond(c, r, MHD_HTTP_NOT_FOUND, unknown, sizeof(unknown) - 1, "application/xml");
-	}
-
-	if (!GwOpt.auth_none)
-	{
-		SigV4Request sreq;
-		SigV4Auth	auth;
-		SigV4Status st;
-		char		msg[512];
-		char		secret[512];
-
-		MHD_get_connection_values(c, MHD_HEADER_KIND, collect_pair, &headers);
-		MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_pair, &query);
-		if (headers.overflow || query.overflow)
-			return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-								  "IncompleteSignatureException", "Too many headers.");
-		sreq.method = method;
-		sreq.path = url;
-		sreq.headers = headers.items;
-		sreq.nheaders = headers.n;
-		sreq.query = query.items;
-		sreq.nquery = query.n;
-		sreq.body = r->body;
-		sreq.body_len = r->len;
-
-		st = SigV4Parse(&sreq, &auth, msg, sizeof(msg));
-		if (st == SIGV4_OK && !GwOpt.auth_any)
-			st = SigV4CheckTime(&auth, time(NULL), msg, sizeof(msg));
-		switch (st)
-		{
-			case SIGV4_OK:
-				break;
-			case SIGV4_MISSING:
-				MetricsAuthFailure(AUTH_MISSING);
-				return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-									  "MissingAuthenticationTokenException", msg);
-			case SIGV4_INCOMPLETE:
-				MetricsAuthFailure(AUTH_INCOMPLETE);
-				return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-									  "IncompleteSignatureException", msg);
-			case SIGV4_EXPIRED:
-			case SIGV4_MISMATCH:
-				MetricsAuthFailure(st == SIGV4_EXPIRED ? AUTH_EXPIRED : AUTH_SIGNATURE);
-				return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-									  "InvalidSignatureException", msg);
-		}
-		/* --auth any: a well-formed signature is enough, as DynamoDB Local's */
-		if (GwOpt.auth_any)
-			snprintf(role, sizeof(r->role), "%s", GwOpt.any_role ? GwOpt.any_role : "");
-		else
-			switch (KeyLookup(auth.key_id, secret, sizeof(secret), role, sizeof(r->role)))
-			{
-				case KEY_FOUND:
-					break;
-				case KEY_UNKNOWN:
-					MetricsAuthFailure(AUTH_UNKNOWN_KEY);
-					return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-										  "UnrecognizedClientException",
-										  "The security token included in the request is invalid.");
-				case KEY_ERROR:
-					MetricsAuthFailure(AUTH_KEY_ERROR);
-					return GwRespondInternal(c, r);
-			}
-		if (!GwOpt.auth_any && !SigV4Verify(&sreq, &auth, secret))
-		{
-			MetricsAuthFailure(AUTH_SIGNATURE);
-			return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-								  "InvalidSignatureException", MSG_BAD_SIGNATURE);
-		}
-		if (!GwOpt.auth_any && role[0] == '\0')
-		{
-			MetricsAuthFailure(AUTH_NO_ROLE);
-			return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-								  "AccessDeniedException",
-								  "The role of this access key no longer exists.");
-		}
-	}
-
-	if (target == NULL)
-		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							  "UnknownOperationException", "The X-Amz-Target header is required");
-	if (action == NULL)
-		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							  "UnknownOperationException", "Unknown operation");
-	if (other_api)
-	{
-		char		msg[128];
-
-		snprintf(msg, sizeof(msg), "Unknown operation: %s", r->action);
-		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							  "UnknownOperationException", msg);
-	}
-	if (r->body == NULL || memchr(r->body, '\0', r->len) != NULL)
-		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							  "SerializationException", "The request body is not valid JSON.");
-	else
-	{
-		/* U+0000 and U+0001 in strings to their stored form */
-		size_t		n = NulJsonInLength(r->body, r->len);
-
-		if (n != r->len)
-		{
-			char	   *b = malloc(n + 1);
-
-			if (b == NULL)
-				return GwRespondInternal(c, r);
-			NulJsonIn(r->body, r->len, b);
-			b[n] = '\0';
-			free(r->body);
-			r->body = b;
-			r->len = n;
-			r->cap = n + 1;
-		}
-	}
-
-	/*
-	 * Run it, on the pool route.c chooses: at once when the pool is quiet,
-	 * else queued, the HTTP connection suspended until the pool answers.
-	 */
-	r->job.pool = RouteChoose(r->action, r->body, r->len);
-	r->job.action = r->action;
-	r->job.body = r->body;
-	r->job.role = GwOpt.auth_none || (GwOpt.auth_any && GwOpt.any_role == NULL) ? NULL : r->role;
-	r->job.done = direct_done;
-	r->conn = c;
-	MetricsPoolJob(r->job.pool, false);
-	if (PoolRunDirect(&r->job))
-	{
-		if (!RouteRetryOnPrimary(&r->job))
-			return GwRespondJob(c, r);
-		MetricsPoolJob(r->job.pool, false);
-		PQclear(r->job.res);
-		r->job.res = NULL;
-	}
-	r->job.done = job_done;
-	r->submitted = true;
-	MHD_suspend_connection(c);
-	PoolSubmit(&r->job);
-	return MHD_YES;
-}
-
-/*
- * How the body is framed (RFC 9112, section 6), checked once the headers
- * are in and before any of the body is read.  libmicrohttpd takes the
- * first Content-Length (and refuses one that is not a number), or reads
- * chunks in its place when the first Transfer-Encoding is "chunked"; a
- * proxy in front could read the same bytes another way, and the request
- * after them would then be another one for it than for us.  So a request
- * whose framing is ambiguous is answered 400 and the connection closed,
- * before anything after its headers is read:
- *
- *	- Content-Length more than once with different values (the same value
- *	  repeated is one value, as RFC 9110, section 8.6, allows);
- *	- Transfer-Encoding together with Content-Length, or in HTTP/1.0;
- *	- transfer codings not ending in chunked (the length cannot be known),
- *	  or chunked more than once, or chunked spelled other than as the one
- *	  value of one field (libmicrohttpd would not read it as chunks);
- *
- * and another coding before chunked gets 501 Not Implemented (section
- * 6.1).  The answer is text, as it is HTTP's error, not DynamoDB's.
- */
-typedef struct Framing
-{
-	int			lengths;		/* Content-Length fields */
-	const char *length;			/* the first one */
-	bool		lengths_differ;
-	int			encodings;		/* Transfer-Encoding fields */
-	int			chunked;		/* "chunked" codings in them */
-	int			others;			/* other codings */
-	bool		chunked_last;
-} Framing;
+static const GwHttpOps mhd_ops = {
+	.header = mhd_header,
+	.pairs = mhd_pairs,
+	.send = mhd_send,
+	.remote = mhd_remote,
+	.suspend = mhd_suspend,
+	.resume = mhd_resume,
+	.direct = true,
+};
 
 static enum MHD_Result
 framing_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
-	Framing    *f = cls;
-	const char *p = value ? value : "";
-
-	if (strcasecmp(key, "Content-Length") == 0)
-	{
-		if (f->lengths++ == 0)
-			f->length = p;
-		else if (strcmp(f->length, p) != 0)
-			f->lengths_differ = true;
-	}
-	else if (strcasecmp(key, "Transfer-Encoding") == 0)
-	{
-		/* a comma-separated list of codings; empty elements do not count */
-		f->encodings++;
-		while (*p)
-		{
-			size_t		n;
-
-			while (*p == ' ' || *p == '\t' || *p == ',')
-				p++;
-			if (*p == '\0')
-				break;
-			n = strcspn(p, ",");
-			while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-				n--;
-			f->chunked_last = n == 7 && strncasecmp(p, "chunked", 7) == 0;
-			if (f->chunked_last)
-				f->chunked++;
-			else
-				f->others++;
-			p += strcspn(p, ",");
-		}
-	}
+	GwFramingAdd(cls, key, value);
 	return MHD_YES;
 }
 
-/* 0 if the body's framing is clear, else the status to answer, and why */
-static unsigned
-check_framing(struct MHD_Connection *c, const char *version, const char **why)
+static void
+free_text(void *text)
 {
-	Framing		f = {0};
-	const char *te;
-
-	MHD_get_connection_values(c, MHD_HEADER_KIND, framing_header, &f);
-	if (f.lengths_differ)
-	{
-		*why = "Content-Length is sent more than once, with different values.";
-		return MHD_HTTP_BAD_REQUEST;
-	}
-	if (f.encodings == 0)
-		return 0;
-	if (f.lengths > 0)
-	{
-		*why = "Content-Length and Transfer-Encoding cannot be sent together.";
-		return MHD_HTTP_BAD_REQUEST;
-	}
-	if (strcmp(version, MHD_HTTP_VERSION_1_0) == 0)
-	{
-		*why = "Transfer-Encoding is not read in an HTTP/1.0 request.";
-		return MHD_HTTP_BAD_REQUEST;
-	}
-	if (!f.chunked_last || f.chunked != 1)
-	{
-		*why = "The final transfer coding must be chunked, applied once.";
-		return MHD_HTTP_BAD_REQUEST;
-	}
-	if (f.others > 0)
-	{
-		*why = "Only the chunked transfer coding is implemented.";
-		return MHD_HTTP_NOT_IMPLEMENTED;
-	}
-	te = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding");
-	if (f.encodings != 1 || te == NULL || strcasecmp(te, "chunked") != 0)
-	{
-		*why = "Transfer-Encoding must be one field with the value chunked.";
-		return MHD_HTTP_BAD_REQUEST;
-	}
-	return 0;
-}
-
-/* GET /metrics (metrics.c), unauthenticated like the health check */
-static enum MHD_Result
-respond_metrics(struct MHD_Connection *c, GwRequest *r)
-{
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
-	size_t		len;
-	char	   *text = MetricsRender(&len);
-
-	if (text == NULL)
-		return MHD_NO;
-	resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
-	if (resp == NULL)
-	{
-		free(text);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-	ret = MHD_queue_response(c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	if (r)
-		r->answered = true;
-	return ret;
+	free(text);
 }
 
 /*
@@ -593,7 +317,23 @@ handle_metrics_port(void *cls, struct MHD_Connection *c, const char *url,
 		return MHD_YES;
 	}
 	if (strcmp(method, "GET") == 0 && strcmp(url, "/metrics") == 0)
-		return respond_metrics(c, NULL);
+	{
+		size_t		len;
+		char	   *text = MetricsRender(&len);
+
+		if (text == NULL)
+			return MHD_NO;
+		resp = MHD_create_response_from_buffer_with_free_callback_cls(len, text, free_text, text);
+		if (resp == NULL)
+		{
+			free(text);
+			return MHD_NO;
+		}
+		MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+		ret = MHD_queue_response(c, MHD_HTTP_OK, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
 	resp = MHD_create_response_from_buffer(sizeof(not_found) - 1, (void *) not_found,
 										   MHD_RESPMEM_PERSISTENT);
 	if (resp == NULL)
@@ -613,37 +353,18 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 
 	if (r == NULL)
 	{
-		const char *cl;
-		const char *why;
-		unsigned	status;
+		GwFraming	f = {0};
+		enum MHD_Result ret;
 
 		ConnRequestBegun(c);
 		r = calloc(1, sizeof(GwRequest));
 		if (r == NULL)
 			return MHD_NO;
-		clock_gettime(CLOCK_MONOTONIC, &r->start);
-		GwMakeRequestId(r->id);
-		r->content_type = CT_AMZ_JSON;
-		/* health checks and scrapes are not counted in the metrics */
-		r->counted = strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
 		*con_cls = r;
-		__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
-
-		status = check_framing(c, version, &why);
-		if (status != 0)
-		{
-			r->close = true;
-			return GwRespond(c, r, status, why, strlen(why), "text/plain");
-		}
-
-		/* refuse an announced oversize body before reading it */
-		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-		if (cl && strtoull(cl, NULL, 10) > GW_MAX_BODY)
-		{
-			r->too_big = true;
-			return GwRespondError(c, r, 413, NS_VALIDATE,
-								  "ValidationException", "Request size exceeds 16777216 bytes");
-		}
+		GwRequestBegin(r, &mhd_ops, c, method);
+		MHD_get_connection_values(c, MHD_HEADER_KIND, framing_header, &f);
+		if (GwRequestHead(r, &f, strcmp(version, MHD_HTTP_VERSION_1_0) == 0, &ret))
+			return ret;
 		return MHD_YES;
 	}
 
@@ -652,59 +373,13 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 		size_t		n = *upload_data_size;
 
 		*upload_data_size = 0;
-		if (r->too_big || r->answered)
-			return MHD_YES;
-		if (r->len + n > GW_MAX_BODY)
-		{
-			r->too_big = true;
-			free(r->body);
-			r->body = NULL;
-			r->len = r->cap = 0;
-			return MHD_YES;
-		}
-		if (r->len + n + 1 > r->cap)
-		{
-			size_t		cap = r->cap ? r->cap : 4096;
-			char	   *b;
-
-			while (cap < r->len + n + 1)
-				cap *= 2;
-			b = realloc(r->body, cap);
-			if (b == NULL)
-				return MHD_NO;
-			r->body = b;
-			r->cap = cap;
-		}
-		memcpy(r->body + r->len, upload_data, n);
-		r->len += n;
-		r->body[r->len] = '\0';
-		return MHD_YES;
+		return GwRequestBody(r, upload_data, n) ? MHD_YES : MHD_NO;
 	}
 
 	ConnRequestArrived(c);
 	if (r->answered)
 		return MHD_YES;
-	if (r->submitted)
-		return GwRespondJob(c, r);
-	if (strcmp(method, "GET") == 0 && GwOpt.metrics_port == 0 &&
-		strcmp(url, "/metrics") == 0)
-		return respond_metrics(c, r);
-	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
-	{
-		static const char healthy[] = "healthy: item_table_gateway";
-
-		return GwRespond(c, r, MHD_HTTP_OK, healthy, sizeof(healthy) - 1, "text/plain");
-	}
-	if (strcmp(method, "POST") != 0)
-		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							  "UnknownOperationException", "Only POST requests are served");
-	if (r->body == NULL && !r->too_big)
-	{
-		r->body = strdup("");
-		if (r->body == NULL)
-			return MHD_NO;
-	}
-	return handle_post(c, r, url, method);
+	return GwHandleRequest(r, method, url);
 }
 
 static void
@@ -716,11 +391,10 @@ request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	ConnRequestDone(c);
 	if (r == NULL)
 		return;
-	PQclear(r->job.res);
+	GwRequestEnd(r);
 	free(r->body);
 	free(r);
 	*con_cls = NULL;
-	__atomic_sub_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 }
 
 static char *
@@ -829,6 +503,7 @@ GwMain(int argc, char **argv)
 	sigaddset(&sigs, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 
+	if (!GwOpt.engine_loop)
 	{
 		pthread_t	reaper;
 
@@ -875,6 +550,21 @@ GwMain(int argc, char **argv)
 	else
 		((struct sockaddr_in6 *) ai->ai_addr)->sin6_port = htons((uint16_t) GwOpt.port);
 
+	if (GwOpt.engine_loop)
+	{
+		/* loop.c's event loops: HTTP without libmicrohttpd */
+		d = NULL;
+		port = LoopStart(ai->ai_addr, ai->ai_addrlen);
+		if (port == -2)
+			return 1;
+		if (port < 0)
+		{
+			fprintf(stderr, "item_table_gateway: cannot listen on %s port %d: %s\n",
+					GwOpt.listen, GwOpt.port, strerror(errno));
+			return 1;
+		}
+		goto listening;
+	}
 	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME |
 		MHD_USE_ERROR_LOG;
 	if (ai->ai_family == AF_INET6)
@@ -915,6 +605,9 @@ GwMain(int argc, char **argv)
 				GwOpt.listen, GwOpt.port, strerror(errno));
 		return 1;
 	}
+	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	port = info ? info->port : GwOpt.port;
+listening:
 	if (GwOpt.metrics_port != 0)
 	{
 		/* GET /metrics on a port of its own, one thread, plain HTTP */
@@ -937,8 +630,6 @@ GwMain(int argc, char **argv)
 			return 1;
 		}
 	}
-	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	port = info ? info->port : GwOpt.port;
 	if (GwOnReady)
 		GwOnReady(port);
 	else
@@ -958,22 +649,28 @@ GwMain(int argc, char **argv)
 	GwLog("item_table_gateway: %s received, finishing the requests in progress",
 		  sig == SIGINT ? "SIGINT" : "SIGTERM");
 	/* stop listening: the socket is ours to close after quiescing */
+	if (d == NULL)
+		LoopQuiesce();
+	else
 	{
 		MHD_socket	lfd = MHD_quiesce_daemon(d);
 
 		if (lfd != MHD_INVALID_SOCKET)
 			close(lfd);
 	}
-	for (waited = 0; waited < 3000 && __atomic_load_n(&inflight, __ATOMIC_SEQ_CST) > 0; waited++)
+	for (waited = 0; waited < 3000 && GwInflight() > 0; waited++)
 		usleep(10000);
-	if (__atomic_load_n(&inflight, __ATOMIC_SEQ_CST) > 0)
+	if (GwInflight() > 0)
 	{
 		/* a request still waits on PostgreSQL: leave it to the exit */
 		GwLog("item_table_gateway: %d requests still in progress after 30 s, exiting",
-			  __atomic_load_n(&inflight, __ATOMIC_SEQ_CST));
+			  GwInflight());
 		return 0;
 	}
-	MHD_stop_daemon(d);
+	if (d == NULL)
+		LoopStop();
+	else
+		MHD_stop_daemon(d);
 	if (md)
 		MHD_stop_daemon(md);
 	PoolClose();

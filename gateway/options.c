@@ -26,6 +26,7 @@ GwOptions	GwOpt = {
 	.statement_timeout_ms = 30000,
 	.lock_timeout_ms = 5000,
 	.max_replica_lag_ms = 1000,
+	.engine_loop = true,
 };
 
 void		(*GwOnReady) (int port) = NULL;
@@ -48,7 +49,10 @@ usage(FILE *out)
 			"  --dbname CONNINFO      database to serve, a name or connection string\n"
 			"                         (default: the PG* environment, as psql)\n"
 			"  --pool N               PostgreSQL connections (default 2 x CPU cores)\n"
-			"  --threads N            HTTP worker threads (default: CPU cores)\n"
+			"  --threads N            HTTP worker threads, or event loops (default:\n"
+			"                         CPU cores)\n"
+			"  --engine loop|mhd      the HTTP engine: the gateway's own event loops\n"
+			"                         (loop, default) or libmicrohttpd (mhd)\n"
 			"  --pool-wait MS         longest wait for a connection before answering\n"
 			"                         ThrottlingException (default 5000)\n"
 			"  --pool-per-role N      most connections one role's requests hold at\n"
@@ -103,6 +107,7 @@ static const struct option longopts[] = {
 	{"dbname", required_argument, NULL, 'd'},
 	{"pool", required_argument, NULL, 'P'},
 	{"threads", required_argument, NULL, 'T'},
+	{"engine", required_argument, NULL, 'E'},
 	{"pool-wait", required_argument, NULL, 'w'},
 	{"auth", required_argument, NULL, 'a'},
 	{"key-ttl", required_argument, NULL, 'k'},
@@ -181,6 +186,14 @@ set_option(int ch, const char *name, const char *arg)
 			break;
 		case 'T':
 			GwOpt.threads = int_arg(name, arg, 1, 1000000000L);
+			break;
+		case 'E':
+			if (strcmp(arg, "loop") == 0)
+				GwOpt.engine_loop = true;
+			else if (strcmp(arg, "mhd") == 0)
+				GwOpt.engine_loop = false;
+			else
+				bad_value(name, arg, " (mhd or loop)");
 			break;
 		case 'w':
 			GwOpt.pool_wait_ms = int_arg(name, arg, 0, 1000000000L);

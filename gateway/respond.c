@@ -84,11 +84,14 @@ GwMakeRequestId(char *out)
 	out[32] = '\0';
 }
 
-/* v in decimal into out (at least 11 bytes), without printf's machinery */
-static void
-decimal(char *out, uint32_t v)
+/*
+ * v in decimal at out (at most 20 bytes, no NUL), without printf's
+ * machinery; returns the end
+ */
+char *
+GwPutDecimal(char *out, uint64_t v)
 {
-	char		rev[10];
+	char		rev[20];
 	int			n = 0;
 
 	do
@@ -98,7 +101,14 @@ decimal(char *out, uint32_t v)
 	} while (v != 0);
 	while (n > 0)
 		*out++ = rev[--n];
-	*out = '\0';
+	return out;
+}
+
+/* ... NUL-terminated (out: at least 11 bytes) */
+static void
+decimal(char *out, uint32_t v)
+{
+	*GwPutDecimal(out, v) = '\0';
 }
 
 /* append s to out as the inside of a JSON string */
@@ -134,24 +144,6 @@ elapsed_us(const struct timespec *start)
 }
 
 static void
-remote_address(struct MHD_Connection *c, char *out, size_t outlen)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-
-	snprintf(out, outlen, "-");
-	if (ci == NULL || ci->client_addr == NULL)
-		return;
-	if (ci->client_addr->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((struct sockaddr_in *) ci->client_addr)->sin_addr, out, outlen);
-	else if (ci->client_addr->sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *) ci->client_addr)->sin6_addr, out, outlen);
-}
-
-/*
- * Queue an answer with DynamoDB's headers.  body is copied.
- */
-static void
 clear_result(void *res)
 {
 	PQclear(res);
@@ -159,36 +151,19 @@ clear_result(void *res)
 
 /*
  * Queue an answer with DynamoDB's headers.  body is copied, unless res is
- * given: then body lies in that result, which the response keeps and
- * clears once sent.
+ * given: then body lies in that result, which the engine keeps and clears
+ * once sent.
  */
 enum MHD_Result
-GwRespondOwned(struct MHD_Connection *c, GwRequest *r, unsigned status,
-			   const char *body, size_t len, const char *content_type,
-			   PGresult *res)
+GwRespondOwned(GwRequest *r, unsigned status, const char *body, size_t len,
+			   const char *content_type, PGresult *res)
 {
-	struct MHD_Response *resp;
 	enum MHD_Result ret;
 	char		crc[16];
 
-	if (res)
-		resp = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *) body,
-																	  clear_result, res);
-	else
-		resp = MHD_create_response_from_buffer(len, (void *) body, MHD_RESPMEM_MUST_COPY);
-	if (resp == NULL)
-	{
-		PQclear(res);
-		return MHD_NO;
-	}
 	decimal(crc, (uint32_t) crc32(0L, (const Bytef *) body, (uInt) len));
-	MHD_add_response_header(resp, "Content-Type", content_type);
-	MHD_add_response_header(resp, "x-amzn-RequestId", r->id);
-	MHD_add_response_header(resp, "x-amz-crc32", crc);
-	if (r->close)
-		MHD_add_response_header(resp, "Connection", "close");
-	ret = MHD_queue_response(c, status, resp);
-	MHD_destroy_response(resp);
+	ret = r->http->send(r, status, content_type, crc, body, len,
+						res ? clear_result : NULL, res);
 	r->answered = true;
 	if (r->counted)
 		MetricsRequest(r->action[0] ? r->action : NULL, status, r->error,
@@ -198,7 +173,7 @@ GwRespondOwned(struct MHD_Connection *c, GwRequest *r, unsigned status,
 	{
 		char		remote[INET6_ADDRSTRLEN + 1];
 
-		remote_address(c, remote, sizeof(remote));
+		r->http->remote(r, remote, sizeof(remote));
 		GwLog("%s %s %u %ldus %s", remote, r->action[0] ? r->action : "-",
 			  status, elapsed_us(&r->start), r->id);
 	}
@@ -206,15 +181,15 @@ GwRespondOwned(struct MHD_Connection *c, GwRequest *r, unsigned status,
 }
 
 enum MHD_Result
-GwRespond(struct MHD_Connection *c, GwRequest *r, unsigned status,
+GwRespond(GwRequest *r, unsigned status,
 		  const char *body, size_t len, const char *content_type)
 {
-	return GwRespondOwned(c, r, status, body, len, content_type, NULL);
+	return GwRespondOwned(r, status, body, len, content_type, NULL);
 }
 
 /* an error body of our own: {"__type": "ns#name", "message": "..."} */
 enum MHD_Result
-GwRespondError(struct MHD_Connection *c, GwRequest *r, unsigned status,
+GwRespondError(GwRequest *r, unsigned status,
 			   const char *ns, const char *name, const char *message)
 {
 	char		body[1024];
@@ -226,13 +201,13 @@ GwRespondError(struct MHD_Connection *c, GwRequest *r, unsigned status,
 			 capital ? "Message" : "message");
 	json_escape(body, sizeof(body) - 3, message);
 	strcat(body, "\"}");
-	return GwRespond(c, r, status, body, strlen(body), r->content_type);
+	return GwRespond(r, status, body, strlen(body), r->content_type);
 }
 
 enum MHD_Result
-GwRespondInternal(struct MHD_Connection *c, GwRequest *r)
+GwRespondInternal(GwRequest *r)
 {
-	return GwRespondError(c, r, MHD_HTTP_INTERNAL_SERVER_ERROR, NS_DYNAMODB,
+	return GwRespondError(r, MHD_HTTP_INTERNAL_SERVER_ERROR, NS_DYNAMODB,
 						  "InternalServerError", MSG_INTERNAL);
 }
 
@@ -243,21 +218,21 @@ GwRespondInternal(struct MHD_Connection *c, GwRequest *r)
  * reports.  Without a Host header (HTTP/1.0), the database's answer.
  */
 static enum MHD_Result
-respond_endpoints(struct MHD_Connection *c, GwRequest *r, PGresult *res)
+respond_endpoints(GwRequest *r, PGresult *res)
 {
-	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+	const char *host = r->http->header(r, "Host");
 	char		body[320];
 	int			len;
 
 	/* only a plain host and port is echoed (no JSON escaping is needed) */
 	if (host == NULL || host[0] == '\0' || strlen(host) > 255 ||
 		strspn(host, HOST_CHARS) != strlen(host))
-		return GwRespondOwned(c, r, MHD_HTTP_OK, PQgetvalue(res, 0, 0),
+		return GwRespondOwned(r, MHD_HTTP_OK, PQgetvalue(res, 0, 0),
 							  PQgetlength(res, 0, 0), r->content_type, res);
 	PQclear(res);
 	len = snprintf(body, sizeof(body),
 				   "{\"Endpoints\":[{\"Address\":\"%s\",\"CachePeriodInMinutes\":1440}]}", host);
-	return GwRespond(c, r, MHD_HTTP_OK, body, (size_t) len, r->content_type);
+	return GwRespond(r, MHD_HTTP_OK, body, (size_t) len, r->content_type);
 }
 
 /*
@@ -265,7 +240,7 @@ respond_endpoints(struct MHD_Connection *c, GwRequest *r, PGresult *res)
  * Takes res (clears it, or hands it to the response).
  */
 static enum MHD_Result
-respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
+respond_result(GwRequest *r, PGresult *res)
 {
 	const char *state,
 			   *detail,
@@ -277,33 +252,33 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 		case PGRES_TUPLES_OK:
 			if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) &&
 				strcmp(r->action, "DescribeEndpoints") == 0)
-				return respond_endpoints(c, r, res);
+				return respond_endpoints(r, res);
 			/* TagResource and UntagResource answer with no body at all */
 			if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) &&
 				(strcmp(r->action, "TagResource") == 0 ||
 				 strcmp(r->action, "UntagResource") == 0))
 			{
 				PQclear(res);
-				return GwRespond(c, r, MHD_HTTP_OK, "", 0, r->content_type);
+				return GwRespond(r, MHD_HTTP_OK, "", 0, r->content_type);
 			}
 			if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
 			{
 				/* the value is ours to change: decoded in place */
 				char	   *body = PQgetvalue(res, 0, 0);
 
-				return GwRespondOwned(c, r, MHD_HTTP_OK, body,
+				return GwRespondOwned(r, MHD_HTTP_OK, body,
 									  NulJsonOut(body, PQgetlength(res, 0, 0)),
 									  r->content_type, res);
 			}
 			GwLog("request %s: dynamodb() returned no value", r->id);
 			PQclear(res);
-			return GwRespondInternal(c, r);
+			return GwRespondInternal(r);
 		case PGRES_FATAL_ERROR:
 			break;
 		default:
 			GwLog("request %s: unexpected result %s", r->id, PQresStatus(PQresultStatus(res)));
 			PQclear(res);
-			return GwRespondInternal(c, r);
+			return GwRespondInternal(r);
 	}
 
 	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
@@ -312,7 +287,7 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 	if (state == NULL)
 	{
 		GwLog("request %s: %s", r->id, PQresultErrorMessage(res));
-		ret = GwRespondInternal(c, r);
+		ret = GwRespondInternal(r);
 	}
 	else if (strncmp(state, "XD", 2) == 0 && detail &&
 			 strncmp(detail, "{\"__type\":", 10) == 0)
@@ -337,13 +312,13 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 		}
 
 		/* a message may quote a string of the request: decoded in place */
-		ret = GwRespond(c, r, status, detail,
+		ret = GwRespond(r, status, detail,
 						NulJsonOut((char *) detail, strlen(detail)), r->content_type);
 	}
 	/* the body could not be read as jsonb: an error binding parameter $2 */
 	else if ((strncmp(state, "22", 2) == 0 || strcmp(state, "54001") == 0) &&
 			 context && strstr(context, "parameter $2"))
-		ret = GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+		ret = GwRespondError(r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 							 "SerializationException", "The request body is not valid JSON.");
 	else if (strcmp(state, "42501") == 0)
 	{
@@ -352,17 +327,17 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 		snprintf(msg, sizeof(msg),
 				 "The role of this access key is not allowed to perform dynamodb:%s on the resource.",
 				 r->action);
-		ret = GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+		ret = GwRespondError(r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 							 "AccessDeniedException", msg);
 	}
 	else if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)
-		ret = GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
+		ret = GwRespondError(r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
 							 "TransactionConflictException",
 							 "Transaction is ongoing for the item");
 	else
 	{
 		GwLog("request %s: %s: %s", r->id, state, PQresultErrorMessage(res));
-		ret = GwRespondInternal(c, r);
+		ret = GwRespondInternal(r);
 	}
 	PQclear(res);
 	return ret;
@@ -370,7 +345,7 @@ respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
 
 /* the answer to a job the pool finished */
 enum MHD_Result
-GwRespondJob(struct MHD_Connection *c, GwRequest *r)
+GwRespondJob(GwRequest *r)
 {
 	PGresult   *res = r->job.res;
 
@@ -378,15 +353,15 @@ GwRespondJob(struct MHD_Connection *c, GwRequest *r)
 	switch (r->job.status)
 	{
 		case JOB_RESULT:
-			return respond_result(c, r, res);
+			return respond_result(r, res);
 		case JOB_THROTTLED:
 			MetricsPoolJob(r->job.pool, true);
-			return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
+			return GwRespondError(r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
 								  "ThrottlingException", "Rate of requests exceeds the allowed throughput.");
 		case JOB_ROLE_DENIED:
 			GwLog("request %s: the login role cannot act as role \"%s\" (GRANT it to the login role)",
 				  r->id, r->role);
-			return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+			return GwRespondError(r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
 								  "AccessDeniedException",
 								  "The gateway is not allowed to act as the role of this access key.");
 		case JOB_NO_CONNECTION:
@@ -395,5 +370,5 @@ GwRespondJob(struct MHD_Connection *c, GwRequest *r)
 			break;
 	}
 	PQclear(res);
-	return GwRespondInternal(c, r);
+	return GwRespondInternal(r);
 }

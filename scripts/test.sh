@@ -392,6 +392,9 @@ gateway_start() {
     local bin=$1 dir=$2 line i
     shift 2
     GW_ENDPOINT=""
+    # IT_GW_ENGINE (mhd or loop): the gateway's HTTP engine, here and in
+    # the gateways the tests start (test/gateway/conftest.py)
+    [ -n "${IT_GW_ENGINE:-}" ] && set -- --engine "$IT_GW_ENGINE" "$@"
     "$bin" --listen 127.0.0.1 --port 0 "$@" </dev/null >"$dir/gateway.out" 2>"$dir/gateway.log" &
     IT_GATEWAY_PID=$!
     for i in $(seq 1 150); do

@@ -24,6 +24,9 @@
 #   GATEWAY_ARGS   extra arguments for the gateway
 #   GATEWAY_BASE   a second gateway program (e.g. an earlier build), measured
 #                  in the same run, alternating, as target "base"
+#   GATEWAY_BASE_ARGS  its extra arguments (default: GATEWAY_ARGS); e.g.
+#                  GATEWAY_BASE=$GATEWAY GATEWAY_ARGS="--engine loop"
+#                  GATEWAY_BASE_ARGS="--engine mhd" compares the two engines
 #   BENCH_SIGV4    1: also measure the gateway with --auth sigv4 (requests
 #                  signed beforehand by sign.py), target "sigv4" (default 1)
 #   BENCH_WORKLOADS  the calls (default "root get_item put_item query10")
@@ -204,7 +207,7 @@ GATEWAY_BASE=${GATEWAY_BASE:-}
 if [ -n "$GATEWAY_BASE" ]; then
     BASE_PORT=$(it_pick_port) || it_die "no free port"
     # shellcheck disable=SC2086
-    "$GATEWAY_BASE" --auth none --listen 127.0.0.1 --port "$BASE_PORT" $GATEWAY_ARGS >"$BLOG/base.log" 2>&1 &
+    "$GATEWAY_BASE" --auth none --listen 127.0.0.1 --port "$BASE_PORT" ${GATEWAY_BASE_ARGS-$GATEWAY_ARGS} >"$BLOG/base.log" 2>&1 &
     BASE_PID=$!
     BASE_URL="http://127.0.0.1:$BASE_PORT/"
     if ! wait_http "$BASE_URL" || ! check_calls "$BASE_URL" base; then
@@ -486,7 +489,7 @@ report=$(mktemp)
     for row in "${rows[@]}"; do printf '%s\n' "$row"; done
     if [ "${#base_rows[@]}" -gt 0 ]; then
         echo
-        echo "base = $GATEWAY_BASE, measured in the same run"
+        echo "base = $GATEWAY_BASE ${GATEWAY_BASE_ARGS-$GATEWAY_ARGS}, measured in the same run"
         printf '%-9s | %4s | %10s | %8s | %10s | %8s | %11s | %12s | %13s\n' workload conn "base/s" "p99 ms" "gateway/s" "p99 ms" "base/sql" "gateway/sql" "gateway/base"
         printf '%s\n' "----------+------+------------+----------+------------+----------+-------------+--------------+--------------"
         for row in "${base_rows[@]}"; do printf '%s\n' "$row"; done

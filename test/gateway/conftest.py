@@ -10,6 +10,8 @@ access key, starts item_table_gateway as the login role, and passes:
   IT_GW_ENDPOINT   URL of the gateway it started (--auth sigv4)
   IT_GW_KEY_ID, IT_GW_SECRET   a key of role gw_app
   IT_GW_PG_STOP, IT_GW_PG_START  shell commands stopping/starting PostgreSQL
+  IT_GW_ENGINE     optional: the HTTP engine (mhd or loop) of every gateway
+                   the tests start (--engine), as of the one test.sh starts
 
 Roles: gw_login (LOGIN NOINHERIT, SELECT on item_table.access_keys, member
 of gw_app and gw_reader), gw_app (CREATE on schema item_data: makes and owns
@@ -78,12 +80,18 @@ def make_table(c, name, sort=False, waiter=True):
     return name
 
 
+def engine_args():
+    """--engine ENGINE when IT_GW_ENGINE chooses one (else the default)."""
+    engine = os.environ.get("IT_GW_ENGINE")
+    return ["--engine", engine] if engine else []
+
+
 class Gateway:
     """An item_table_gateway started by a test, stopped at its end."""
 
     def __init__(self, *args, conninfo=None, nofile=None):
         cmd = [need("IT_GW_BIN"), "--port", "0", "--listen", "127.0.0.1",
-               "--dbname", conninfo or need("IT_GW_CONNINFO"), *args]
+               "--dbname", conninfo or need("IT_GW_CONNINFO"), *engine_args(), *args]
 
         def limits():
             if nofile is not None:          # a low limit of open files, soft and hard

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import Gateway, client, need
+from conftest import Gateway, client, engine_args, need
 
 
 def run(*args):
@@ -106,7 +106,7 @@ def test_command_line_after_config_overrides(tmp_path, app_key):
         g.stop()
     # a CONNINFO argument overrides the file's dbname too
     path = write(tmp_path, "dbname = dbname=no_such_db_in_file\nport = 0\n", "second.conf")
-    out = subprocess.Popen([need("IT_GW_BIN"), "--config", path, need("IT_GW_CONNINFO")],
+    out = subprocess.Popen([need("IT_GW_BIN"), *engine_args(), "--config", path, need("IT_GW_CONNINFO")],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert "listening on" in out.stdout.readline()

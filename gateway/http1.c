@@ -1,0 +1,379 @@
+/*-------------------------------------------------------------------------
+ *
+ * http1.c
+ *		The event-loop engine's HTTP/1.1 reader (RFC 9112): a request's head
+ *		(request line and header fields) parsed in place in the connection's
+ *		input buffer, and the chunked coding of a body.  loop.c owns the
+ *		buffers and the connection; nothing here reads a socket.
+ *
+ * What it takes, and what it refuses (with the status loop.c answers
+ * before closing the connection):
+ *
+ *	- a request line "METHOD SP TARGET SP HTTP/1.x" (400 if malformed, 505
+ *	  for another version); empty lines before it are skipped, as RFC 9112
+ *	  section 2.2 allows; the target is an origin form ("/path?query"), its
+ *	  path and query arguments percent-decoded in place, as libmicrohttpd
+ *	  hands them to the other engine;
+ *	- header fields "name: value", the value trimmed of blanks; a line
+ *	  without a colon, a blank before the colon, or a continuation line
+ *	  (obsolete folding) is a 400;
+ *	- Content-Length must be digits only, else 400 (a list, a sign, empty);
+ *	  the framing rules themselves (two lengths that differ, a length with
+ *	  Transfer-Encoding, ...) are request.c's GwFramingCheck, fed here with
+ *	  every field;
+ *	- HTTP/1.1 without Host is a 400, as libmicrohttpd answers.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http1.h"
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* %XX escapes decoded in place (never longer), NUL-terminated */
+static void
+unescape(char *s)
+{
+	char	   *o = s;
+
+	for (; *s; s++)
+	{
+		if (*s == '%' && hexval(s[1]) >= 0 && hexval(s[2]) >= 0)
+		{
+			*o++ = (char) (hexval(s[1]) * 16 + hexval(s[2]));
+			s += 2;
+		}
+		else
+			*o++ = *s;
+	}
+	*o = '\0';
+}
+
+/* the query's arguments, "a=1&b", decoded in place */
+static void
+parse_query(char *q, H1Head *h)
+{
+	while (*q)
+	{
+		char	   *amp = strchr(q, '&');
+		char	   *eq;
+
+		if (amp)
+			*amp = '\0';
+		if (*q)
+		{
+			eq = strchr(q, '=');
+			if (eq)
+				*eq = '\0';
+			if (h->nargs < H1_MAX_PAIRS)
+			{
+				unescape(q);
+				if (eq)
+					unescape(eq + 1);
+				h->args[h->nargs].name = q;
+				h->args[h->nargs].value = eq ? eq + 1 : "";
+				h->nargs++;
+			}
+			else
+				h->args_overflow = true;
+		}
+		if (amp == NULL)
+			break;
+		q = amp + 1;
+	}
+}
+
+/* a token of the connection header's list (case-insensitive) */
+static bool
+has_token(const char *list, const char *token)
+{
+	size_t		tl = strlen(token);
+
+	while (*list)
+	{
+		size_t		n;
+
+		while (*list == ' ' || *list == '\t' || *list == ',')
+			list++;
+		n = strcspn(list, ",");
+		while (n > 0 && (list[n - 1] == ' ' || list[n - 1] == '\t'))
+			n--;
+		if (n == tl && strncasecmp(list, token, tl) == 0)
+			return true;
+		list += strcspn(list, ",");
+	}
+	return false;
+}
+
+/*
+ * Where the head starting at buf ends (just past its empty line), or 0 if
+ * it has not all arrived.  *skip: how many empty lines come first.
+ */
+size_t
+H1HeadEnd(const char *buf, size_t len, size_t *skip)
+{
+	size_t		s = 0;
+	const char *p;
+
+	while (s + 1 < len && buf[s] == '\r' && buf[s + 1] == '\n')
+		s += 2;
+	*skip = s;
+	if (s >= len)
+		return 0;
+	p = memmem(buf + s, len - s, "\r\n\r\n", 4);
+	return p ? (size_t) (p - buf) + 4 : 0;
+}
+
+/*
+ * Parse the head buf[skip, end) in place (end from H1HeadEnd).  Returns 0,
+ * or the status of the answer to a head that cannot be read.
+ */
+unsigned
+H1ParseHead(char *buf, size_t skip, size_t end, H1Head *h, GwFraming *f)
+{
+	char	   *line = buf + skip;
+	char	   *eol;
+	char	   *sp1,
+			   *sp2;
+	char	   *q;
+	bool		host = false;
+	const char *conn = NULL;
+
+	memset(h, 0, sizeof(*h));
+	memset(f, 0, sizeof(*f));
+	buf[end - 2] = '\0';		/* the empty line's CR: the last line ends there */
+
+	/* the request line */
+	eol = strstr(line, "\r\n");
+	if (eol == NULL)
+		return 400;
+	*eol = '\0';
+	sp1 = strchr(line, ' ');
+	if (sp1 == NULL || sp1 == line)
+		return 400;
+	*sp1 = '\0';
+	sp2 = strchr(sp1 + 1, ' ');
+	if (sp2 == NULL || sp2 == sp1 + 1 || strchr(sp2 + 1, ' '))
+		return 400;
+	*sp2 = '\0';
+	h->method = line;
+	if (strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_!#$%&'*+.^`|~0123456789") !=
+		strlen(line))
+		return 400;
+	if (strcmp(sp2 + 1, "HTTP/1.1") == 0)
+		h->http10 = false;
+	else if (strcmp(sp2 + 1, "HTTP/1.0") == 0)
+		h->http10 = true;
+	else if (strncmp(sp2 + 1, "HTTP/", 5) == 0)
+		return 505;
+	else
+		return 400;
+	h->path = sp1 + 1;
+	for (q = h->path; *q; q++)
+		if ((unsigned char) *q <= 0x20 || *q == 0x7f)
+			return 400;
+	q = strchr(h->path, '?');
+	if (q)
+	{
+		*q = '\0';
+		parse_query(q + 1, h);
+	}
+	unescape(h->path);
+
+	/* the fields */
+	line = eol + 2;
+	while (line < buf + end - 2)
+	{
+		char	   *colon;
+		char	   *v,
+				   *ve;
+
+		eol = strstr(line, "\r\n");
+		if (eol)
+			*eol = '\0';
+		if (*line == ' ' || *line == '\t')
+			return 400;			/* obsolete line folding */
+		colon = strchr(line, ':');
+		if (colon == NULL || colon == line || colon[-1] == ' ' || colon[-1] == '\t')
+			return 400;
+		*colon = '\0';
+		v = colon + 1;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		ve = v + strlen(v);
+		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+			*--ve = '\0';
+		for (q = v; *q; q++)
+			if (((unsigned char) *q < 0x20 && *q != '\t') || *q == 0x7f)
+				return 400;
+
+		GwFramingAdd(f, line, v);
+		if (strcasecmp(line, "Content-Length") == 0)
+		{
+			if (*v == '\0' || strspn(v, "0123456789") != strlen(v))
+				return 400;
+		}
+		else if (strcasecmp(line, "Host") == 0)
+			host = true;
+		else if (strcasecmp(line, "Connection") == 0)
+		{
+			if (conn == NULL)
+				conn = v;
+			if (has_token(v, "close"))
+				h->close = true;
+			if (has_token(v, "keep-alive"))
+				h->keep_alive = true;
+		}
+		else if (strcasecmp(line, "Expect") == 0 && strcasecmp(v, "100-continue") == 0)
+			h->expect_continue = true;
+
+		if (h->nheaders < H1_MAX_PAIRS)
+		{
+			h->headers[h->nheaders].name = line;
+			h->headers[h->nheaders].value = v;
+			h->nheaders++;
+		}
+		else
+			h->headers_overflow = true;
+		if (eol == NULL)
+			break;
+		line = eol + 2;
+	}
+	if (!h->http10 && !host)
+		return 400;
+	/* HTTP/1.0 keeps the connection only when asked; 1.1 unless asked not to */
+	if (h->http10)
+		h->close = h->close || !h->keep_alive;
+	return 0;
+}
+
+/* the first field of that name, or NULL */
+const char *
+H1Header(const H1Head *h, const char *name)
+{
+	int			i;
+
+	for (i = 0; i < h->nheaders; i++)
+		if (strcasecmp(h->headers[i].name, name) == 0)
+			return h->headers[i].value;
+	return NULL;
+}
+
+/*
+ * Read chunked framing from buf[0, len): the body's bytes are passed to
+ * data(); returns how many bytes were used (the rest waits for more), and
+ * sets *status to 400 for a framing that cannot be read, *done once the
+ * last chunk and the trailer are in.
+ */
+size_t
+H1Chunked(H1Chunks *st, const char *buf, size_t len,
+		  bool (*data) (void *cls, const char *p, size_t n), void *cls,
+		  unsigned *status, bool *done)
+{
+	size_t		pos = 0;
+
+	*status = 0;
+	*done = false;
+	while (pos < len)
+	{
+		const char *nl;
+		size_t		n;
+
+		switch (st->state)
+		{
+			case H1_CHUNK_SIZE:
+				nl = memchr(buf + pos, '\n', len - pos);
+				if (nl == NULL)
+				{
+					if (len - pos > 1024)
+						*status = 400;
+					return pos;
+				}
+				{
+					const char *p = buf + pos;
+					uint64_t	size = 0;
+					int			digits = 0;
+
+					while (hexval(*p) >= 0)
+					{
+						if (size > (UINT64_C(1) << 40))
+						{
+							*status = 400;
+							return pos;
+						}
+						size = size * 16 + (uint64_t) hexval(*p++);
+						digits++;
+					}
+					if (digits == 0 || (*p != ';' && *p != '\r' && *p != ' ' && *p != '\t') ||
+						nl == buf + pos || nl[-1] != '\r')
+					{
+						*status = 400;
+						return pos;
+					}
+					st->left = size;
+					st->state = size == 0 ? H1_CHUNK_TRAILER : H1_CHUNK_DATA;
+				}
+				pos = (size_t) (nl - buf) + 1;
+				break;
+			case H1_CHUNK_DATA:
+				n = len - pos;
+				if (n > st->left)
+					n = (size_t) st->left;
+				if (!data(cls, buf + pos, n))
+				{
+					*status = 500;
+					return pos;
+				}
+				pos += n;
+				st->left -= n;
+				if (st->left == 0)
+					st->state = H1_CHUNK_DATA_END;
+				break;
+			case H1_CHUNK_DATA_END:
+				if (len - pos < 2)
+					return pos;
+				if (buf[pos] != '\r' || buf[pos + 1] != '\n')
+				{
+					*status = 400;
+					return pos;
+				}
+				pos += 2;
+				st->state = H1_CHUNK_SIZE;
+				break;
+			case H1_CHUNK_TRAILER:
+				/* trailer fields, ignored, up to an empty line */
+				nl = memchr(buf + pos, '\n', len - pos);
+				if (nl == NULL)
+				{
+					if (len - pos > 8192)
+						*status = 400;
+					return pos;
+				}
+				n = (size_t) (nl - (buf + pos));
+				pos += n + 1;
+				if (n == 0 || (n == 1 && buf[pos - 2] == '\r'))
+				{
+					st->state = H1_CHUNK_SIZE;
+					*done = true;
+					return pos;
+				}
+				break;
+		}
+	}
+	return pos;
+}

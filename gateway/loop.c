@@ -1,0 +1,1180 @@
+/*-------------------------------------------------------------------------
+ *
+ * loop.c
+ *		item_table_gateway's event-loop engine (--engine loop): HTTP read,
+ *		parsed and answered by --threads loops, each an epoll of its own
+ *		with a listening socket of its own, without libmicrohttpd.
+ *
+ * Why.  bench/gateway/PROFILE.md: with libmicrohttpd a GetItem costs 15
+ * system calls and several thread hand-offs, and libmicrohttpd zeroes
+ * 48 KB per request.  Here a request costs one recv and one writev on the
+ * HTTP side, and its connection never changes threads.
+ *
+ * The loops.  Each loop thread has a listening socket bound with
+ * SO_REUSEPORT to the same address (the kernel spreads new connections
+ * among them), an epoll, an eventfd (the pool's answers, shutdown) and
+ * the connections it accepted, each registered once, edge-triggered, for
+ * input and output: a connection remembers whether its socket may have
+ * more to read (an edge came and the last recv filled the buffer) and
+ * whether it can take more output, so that a request costs one recv (a
+ * short read means the socket is drained) and one writev (the status line
+ * and headers from the connection's buffer, the body straight from the
+ * PostgreSQL result).
+ *
+ * A connection's life.  Its input buffer holds the head of the request
+ * being served, parsed in place (http1.c), then the bytes after it: the
+ * body is copied out as it arrives (Content-Length or chunked), and a
+ * pipelined next request waits in the buffer until the answer is out.
+ * The head is capped at LOOP_HEAD_MAX bytes (431, then closed, past it,
+ * as libmicrohttpd refuses a head its 32 KB pool cannot hold).  With the
+ * head in: request.c's GwRequestHead (the framing checks, an announced
+ * oversize body), then "100 Continue" if the client expects it and the
+ * body has not begun, then the body, then request.c's GwHandleRequest,
+ * which answers at once or queues a job for the pool (pool.c: its slot
+ * threads run it in a pipelined batch, as for the other engine).  The
+ * pool's thread hands the finished request back to its loop through a
+ * lock-free list and the loop's eventfd; the loop answers it (GwRespondJob)
+ * and goes on with the next request in the buffer.  While a request is
+ * with the pool, its connection reads nothing more.
+ *
+ * Limits kept as the other engine keeps them: --max-connections (conn.c's
+ * count, taken at accept; past it the connection is accepted and closed at
+ * once), --request-timeout (from the first byte of a request, or the
+ * accept for the first, until its last byte; checked a few times per
+ * deadline by each loop on its own connections), --timeout (idle time,
+ * not counting a request with the pool).
+ *
+ * Shutdown (main.c): LoopQuiesce closes the listening sockets; main waits
+ * for the requests in progress; LoopStop ends the loops and closes their
+ * connections.
+ *
+ * TLS (--tls-cert, --tls-key) is OpenSSL's on the non-blocking socket:
+ * SSL_read and SSL_write in place of recv and send (the handshake happens
+ * within the first SSL_read), an answer written as one buffer, and a
+ * connection read until OpenSSL wants more input (it may hold a record
+ * already read from the socket), rather than until a short read.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include "http1.h"
+
+/* the largest request head taken */
+#define LOOP_HEAD_MAX (32 * 1024)
+/* a request body's buffer kept for the next request up to this size */
+#define LOOP_BODY_KEEP (64 * 1024)
+/* room for the body's bytes after a head */
+#define LOOP_BODY_ROOM (16 * 1024)
+
+#define LOOP_EVENTS 64
+
+typedef enum LoopState
+{
+	LS_HEAD,					/* reading a request's head */
+	LS_BODY,					/* ... its body, Content-Length */
+	LS_CHUNKED,					/* ... its body, chunked */
+	LS_POOL,					/* its job is with the pool */
+	LS_FLUSH,					/* its answer is partly written */
+	LS_CLOSED					/* closed, freed once the pool is done */
+} LoopState;
+
+typedef struct Loop Loop;
+
+typedef struct LoopConn
+{
+	struct LoopConn *prev;
+	struct LoopConn *next;		/* the loop's list */
+	struct LoopConn *done_next; /* the loop's list of answered jobs */
+	Loop	   *loop;
+	int			fd;
+	LoopState	state;
+	bool		readable;		/* the socket may have more to read */
+	bool		writable;		/* ... may take more output */
+	bool		eof;			/* the client has closed its side */
+	bool		answered;		/* the request's answer is queued */
+	bool		close_after;	/* close once the answer is out */
+	bool		in_request;		/* req is begun (GwRequestBegin) */
+	SSL		   *ssl;			/* TLS (--tls-cert), else NULL */
+	bool		tls_read_blocked;	/* TLS reading waits for output room */
+
+	char	   *in;				/* input: the head, then what follows */
+	size_t		in_len;
+	size_t		in_cap;
+	size_t		head_len;		/* the head's bytes at the start of in */
+	size_t		pos;			/* what follows the head, read up to here */
+	uint64_t	body_left;		/* Content-Length still to come */
+	H1Chunks	chunks;
+	H1Head		head;
+	GwFraming	framing;
+
+	char	   *out;			/* unwritten rest of an answer */
+	size_t		out_len;
+	size_t		out_off;
+
+	int64_t		since_ms;		/* the request began (-1: none begun) */
+	int64_t		io_ms;			/* last input or output */
+	struct sockaddr_storage addr;
+	GwRequest	req;
+} LoopConn;
+
+struct Loop
+{
+	pthread_t	thread;
+	int			epfd;
+	int			lfd;			/* listening socket (-1: closed) */
+	int			efd;			/* eventfd: jobs answered, quiesce, stop */
+	LoopConn   *conns;
+	LoopConn   *dead;			/* closed in this wake-up, freed after it */
+	LoopConn   *done;			/* answered jobs, pushed by pool threads */
+	bool		quiesce;
+	bool		stop;
+	int64_t		now_ms;
+	time_t		date_sec;		/* the Date header, once per second */
+	char		date[40];
+};
+
+static Loop *loops;
+static int	nloops;
+static SSL_CTX *tls_ctx;		/* --tls-cert and --tls-key, else NULL */
+
+/* epoll's data: the listening socket and the eventfd are told apart by these */
+static char listen_tag;
+static char event_tag;
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A connection's input and output, in the clear or through TLS: n bytes
+ * or more than 0, 0 at the end of the stream, else -1 with errno (EAGAIN:
+ * try again when the socket is ready).
+ */
+static ssize_t
+conn_read(LoopConn *c, char *buf, size_t n)
+{
+	int			k;
+
+	if (c->ssl == NULL)
+		return recv(c->fd, buf, n, 0);
+	ERR_clear_error();
+	k = SSL_read(c->ssl, buf, n > 1048576 ? 1048576 : (int) n);
+	if (k > 0)
+		return k;
+	switch (SSL_get_error(c->ssl, k))
+	{
+		case SSL_ERROR_WANT_WRITE:
+			c->tls_read_blocked = true;
+			/* FALLTHROUGH */
+		case SSL_ERROR_WANT_READ:
+			errno = EAGAIN;
+			return -1;
+		case SSL_ERROR_ZERO_RETURN:
+			return 0;
+		default:
+			errno = ECONNRESET;
+			return -1;
+	}
+}
+
+static ssize_t
+conn_write(LoopConn *c, const char *buf, size_t n)
+{
+	int			k;
+
+	if (c->ssl == NULL)
+		return send(c->fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	ERR_clear_error();
+	k = SSL_write(c->ssl, buf, n > 1048576 ? 1048576 : (int) n);
+	if (k > 0)
+		return k;
+	switch (SSL_get_error(c->ssl, k))
+	{
+		case SSL_ERROR_WANT_WRITE:
+		case SSL_ERROR_WANT_READ:
+			errno = EAGAIN;
+			return -1;
+		default:
+			errno = EPIPE;
+			return -1;
+	}
+}
+
+static void
+conn_close(LoopConn *c)
+{
+	Loop	   *l = c->loop;
+
+	if (c->fd >= 0)
+	{
+		char		sink[4096];
+		int			i;
+
+		/*
+		 * The answer first, then the end of our side; what the client sent
+		 * and we did not read is read and dropped, as a close with unread
+		 * input would reset the connection and could lose the answer.
+		 */
+		if (c->ssl)
+		{
+			ERR_clear_error();
+			(void) SSL_shutdown(c->ssl);
+			SSL_free(c->ssl);
+			c->ssl = NULL;
+		}
+		(void) shutdown(c->fd, SHUT_WR);
+		for (i = 0; i < 256 && recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
+			;
+		close(c->fd);			/* also leaves the epoll */
+		c->fd = -1;
+		ConnSlotGive();
+	}
+	if (c->state == LS_POOL)
+	{
+		/* the pool still has the request: freed when it answers */
+		c->state = LS_CLOSED;
+		return;
+	}
+	if (c->in_request)
+		GwRequestEnd(&c->req);
+	if (c->prev)
+		c->prev->next = c->next;
+	else if (l->conns == c)
+		l->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	/* freed after this wake-up: an event of it may still be in the batch */
+	c->next = l->dead;
+	l->dead = c;
+}
+
+static void
+free_dead(Loop *l)
+{
+	while (l->dead)
+	{
+		LoopConn   *c = l->dead;
+
+		l->dead = c->next;
+		free(c->in);
+		free(c->out);
+		free(c->req.body);
+		free(c);
+	}
+}
+
+/* an answer of HTTP's own, before any request is begun, then close */
+static void
+raw_answer(LoopConn *c, unsigned status)
+{
+	char		buf[256];
+	const char *reason = MHD_get_reason_phrase_for(status);
+	int			n;
+
+	n = snprintf(buf, sizeof(buf),
+				 "HTTP/1.1 %u %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+				 status, reason ? reason : "Error");
+	(void) conn_write(c, buf, (size_t) n);
+	c->close_after = true;
+	c->answered = true;
+}
+
+/* ----------------------------------------------------------------
+ * GwHttpOps for this engine
+ * ----------------------------------------------------------------
+ */
+
+static const char *
+loop_header(GwRequest *r, const char *name)
+{
+	return H1Header(&((LoopConn *) r->conn)->head, name);
+}
+
+static int
+loop_pairs(GwRequest *r, bool query, GwPair *out, int max)
+{
+	H1Head	   *h = &((LoopConn *) r->conn)->head;
+	int			n = query ? h->nargs : h->nheaders;
+
+	if ((query ? h->args_overflow : h->headers_overflow) || n > max)
+		return -1;
+	memcpy(out, query ? h->args : h->headers, sizeof(GwPair) * (size_t) n);
+	return n;
+}
+
+static void
+loop_remote(GwRequest *r, char *out, size_t outlen)
+{
+	LoopConn   *c = r->conn;
+
+	snprintf(out, outlen, "-");
+	if (c->addr.ss_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *) &c->addr)->sin_addr, out, outlen);
+	else if (c->addr.ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *) &c->addr)->sin6_addr, out, outlen);
+}
+
+static void
+put(char **p, const char *s)
+{
+	size_t		n = strlen(s);
+
+	memcpy(*p, s, n);
+	*p += n;
+}
+
+/* write what is left of the answer; false if the connection broke */
+static bool
+flush_out(LoopConn *c)
+{
+	while (c->out_off < c->out_len)
+	{
+		ssize_t		n = conn_write(c, c->out + c->out_off, c->out_len - c->out_off);
+
+		if (n < 0)
+		{
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			{
+				c->writable = false;
+				return true;
+			}
+			return false;
+		}
+		c->out_off += (size_t) n;
+	}
+	free(c->out);
+	c->out = NULL;
+	c->out_len = c->out_off = 0;
+	return true;
+}
+
+static enum MHD_Result
+loop_send(GwRequest *r, unsigned status, const char *content_type, const char *crc,
+		  const char *body, size_t len, void (*release) (void *), void *cls)
+{
+	LoopConn   *c = r->conn;
+	Loop	   *l = c->loop;
+	char		head[1024];
+	char	   *p = head;
+	const char *reason = MHD_get_reason_phrase_for(status);
+	struct iovec iov[2];
+	size_t		total,
+				done = 0;
+	bool		head_only = strcmp(c->head.method, "HEAD") == 0;
+	bool		ok = true;
+
+	if (r->close || r->too_big)
+		c->close_after = true;
+	if (l->date_sec != time(NULL))
+	{
+		struct tm	tm;
+
+		l->date_sec = time(NULL);
+		gmtime_r(&l->date_sec, &tm);
+		strftime(l->date, sizeof(l->date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	}
+	put(&p, "HTTP/1.1 ");
+	p = GwPutDecimal(p, status);
+	put(&p, " ");
+	put(&p, reason && strlen(reason) < 64 ? reason : "Unknown");
+	put(&p, "\r\nDate: ");
+	put(&p, l->date);
+	put(&p, "\r\nContent-Length: ");
+	p = GwPutDecimal(p, len);
+	if (strlen(content_type) < 128)
+	{
+		put(&p, "\r\nContent-Type: ");
+		put(&p, content_type);
+	}
+	if (crc)
+	{
+		put(&p, "\r\nx-amzn-RequestId: ");
+		put(&p, r->id);
+		put(&p, "\r\nx-amz-crc32: ");
+		put(&p, crc);
+	}
+	put(&p, c->close_after ? "\r\nConnection: close\r\n\r\n" : "\r\n\r\n");
+
+	iov[0].iov_base = head;
+	iov[0].iov_len = (size_t) (p - head);
+	iov[1].iov_base = (void *) body;
+	iov[1].iov_len = head_only ? 0 : len;
+	total = iov[0].iov_len + iov[1].iov_len;
+	/* through TLS: one buffer, written as below */
+	if (c->writable && c->fd >= 0 && c->ssl == NULL)
+	{
+		for (;;)
+		{
+			ssize_t		n = writev(c->fd, iov, iov[1].iov_len ? 2 : 1);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+				c->writable = false;
+			else if (n < 0)
+				ok = false;
+			else
+				done = (size_t) n;
+			break;
+		}
+	}
+	if (ok && done < total)
+	{
+		/* keep the rest, written as the socket drains */
+		c->out = malloc(total - done);
+		if (c->out == NULL)
+			ok = false;
+		else
+		{
+			size_t		o = 0;
+			int			i;
+
+			for (i = 0; i < 2; i++)
+			{
+				size_t		skip = done > iov[i].iov_len ? iov[i].iov_len : done;
+
+				memcpy(c->out + o, (char *) iov[i].iov_base + skip, iov[i].iov_len - skip);
+				o += iov[i].iov_len - skip;
+				done -= skip;
+			}
+			c->out_len = o;
+			c->out_off = 0;
+			if (c->writable && !flush_out(c))
+				ok = false;
+		}
+	}
+	if (release)
+		release(cls);
+	if (!ok)
+		c->close_after = true;
+	c->answered = true;
+	c->io_ms = l->now_ms;
+	return ok ? MHD_YES : MHD_NO;
+}
+
+static void
+loop_suspend(GwRequest *r)
+{
+	((LoopConn *) r->conn)->state = LS_POOL;
+}
+
+/* a pool thread: hand the answered request back to its loop */
+static void
+loop_resume(GwRequest *r)
+{
+	LoopConn   *c = r->conn;
+	Loop	   *l = c->loop;
+	LoopConn   *head = __atomic_load_n(&l->done, __ATOMIC_ACQUIRE);
+
+	do
+		c->done_next = head;
+	while (!__atomic_compare_exchange_n(&l->done, &head, c, true,
+										__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	if (head == NULL)
+	{
+		uint64_t	one = 1;
+
+		if (write(l->efd, &one, sizeof(one)) < 0)
+			return;			/* the counter is full: the loop is awake anyway */
+	}
+}
+
+static const GwHttpOps loop_ops = {
+	.header = loop_header,
+	.pairs = loop_pairs,
+	.send = loop_send,
+	.remote = loop_remote,
+	.suspend = loop_suspend,
+	.resume = loop_resume,
+	.direct = false,
+};
+
+/* ----------------------------------------------------------------
+ * Reading requests
+ * ----------------------------------------------------------------
+ */
+
+static bool
+body_data(void *cls, const char *p, size_t n)
+{
+	return GwRequestBody(cls, p, n);
+}
+
+/* drop what has been read past the head, keeping the unread rest */
+static void
+compact(LoopConn *c)
+{
+	if (c->pos > c->head_len)
+	{
+		memmove(c->in + c->head_len, c->in + c->pos, c->in_len - c->pos);
+		c->in_len -= c->pos - c->head_len;
+		c->pos = c->head_len;
+	}
+}
+
+/* the head is in: begin the request; false if the connection is done */
+static bool
+begin_request(LoopConn *c, size_t skip, size_t end)
+{
+	GwRequest  *r = &c->req;
+	unsigned	status;
+	enum MHD_Result ret;
+	char	   *body = r->body;
+	size_t		cap = r->cap;
+
+	/* room for the body after the head, before pointers into it are made */
+	if (c->in_cap < end + LOOP_BODY_ROOM)
+	{
+		char	   *b = realloc(c->in, end + LOOP_BODY_ROOM);
+
+		if (b == NULL)
+			return false;
+		c->in = b;
+		c->in_cap = end + LOOP_BODY_ROOM;
+	}
+	c->head_len = c->pos = end;
+	status = H1ParseHead(c->in, skip, end, &c->head, &c->framing);
+	if (status != 0)
+	{
+		raw_answer(c, status);
+		return false;
+	}
+
+	/* the request, its body buffer kept from the last one */
+	memset(r, 0, sizeof(*r));
+	r->body = body;
+	r->cap = cap;
+	if (body)
+		body[0] = '\0';
+	GwRequestBegin(r, &loop_ops, c, c->head.method);
+	c->in_request = true;
+	c->answered = false;
+	c->close_after = c->head.close;
+	if (GwRequestHead(r, &c->framing, c->head.http10, &ret))
+	{
+		c->close_after = true;
+		return true;
+	}
+	if (c->framing.encodings > 0)
+	{
+		c->state = LS_CHUNKED;
+		c->chunks.state = H1_CHUNK_SIZE;
+	}
+	else
+	{
+		c->state = LS_BODY;
+		c->body_left = c->framing.length ? strtoull(c->framing.length, NULL, 10) : 0;
+	}
+	if (c->head.expect_continue && !c->head.http10 && c->in_len == end &&
+		(c->state == LS_CHUNKED || c->body_left > 0))
+	{
+		static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+
+		(void) conn_write(c, cont, sizeof(cont) - 1);
+	}
+	return true;
+}
+
+/* the answer is out: on to the next request in the buffer */
+static void
+request_finished(LoopConn *c)
+{
+	GwRequestEnd(&c->req);
+	c->in_request = false;
+	/* a large body's buffer is not kept for the next request */
+	if (c->req.cap > LOOP_BODY_KEEP)
+	{
+		free(c->req.body);
+		c->req.body = NULL;
+		c->req.cap = 0;
+	}
+	memmove(c->in, c->in + c->pos, c->in_len - c->pos);
+	c->in_len -= c->pos;
+	c->pos = c->head_len = 0;
+	c->state = LS_HEAD;
+	c->answered = false;
+	c->close_after = false;
+	c->since_ms = c->in_len > 0 ? c->loop->now_ms : -1;
+}
+
+/*
+ * Serve what the buffer holds: parse, read bodies, answer, as far as it
+ * goes.  False if the connection is to be closed.
+ */
+static bool
+serve(LoopConn *c)
+{
+	for (;;)
+	{
+		if (c->answered)
+		{
+			if (c->out != NULL)
+			{
+				c->state = LS_FLUSH;
+				return true;
+			}
+			if (c->close_after)
+				return false;
+			request_finished(c);
+		}
+		switch (c->state)
+		{
+			case LS_HEAD:
+				{
+					size_t		skip,
+								end = H1HeadEnd(c->in, c->in_len, &skip);
+
+					if (c->in_len > 0 && c->since_ms < 0)
+						c->since_ms = c->loop->now_ms;
+					if (end == 0)
+					{
+						if (c->in_len - skip > LOOP_HEAD_MAX)
+						{
+							raw_answer(c, c->head_len == 0 &&
+									   memmem(c->in, c->in_len, "\r\n", 2) == NULL ? 414 : 431);
+							return false;
+						}
+						return true;
+					}
+					if (end > LOOP_HEAD_MAX)
+					{
+						raw_answer(c, 431);
+						return false;
+					}
+					if (!begin_request(c, skip, end))
+						return false;
+				}
+				break;
+			case LS_BODY:
+				{
+					size_t		n = c->in_len - c->pos;
+
+					if (n > c->body_left)
+						n = (size_t) c->body_left;
+					if (n > 0 && !GwRequestBody(&c->req, c->in + c->pos, n))
+						return false;
+					c->pos += n;
+					c->body_left -= n;
+					compact(c);
+					if (c->body_left > 0)
+						return true;
+				}
+				goto arrived;
+			case LS_CHUNKED:
+				{
+					unsigned	status;
+					bool		done;
+
+					c->pos += H1Chunked(&c->chunks, c->in + c->pos, c->in_len - c->pos,
+										body_data, &c->req, &status, &done);
+					compact(c);
+					if (status != 0)
+					{
+						raw_answer(c, status);
+						return false;
+					}
+					if (!done)
+						return true;
+				}
+				goto arrived;
+			case LS_POOL:
+			case LS_FLUSH:
+			case LS_CLOSED:
+				return true;
+		}
+		continue;
+
+arrived:
+		/* the whole request is in: no deadline while it is answered */
+		c->since_ms = -1;
+		if (GwHandleRequest(&c->req, c->head.method, c->head.path) == MHD_NO && !c->answered)
+			return false;
+		if (c->state == LS_POOL && !c->answered)
+			return true;
+	}
+}
+
+/* read what the socket has, serving as it comes */
+static void
+on_input(LoopConn *c)
+{
+	while (c->readable && (c->state == LS_HEAD || c->state == LS_BODY ||
+						   c->state == LS_CHUNKED))
+	{
+		ssize_t		n;
+		size_t		room;
+
+		/*
+		 * Only while a head is read does the buffer grow (nothing points
+		 * into it yet); a body is copied out as it comes, so the room after
+		 * its head (LOOP_BODY_ROOM) does not fill.
+		 */
+		if (c->state == LS_HEAD && c->in_cap - c->in_len < 4096)
+		{
+			size_t		cap = c->in_cap ? c->in_cap * 2 : 8192;
+			char	   *b;
+
+			if (c->in_len > LOOP_HEAD_MAX + 4096)
+			{
+				raw_answer(c, 431);
+				conn_close(c);
+				return;
+			}
+			b = realloc(c->in, cap);
+			if (b == NULL)
+			{
+				conn_close(c);
+				return;
+			}
+			c->in = b;
+			c->in_cap = cap;
+		}
+		if (c->in_cap == c->in_len)
+		{
+			conn_close(c);
+			return;
+		}
+		room = c->in_cap - c->in_len;
+		n = conn_read(c, c->in + c->in_len, room);
+		if (n < 0)
+		{
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			{
+				c->readable = false;
+				break;
+			}
+			conn_close(c);
+			return;
+		}
+		if (n == 0)
+		{
+			c->eof = true;
+			c->readable = false;
+			conn_close(c);
+			return;
+		}
+		c->io_ms = c->loop->now_ms;
+		c->in_len += (size_t) n;
+		/* a short read drained the socket (TLS may hold more: read on) */
+		if ((size_t) n < room && c->ssl == NULL)
+			c->readable = false;
+		if (!serve(c))
+		{
+			conn_close(c);
+			return;
+		}
+	}
+}
+
+/* the socket took more output */
+static void
+on_output(LoopConn *c)
+{
+	if (c->state != LS_FLUSH)
+		return;
+	if (!flush_out(c))
+	{
+		conn_close(c);
+		return;
+	}
+	if (c->out != NULL)
+		return;
+	c->state = LS_HEAD;			/* replaced by request_finished in serve */
+	if (!serve(c))
+	{
+		conn_close(c);
+		return;
+	}
+	on_input(c);
+}
+
+/* the pool has answered these connections' jobs */
+static void
+on_answers(Loop *l)
+{
+	LoopConn   *c = __atomic_exchange_n(&l->done, NULL, __ATOMIC_ACQ_REL),
+			   *rev = NULL;
+
+	/* the list is newest first: answer in the order they finished */
+	while (c)
+	{
+		LoopConn   *next = c->done_next;
+
+		c->done_next = rev;
+		rev = c;
+		c = next;
+	}
+	while (rev)
+	{
+		c = rev;
+		rev = rev->done_next;
+		if (c->state == LS_CLOSED)
+		{
+			c->state = LS_HEAD;
+			conn_close(c);
+			continue;
+		}
+		c->state = LS_HEAD;
+		(void) GwRespondJob(&c->req);
+		if (!serve(c))
+		{
+			conn_close(c);
+			continue;
+		}
+		on_input(c);
+	}
+}
+
+static void
+on_accept(Loop *l)
+{
+	for (;;)
+	{
+		struct sockaddr_storage addr;
+		socklen_t	alen = sizeof(addr);
+		int			fd = accept4(l->lfd, (struct sockaddr *) &addr, &alen,
+								 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int			one = 1;
+		LoopConn   *c;
+		struct epoll_event ev;
+
+		if (fd < 0)
+		{
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return;				/* EAGAIN, or out of files: retried on the next edge */
+		}
+		if (!ConnSlotTake())
+		{
+			if (GwOpt.log)
+				GwLog("connection refused: %d connections are open", GwOpt.max_connections);
+			close(fd);
+			continue;
+		}
+		c = calloc(1, sizeof(LoopConn));
+		if (c == NULL)
+		{
+			ConnSlotGive();
+			close(fd);
+			continue;
+		}
+		(void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (tls_ctx)
+		{
+			c->ssl = SSL_new(tls_ctx);
+			if (c->ssl == NULL || SSL_set_fd(c->ssl, fd) != 1)
+			{
+				SSL_free(c->ssl);
+				ConnSlotGive();
+				close(fd);
+				free(c);
+				continue;
+			}
+			SSL_set_accept_state(c->ssl);
+		}
+		c->loop = l;
+		c->fd = fd;
+		c->state = LS_HEAD;
+		c->writable = true;
+		c->since_ms = l->now_ms;	/* the first request's deadline runs from the accept */
+		c->io_ms = l->now_ms;
+		memcpy(&c->addr, &addr, alen < sizeof(addr) ? alen : sizeof(addr));
+		ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+		ev.data.ptr = c;
+		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+		{
+			SSL_free(c->ssl);
+			ConnSlotGive();
+			close(fd);
+			free(c);
+			continue;
+		}
+		c->next = l->conns;
+		if (l->conns)
+			l->conns->prev = c;
+		l->conns = c;
+	}
+}
+
+/* the deadlines: a request not whole in time, an idle connection */
+static void
+check_deadlines(Loop *l)
+{
+	int64_t		deadline = (int64_t) GwOpt.request_timeout * 1000;
+	int64_t		idle = (int64_t) GwOpt.timeout * 1000;
+	LoopConn   *c,
+			   *next;
+	int			cut = 0;
+
+	for (c = l->conns; c; c = next)
+	{
+		next = c->next;
+		if (c->state == LS_POOL || c->state == LS_CLOSED)
+			continue;
+		if (c->since_ms >= 0 && c->state != LS_FLUSH &&
+			l->now_ms - c->since_ms >= deadline)
+		{
+			cut++;
+			conn_close(c);
+		}
+		else if (idle > 0 && l->now_ms - c->io_ms >= idle)
+			conn_close(c);
+	}
+	if (cut > 0 && GwOpt.log)
+		GwLog("closed %d connection%s: no whole request within %d s (--request-timeout)",
+			  cut, cut == 1 ? "" : "s", GwOpt.request_timeout);
+}
+
+static void *
+loop_main(void *arg)
+{
+	Loop	   *l = arg;
+	struct epoll_event events[LOOP_EVENTS];
+	int64_t		tick = (int64_t) GwOpt.request_timeout * 1000 / 8;
+	int64_t		last_check;
+
+	if (tick < 50)
+		tick = 50;
+	if (tick > 1000)
+		tick = 1000;
+	l->now_ms = last_check = mono_ms();
+	while (!__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE))
+	{
+		int			n = epoll_wait(l->epfd, events, LOOP_EVENTS, (int) tick),
+					i;
+
+		l->now_ms = mono_ms();
+		for (i = 0; i < n; i++)
+		{
+			void	   *p = events[i].data.ptr;
+
+			if (p == &listen_tag)
+				on_accept(l);
+			else if (p == &event_tag)
+			{
+				uint64_t	v;
+
+				if (read(l->efd, &v, sizeof(v)) < 0)
+					v = 0;
+				if (__atomic_load_n(&l->quiesce, __ATOMIC_ACQUIRE) && l->lfd >= 0)
+				{
+					close(l->lfd);
+					l->lfd = -1;
+				}
+				on_answers(l);
+			}
+			else
+			{
+				LoopConn   *c = p;
+				uint32_t	e = events[i].events;
+
+				if (c->fd < 0)
+					continue;
+				if (e & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+				{
+					c->writable = true;
+					on_output(c);
+					if (c->fd < 0)
+						continue;
+					if (c->tls_read_blocked)
+					{
+						c->tls_read_blocked = false;
+						c->readable = true;
+						on_input(c);
+						continue;
+					}
+				}
+				if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP))
+				{
+					c->readable = true;
+					on_input(c);
+				}
+			}
+		}
+		if (l->now_ms - last_check >= tick)
+		{
+			last_check = l->now_ms;
+			check_deadlines(l);
+		}
+		free_dead(l);
+	}
+	while (l->conns)
+	{
+		LoopConn   *c = l->conns;
+
+		if (c->state == LS_POOL)
+			c->state = LS_HEAD; /* left to the exit: the pool may still hold it */
+		conn_close(c);
+	}
+	free_dead(l);
+	return NULL;
+}
+
+/* a listening socket of one loop, on port (0: any) */
+static int
+listen_on(const struct sockaddr *addr, socklen_t addrlen, int port)
+{
+	struct sockaddr_storage a;
+	int			fd,
+				one = 1;
+
+	memcpy(&a, addr, addrlen);
+	if (a.ss_family == AF_INET)
+		((struct sockaddr_in *) &a)->sin_port = htons((uint16_t) port);
+	else
+		((struct sockaddr_in6 *) &a)->sin6_port = htons((uint16_t) port);
+	fd = socket(a.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	(void) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0 ||
+		bind(fd, (struct sockaddr *) &a, addrlen) != 0 || listen(fd, 1024) != 0)
+	{
+		int			e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * LoopStart
+ *		Start --threads loops listening on addr (its port: GwOpt.port, 0 for
+ *		any).
+ * Returns the bound port, or -1 (errno set), or -2 (TLS's certificate or
+ * key unusable: said on stderr).
+ */
+int
+LoopStart(const struct sockaddr *addr, socklen_t addrlen)
+{
+	int			port = GwOpt.port,
+				i;
+
+	if (GwOpt.tls_cert || GwOpt.tls_key)
+	{
+		tls_ctx = SSL_CTX_new(TLS_server_method());
+		if (tls_ctx == NULL ||
+			SSL_CTX_set_min_proto_version(tls_ctx, TLS1_2_VERSION) != 1)
+			return -2;
+		SSL_CTX_set_mode(tls_ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
+						 SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+		if (GwOpt.tls_cert == NULL ||
+			SSL_CTX_use_certificate_chain_file(tls_ctx, GwOpt.tls_cert) != 1)
+		{
+			fprintf(stderr, "item_table_gateway: cannot read %s\n",
+					GwOpt.tls_cert ? GwOpt.tls_cert : "the certificate (--tls-cert)");
+			return -2;
+		}
+		if (GwOpt.tls_key == NULL ||
+			SSL_CTX_use_PrivateKey_file(tls_ctx, GwOpt.tls_key, SSL_FILETYPE_PEM) != 1 ||
+			SSL_CTX_check_private_key(tls_ctx) != 1)
+		{
+			fprintf(stderr, "item_table_gateway: cannot read %s\n",
+					GwOpt.tls_key ? GwOpt.tls_key : "the private key (--tls-key)");
+			return -2;
+		}
+	}
+	nloops = GwOpt.threads;
+	loops = calloc((size_t) nloops, sizeof(Loop));
+	if (loops == NULL)
+		return -1;
+	for (i = 0; i < nloops; i++)
+	{
+		Loop	   *l = &loops[i];
+		struct epoll_event ev;
+
+		l->lfd = listen_on(addr, addrlen, port);
+		if (l->lfd < 0)
+			return -1;
+		if (port == 0)
+		{
+			struct sockaddr_storage a;
+			socklen_t	alen = sizeof(a);
+
+			if (getsockname(l->lfd, (struct sockaddr *) &a, &alen) != 0)
+				return -1;
+			port = ntohs(a.ss_family == AF_INET ? ((struct sockaddr_in *) &a)->sin_port :
+						 ((struct sockaddr_in6 *) &a)->sin6_port);
+		}
+		l->epfd = epoll_create1(EPOLL_CLOEXEC);
+		l->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (l->epfd < 0 || l->efd < 0)
+			return -1;
+		ev.events = EPOLLIN;
+		ev.data.ptr = &listen_tag;
+		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->lfd, &ev) != 0)
+			return -1;
+		ev.events = EPOLLIN;
+		ev.data.ptr = &event_tag;
+		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->efd, &ev) != 0)
+			return -1;
+	}
+	for (i = 0; i < nloops; i++)
+		if (pthread_create(&loops[i].thread, NULL, loop_main, &loops[i]) != 0)
+			return -1;
+	return port;
+}
+
+static void
+wake_all(void)
+{
+	int			i;
+	uint64_t	one = 1;
+
+	for (i = 0; i < nloops; i++)
+		if (write(loops[i].efd, &one, sizeof(one)) < 0)
+			continue;
+}
+
+/* stop accepting connections (the open ones are still served) */
+void
+LoopQuiesce(void)
+{
+	int			i;
+
+	for (i = 0; i < nloops; i++)
+		__atomic_store_n(&loops[i].quiesce, true, __ATOMIC_RELEASE);
+	wake_all();
+}
+
+/* end the loops, closing their connections */
+void
+LoopStop(void)
+{
+	int			i;
+
+	for (i = 0; i < nloops; i++)
+		__atomic_store_n(&loops[i].stop, true, __ATOMIC_RELEASE);
+	wake_all();
+	for (i = 0; i < nloops; i++)
+		pthread_join(loops[i].thread, NULL);
+}
