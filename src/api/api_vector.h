@@ -27,10 +27,13 @@ extern void ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, D
 extern bool ApiVectorDirectTrigger(const Trigger *t);
 extern void ApiVectorTruncate(Oid relid);
 extern bool ApiVectorBackfillBatch(const char *table, const char *index, int batch, int64 *done);
+extern int64 ApiVectorDrainBatch(const char *table, const char *index, int batch);
 
 extern Datum item_table_search_vectors(PG_FUNCTION_ARGS);
 extern Datum item_table_vector_index_entry(PG_FUNCTION_ARGS);
 extern Datum item_table_vector_index_trigger(PG_FUNCTION_ARGS);
 extern Datum item_table_vector_backfill_batch(PG_FUNCTION_ARGS);
+extern Datum item_table_vector_drain_batch(PG_FUNCTION_ARGS);
+extern Datum item_table_vector_pending(PG_FUNCTION_ARGS);
 
 #endif

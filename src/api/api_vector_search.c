@@ -202,6 +202,8 @@ search_plan(VectorIndexInfo *vi, int shape)
 	const char *op;
 	char	   *qexpr;
 	char	   *dist;
+	char	   *pdist;
+	char	   *rel;
 	const char *where;
 	Oid			argtypes[4] = {FLOAT4ARRAYOID, JSONBOID, JSONBOID, INT8OID};
 	bool		isnull;
@@ -233,18 +235,31 @@ search_plan(VectorIndexInfo *vi, int shape)
 		strcmp(vi->distance, "EUCLIDEAN") == 0 ? "<->" : "<#>";
 	qexpr = psprintf("$1::%s", vtype);
 	dist = psprintf("embedding OPERATOR(%s.%s) %s", nsp, op, qexpr);
+	pdist = psprintf("pending OPERATOR(%s.%s) %s", nsp, op, qexpr);
 	where = shape == 0 ? "" :
-		shape == VSHAPE_PART ? " WHERE part OPERATOR(pg_catalog.=) $2" :
-		shape == VSHAPE_FILTERS ? " WHERE filters OPERATOR(pg_catalog.@>) $3" :
-		" WHERE part OPERATOR(pg_catalog.=) $2 AND filters OPERATOR(pg_catalog.@>) $3";
+		shape == VSHAPE_PART ? " AND part OPERATOR(pg_catalog.=) $2" :
+		shape == VSHAPE_FILTERS ? " AND filters OPERATOR(pg_catalog.@>) $3" :
+		" AND part OPERATOR(pg_catalog.=) $2 AND filters OPERATOR(pg_catalog.@>) $3";
+	rel = ItemQualifiedName(vi->index_relid);
 
 	e = hash_search(vector_plans, &key, HASH_ENTER, &found);
 	e->plan = NULL;
 	PG_TRY();
 	{
-		e->plan = ItemPrepareKept(psprintf("SELECT s.key, s.item, s.d FROM (SELECT key, item, %s AS d FROM %s%s"
-										   " ORDER BY %s LIMIT $4) s ORDER BY s.d, s.key",
-										   dist, ItemQualifiedName(vi->index_relid), where, dist),
+		/*
+		 * the graph's TopK (rows whose vector is in embedding) and the
+		 * exact TopK of the rows still pending, merged: a row is in exactly
+		 * one of the two (an updated row's version in the graph is not in
+		 * the search's snapshot)
+		 */
+		e->plan = ItemPrepareKept(psprintf("SELECT s.key, s.item, s.d FROM ("
+										   "(SELECT key, item, %s AS d FROM %s WHERE embedding IS NOT NULL%s"
+										   " ORDER BY %s LIMIT $4)"
+										   " UNION ALL "
+										   "(SELECT key, item, %s AS d FROM %s WHERE pending IS NOT NULL%s"
+										   " ORDER BY 3 LIMIT $4)"
+										   ") s ORDER BY s.d, s.key LIMIT $4",
+										   dist, rel, where, dist, pdist, rel, where),
 								  4, argtypes, CURSOR_OPT_GENERIC_PLAN);
 	}
 	PG_CATCH();
@@ -579,6 +594,8 @@ item_table_search_vectors(PG_FUNCTION_ARGS)
 	set_search_option("hnsw.ef_search", psprintf("%d", ef));
 	if (shape != 0)
 		set_search_option("hnsw.iterative_scan", "relaxed_order");
+	/* the pending rows through their partial index, however few the planner expects */
+	set_search_option("enable_seqscan", "off");
 	if (SPI_execute_plan(plan, values, nulls, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "item_table: the vector search failed");
 	AtEOXact_GUC(true, nest);

@@ -37,6 +37,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "miscadmin.h"
 
 #include "api.h"
@@ -45,10 +46,13 @@
 #include "direct_check.h"
 #include "errors.h"
 #include "table_def.h"
+#include "worker_start.h"
 
 PG_FUNCTION_INFO_V1(item_table_vector_index_trigger);
 PG_FUNCTION_INFO_V1(item_table_vector_index_entry);
 PG_FUNCTION_INFO_V1(item_table_vector_backfill_batch);
+PG_FUNCTION_INFO_V1(item_table_vector_drain_batch);
+PG_FUNCTION_INFO_V1(item_table_vector_pending);
 
 typedef struct VectorUpkeepPlans
 {
@@ -62,6 +66,7 @@ static void vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, D
 						Datum newitem, bool has_new, bool strict);
 static SPIPlanPtr indexes_plan = NULL;
 static SPIPlanPtr entry_plan = NULL;
+static bool worker_asked = false;
 
 /* the kept DELETE and INSERT of one index table (as the catalog owner) */
 static VectorUpkeepPlans *
@@ -107,7 +112,7 @@ upkeep_plans_for(Oid index_relid)
 	{
 		e->del = ItemPrepareKept(psprintf("DELETE FROM %s WHERE key OPERATOR(item_table.=) $1", rel),
 								 1, deltypes, 0);
-		e->ins = ItemPrepareKept(psprintf("INSERT INTO %s (key, part, filters, embedding, item)"
+		e->ins = ItemPrepareKept(psprintf("INSERT INTO %s (key, part, filters, pending, item)"
 										  " VALUES ($1, $2, $3, $4::%s, $5)", rel, vtype),
 								 5, instypes, 0);
 	}
@@ -404,8 +409,97 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey,
 			nulls[1] = 'n';
 		if (SPI_execute_plan(plans->ins, v, nulls, false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "item_table: could not insert into a vector index");
+		/*
+		 * the vector waits in pending for the background worker: make sure
+		 * this database has one (asked once per session; it comes back
+		 * every worker_naptime while vector indexes exist)
+		 */
+		if (!worker_asked)
+		{
+			ItemWorkerRequest();
+			worker_asked = true;
+		}
 	}
 	ItemAsRoleEnd(&sw);
+}
+
+/*
+ * ApiVectorDrainBatch
+ *		Move up to batch pending vectors of the vector index (table, index)
+ *		into its HNSW graph (embedding = pending, pending = NULL), taking
+ *		the rows FOR UPDATE SKIP LOCKED so that writes in progress are not
+ *		waited for (their rows are taken by a later batch).  Returns the
+ *		rows moved, -1 when there is no such index.  SPI connected, in a
+ *		transaction the caller commits (one batch per transaction keeps the
+ *		graph's inserts of a batch together and a crash loses at most the
+ *		batch in progress, which stays pending).
+ */
+int64
+ApiVectorDrainBatch(const char *table, const char *index, int batch)
+{
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2];
+	Oid			index_relid;
+	bool		isnull;
+	int			rc;
+	char	   *rel;
+	int64		n;
+	ItemRoleSwitch sw;
+
+	args[0] = CStringGetTextDatum(table);
+	args[1] = CStringGetTextDatum(index);
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.vector_indexes"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
+							   " AND index_name OPERATOR(pg_catalog.=) $2",
+							   2, argtypes, args, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+	{
+		ItemAsRoleEnd(&sw);
+		return -1;
+	}
+	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+	rel = ItemQualifiedName(index_relid);
+	CHECK_FOR_INTERRUPTS();
+	rc = SPI_execute_with_args(psprintf("UPDATE %s r SET embedding = r.pending, pending = NULL"
+										" FROM (SELECT key FROM %s WHERE pending IS NOT NULL"
+										" LIMIT $1 FOR UPDATE SKIP LOCKED) b"
+										" WHERE r.key OPERATOR(item_table.=) b.key", rel, rel),
+							   1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(batch)}, NULL, false, 0);
+	if (rc != SPI_OK_UPDATE)
+		elog(ERROR, "vector index: moving pending vectors failed: %s", SPI_result_code_string(rc));
+	n = (int64) SPI_processed;
+	ItemAsRoleEnd(&sw);
+	return n;
+}
+
+/*
+ * vector_drain_batch(table_name text, index_name text, batch_size integer)
+ *		RETURNS bigint
+ *		One batch of ApiVectorDrainBatch, for the table's owner: the
+ *		pending vectors moved into the graph.  CALL backfill_indexes runs
+ *		it until none is left.
+ */
+Datum
+item_table_vector_drain_batch(PG_FUNCTION_ARGS)
+{
+	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *index = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	int			batch = PG_GETARG_INT32(2);
+	int64		n;
+
+	if (batch < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_size must be positive")));
+	SPI_connect();
+	ItemCheckOwner(TableDefLookup(table)->relid);
+	n = ApiVectorDrainBatch(table, index, batch);
+	SPI_finish();
+	PG_RETURN_INT64(Max(n, 0));
 }
 
 /*
@@ -737,4 +831,56 @@ item_table_vector_backfill_batch(PG_FUNCTION_ARGS)
 	more = ApiVectorBackfillBatch(table, index, batch, &done);
 	SPI_finish();
 	PG_RETURN_BOOL(more);
+}
+
+/*
+ * vector_pending(table_name text, index_name text) RETURNS bigint
+ *		The vectors of a vector index still waiting in pending for the
+ *		background worker (searched exactly, not yet in the HNSW graph), or
+ *		NULL when there is no such index or the caller may not read the
+ *		table.  background_work lists the indexes that have some.
+ */
+Datum
+item_table_vector_pending(PG_FUNCTION_ARGS)
+{
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2];
+	Oid			table_relid;
+	Oid			index_relid;
+	bool		isnull;
+	int64		n;
+	ItemRoleSwitch sw;
+
+	args[0] = PG_GETARG_DATUM(0);
+	args[1] = PG_GETARG_DATUM(1);
+	SPI_connect();
+	ItemAsCatalogOwnerBegin(&sw);
+	if (SPI_execute_with_args("SELECT t.relid::pg_catalog.oid, v.relid::pg_catalog.oid"
+							  " FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
+							  " WHERE v.table_name OPERATOR(pg_catalog.=) $1"
+							  " AND v.index_name OPERATOR(pg_catalog.=) $2",
+							  2, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not read the vector index catalog");
+	if (SPI_processed == 0)
+	{
+		ItemAsRoleEnd(&sw);
+		SPI_finish();
+		PG_RETURN_NULL();
+	}
+	table_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	ItemAsRoleEnd(&sw);
+	if (pg_class_aclcheck(table_relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+	{
+		SPI_finish();
+		PG_RETURN_NULL();
+	}
+	ItemAsCatalogOwnerBegin(&sw);
+	if (SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM %s WHERE pending IS NOT NULL",
+							 ItemQualifiedName(index_relid)), true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not count the pending vectors");
+	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	ItemAsRoleEnd(&sw);
+	SPI_finish();
+	PG_RETURN_INT64(n);
 }

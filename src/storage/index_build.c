@@ -146,9 +146,10 @@ verify_vector_indexes(ReturnSetInfo *rsinfo, ItemTableDef *def, MemoryContext ca
 					   " pg_catalog.jsonb_build_object('expected', x.item, 'found', i.item)"
 					   " FROM (SELECT b.key, e.part, e.filters, e.embedding, e.item FROM %s b,"
 					   "       LATERAL item_table.vector_index_entry($1, $2, b.item) e) x"
-					   " FULL JOIN (SELECT key, part, filters, embedding::pg_catalog.float4[] AS embedding, item FROM %s) i"
+					   " FULL JOIN (SELECT key, part, filters, coalesce(embedding, pending)::pg_catalog.float4[] AS embedding,"
+					   "            item, (embedding IS NULL) = (pending IS NULL) AS neither_or_both FROM %s) i"
 					   "   ON i.key OPERATOR(item_table.=) x.key"
-					   " WHERE i.key IS NULL OR x.key IS NULL OR i.item OPERATOR(pg_catalog.<>) x.item"
+					   " WHERE i.key IS NULL OR x.key IS NULL OR i.item OPERATOR(pg_catalog.<>) x.item OR i.neither_or_both"
 					   "    OR i.part IS DISTINCT FROM x.part OR i.filters OPERATOR(pg_catalog.<>) x.filters"
 					   "    OR i.embedding OPERATOR(pg_catalog.<>) x.embedding"
 					   " ORDER BY 2",
@@ -547,19 +548,27 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 		if (OidIsValid(nsp) && OidIsValid(get_relname_relid("vector_indexes", nsp)))
 		{
 			List	   *vcreating = NIL;
+			List	   *vall = NIL;
 
-			if (SPI_execute_with_args("SELECT index_name FROM item_table.vector_indexes"
-									  " WHERE table_name OPERATOR(pg_catalog.=) $1"
-									  " AND status OPERATOR(pg_catalog.=) 'CREATING' ORDER BY 1",
+			if (SPI_execute_with_args("SELECT index_name, status OPERATOR(pg_catalog.=) 'CREATING'"
+									  " FROM item_table.vector_indexes"
+									  " WHERE table_name OPERATOR(pg_catalog.=) $1 ORDER BY 1",
 									  1, (Oid[]) {TEXTOID}, (Datum[]) {CStringGetTextDatum(table)},
 									  NULL, true, 0) != SPI_OK_SELECT)
 				elog(ERROR, "backfill_indexes: could not read the vector indexes");
 			for (uint64 r = 0; r < SPI_processed; r++)
-				vcreating = lappend(vcreating, SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1));
-			foreach(lc, vcreating)
+			{
+				bool		isnull;
+				char	   *name = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
+
+				vall = lappend(vall, name);
+				if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &isnull)))
+					vcreating = lappend(vcreating, name);
+			}
+			foreach(lc, vall)
 			{
 				char	   *index = (char *) lfirst(lc);
-				bool		more = true;
+				bool		more = list_member_ptr(vcreating, index);
 
 				while (more)
 				{
@@ -574,8 +583,24 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 					more = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 					SPI_commit();
 				}
-				ereport(NOTICE,
-						(errmsg("vector index \"%s\" of table \"%s\" is ACTIVE", index, table)));
+				if (list_member_ptr(vcreating, index))
+					ereport(NOTICE,
+							(errmsg("vector index \"%s\" of table \"%s\" is ACTIVE", index, table)));
+				/* then its pending vectors into its graph, batch by batch */
+				more = true;
+				while (more)
+				{
+					bool		isnull;
+
+					CHECK_FOR_INTERRUPTS();
+					if (SPI_execute_with_args("SELECT item_table.vector_drain_batch($1, $2, $3)", 3,
+											  (Oid[]) {TEXTOID, TEXTOID, INT4OID},
+											  (Datum[]) {CStringGetTextDatum(table), CStringGetTextDatum(index),
+											  Int32GetDatum(batch)}, NULL, false, 1) != SPI_OK_SELECT)
+						elog(ERROR, "backfill_indexes: the draining of vector index %s failed", index);
+					more = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) >= batch;
+					SPI_commit();
+				}
 			}
 			if (vcreating != NIL && creating == NIL)
 			{
