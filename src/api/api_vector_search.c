@@ -7,9 +7,19 @@
  *
  * A search is one statement on the index table:
  *
- *   SELECT key, item, d FROM (SELECT key, item, embedding <op> $1 AS d
- *     FROM <index table> [WHERE part = $2] [AND filters @> $3]
- *     ORDER BY embedding <op> $1 LIMIT $4) s ORDER BY d, key
+ *   SELECT key, item, d FROM (
+ *     (SELECT key, item, embedding <op> $1 AS d FROM <index table>
+ *       WHERE embedding IS NOT NULL [AND part = $2] [AND filters @> $3]
+ *       ORDER BY embedding <op> $1 LIMIT $4)
+ *     UNION ALL
+ *     (SELECT key, item, pending <op> $1 AS d FROM <index table>
+ *       WHERE pending IS NOT NULL [AND part = $2] [AND filters @> $3]
+ *       ORDER BY 3 LIMIT $4)) s ORDER BY d + 0, key LIMIT $4
+ *
+ * the HNSW graph's TopK and the exact TopK of the vectors written since
+ * the background worker last moved them into the graph (api_vector_upkeep.c),
+ * merged; enable_seqscan is off for the search, so that the pending rows
+ * are read through their partial index however few the planner expects.
  *
  * whose text names only what the catalog holds (the index table, found by
  * its oid, and pgvector's schema); the request's values are its parameters
@@ -250,7 +260,9 @@ search_plan(VectorIndexInfo *vi, int shape)
 		 * the graph's TopK (rows whose vector is in embedding) and the
 		 * exact TopK of the rows still pending, merged: a row is in exactly
 		 * one of the two (an updated row's version in the graph is not in
-		 * the search's snapshot)
+		 * the search's snapshot).  The outer sort key is an expression
+		 * the planner does not take as presorted, so the rows are sorted
+		 * again whatever order the HNSW scan gives (relaxed_order).
 		 */
 		e->plan = ItemPrepareKept(psprintf("SELECT s.key, s.item, s.d FROM ("
 										   "(SELECT key, item, %s AS d FROM %s WHERE embedding IS NOT NULL%s"
@@ -258,7 +270,7 @@ search_plan(VectorIndexInfo *vi, int shape)
 										   " UNION ALL "
 										   "(SELECT key, item, %s AS d FROM %s WHERE pending IS NOT NULL%s"
 										   " ORDER BY 3 LIMIT $4)"
-										   ") s ORDER BY s.d, s.key LIMIT $4",
+										   ") s ORDER BY s.d OPERATOR(pg_catalog.+) 0::pg_catalog.float8, s.key LIMIT $4",
 										   dist, rel, where, dist, pdist, rel, where),
 								  4, argtypes, CURSOR_OPT_GENERIC_PLAN);
 	}

@@ -19,6 +19,13 @@
  * value, the INLINE_FILTER values, the vector as real[] and the projected
  * item as parameters, as the catalog owner, who owns every index table.
  *
+ * The INSERT puts the vector in the row's pending column, not in embedding
+ * (the HNSW-indexed one): pgvector's HNSW index skips a NULL embedding, so
+ * a write never pays the graph's insert.  SearchVectors reads the pending
+ * rows exactly beside the graph; the background worker (or CALL
+ * backfill_indexes) moves them into the graph, a batch per transaction
+ * (ApiVectorDrainBatch).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
