@@ -76,12 +76,13 @@ SELECT NULL, jsonb_build_object('id', jsonb_build_object('S', 'i' || g),
   FROM generate_series(1, :items) g;
 CREATE TABLE queries AS
 	SELECT q, rand_vec(q) AS v FROM generate_series(1, 100) q;
--- the pending vectors into embedding at once (the worker does it batch by batch)
+-- the pending vectors into embedding at once (the worker does it batch by batch,
+-- and may have moved some already)
 DO $$
 DECLARE r regclass;
 BEGIN
 	FOR r IN SELECT relid FROM item_table.vector_indexes WHERE table_name = 'recall' LOOP
-		EXECUTE format('UPDATE %s SET embedding = pending, pending = NULL', r);
+		EXECUTE format('UPDATE %s SET embedding = pending, pending = NULL WHERE pending IS NOT NULL', r);
 	END LOOP;
 END $$;
 SQL
