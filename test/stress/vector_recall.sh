@@ -30,7 +30,7 @@ if [ ! -f "$("$PGBIN/pg_config" --sharedir)/extension/vector.control" ]; then
 	echo "vector_recall: skipped: pgvector is not installed (scripts/pgvector.sh builds it)"
 	exit 0
 fi
-"$PGBIN/dropdb" --if-exists "$DB"
+"$PGBIN/dropdb" --if-exists --force "$DB"
 "$PGBIN/createdb" "$DB"
 psql() { "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 start=$(date +%s)
@@ -138,6 +138,7 @@ done <"$out"
 [ "$(wc -l <"$out")" = "2" ] || { cat "$out"; echo "FAILED: expected the recall of two indexes"; ok=0; }
 rm -f "$out"
 echo "searches and exact searches in $((end - loaded)) s"
-"$PGBIN/dropdb" "$DB"
+# the worker may be in the database (its vector indexes): --force ends it
+"$PGBIN/dropdb" --force "$DB"
 [ "$ok" = 1 ] && echo "vector_recall: ok"
 [ "$ok" = 1 ]
