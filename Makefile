@@ -24,6 +24,7 @@ OBJS = \
 	src/catalog/table_def.o \
 	src/catalog/worker_start.o \
 	src/catalog/role_guard.o \
+	src/catalog/bucket.o \
 	src/storage/stored_item.o \
 	src/storage/item_guard.o \
 	src/storage/direct_check.o \
@@ -47,6 +48,7 @@ OBJS = \
 	src/api/api_vector.o \
 	src/api/api_vector_search.o \
 	src/api/api_vector_upkeep.o \
+	src/api/backup.o \
 	src/query/query_range.o \
 	src/query/query_target.o \
 	src/query/query_start_key.o \
@@ -90,7 +92,10 @@ SQL_PARTS = \
 	src/sql/background.sql \
 	src/sql/stream.sql \
 	src/sql/role_guard.sql \
-	src/sql/vector.sql
+	src/sql/vector.sql \
+	src/sql/bucket.sql \
+	src/sql/backup.sql \
+	src/sql/stats.sql
 
 # Versions: src/sql/released/ keeps each released script as it was
 # released; the current version's script is built from src/sql/ (SQL_PARTS),
@@ -109,13 +114,16 @@ UPDATE_1_2_NEW = \
 	src/sql/background.sql \
 	src/sql/stream.sql \
 	src/sql/role_guard.sql \
-	src/sql/vector.sql
+	src/sql/vector.sql \
+	src/sql/bucket.sql \
+	src/sql/backup.sql \
+	src/sql/stats.sql
 DATA_built = item_table--$(EXTVERSION).sql item_table--1.1--1.2.sql
 DATA = src/sql/released/item_table--1.0.sql \
 	src/sql/released/item_table--1.1.sql \
 	src/sql/updates/item_table--1.0--1.1.sql
 
-REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_control api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index time_to_live example_trading_register example_trading_register_typed example_users_orders_groups example_letters_toys example_movies_actors example_bike_races streams partiql_select partiql_write partiql_batch messages item_collection_metrics legacy_expected legacy_attribute_updates legacy_query_scan legacy_projection legacy_twin divergences
+REGRESS = init key_io key_order key_btree begins_with key_gist key_hash key_errors attr_value expr_parse expr_eval api_table api_control api_item api_invalid api_batch gsi api_query query_pagination scan_segments query_index time_to_live example_trading_register example_trading_register_typed example_users_orders_groups example_letters_toys example_movies_actors example_bike_races streams partiql_select partiql_write partiql_batch messages item_collection_metrics legacy_expected legacy_attribute_updates legacy_query_scan legacy_projection legacy_twin divergences backups
 REGRESS_OPTS = --inputdir=.
 ISOLATION = put_race insert_race counter optimistic_lock transfer_race tx_vs_put token_in_progress gsi_races gsi_ddl_races ttl_race stream_order index_direct_backfill delete_race update_race stream_horizon
 ISOLATION_OPTS = --inputdir=test/isolation

@@ -94,6 +94,18 @@ for t in stream nostream; do
     unset -n m
 done
 ORDER+=(stream_put stream_put_new stream_update stream_delete)
+# the same calls on a table with point-in-time recovery enabled (ext)
+# against the same table without it (base, bench/workloads/pitr_put)
+for t in pitr nopitr; do
+    w=$([ "$t" = pitr ] && echo EXT || echo BASE)
+    declare -n m=$w
+    m[pitr_put]="SELECT item_table.put_item(('{\"TableName\": \"bench_$t\", \"Item\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}, ${si:1}}')::jsonb)"
+    m[pitr_put_new]="SELECT item_table.put_item(('{\"TableName\": \"bench_$t\", \"Item\": {\"pk\": {\"S\": \"NEW#' || \$1 || '\"}, ${si:1}}')::jsonb)"
+    m[pitr_update]="SELECT item_table.update_item(('{\"TableName\": \"bench_$t\", \"Key\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}}, \"UpdateExpression\": \"SET n = :n\", \"ExpressionAttributeValues\": {\":n\": {\"N\": \"' || \$1 || '\"}}}')::jsonb)"
+    m[pitr_delete]="SELECT item_table.delete_item(('{\"TableName\": \"bench_$t\", \"Key\": {\"pk\": {\"S\": \"USER#' || (1 + \$1 % $CG_SCALE) || '\"}}}')::jsonb)"
+    unset -n m
+done
+ORDER+=(pitr_put pitr_put_new pitr_update pitr_delete)
 
 # PutItem of a new item on a table with two GSIs (gsi_put) and with an LSI
 # (lsi_put), and the trading register's TransactWriteItems trade on a
@@ -104,6 +116,7 @@ wl_stmt() {                   # wl_stmt FILE SED-SCRIPT: one line, no \set, no c
     grep -v '^\\set' "$1" | grep -v '^--' | sed -E "$2" | tr '\n' ' ' | sed -E 's/; *$//'
 }
 declare -A CG_SETUP
+for c in pitr_put pitr_put_new pitr_update pitr_delete; do CG_SETUP[$c]=pitr_put; done
 gsi_vars='s/:id\b/(2000000000 + $1)/g; s/:c\b/($1 % 1000)/g'
 lsi_vars="s/:p\\b/(\$1 % $((CG_SCALE / 10)))/g; s/:id\\b/(2000000000 + \$1)/g; s/:t\\b/(\$1 % 1000000)/g"
 ts_vars='s/:b\b/(1 + $1 % 1000)/g; s/:s\b/(1 + (1 + $1 % 1000) % 1000)/g; s/:asset\b/(1 + $1 % 50)/g; s/:q\b/(1 + $1 % 100)/g; s/:txn\b/($1)/g'

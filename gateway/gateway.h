@@ -2,8 +2,9 @@
  *
  * gateway.h
  *		Interfaces between the parts of item_table_gateway: the HTTP side
- *		(main.c), its options (options.c), SigV4 (sigv4.c) and the
- *		PostgreSQL side (pool.c).
+ *		(main.c, with respond.c and conn.c: gw_http.h), its options
+ *		(options.c), SigV4 (sigv4.c), the PostgreSQL side (pool.c), the
+ *		choice of primary or replica (route.c) and the metrics (metrics.c).
  *
  * The essay on the whole program is at the top of main.c.
  *
@@ -14,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "libpq-fe.h"
@@ -81,6 +83,12 @@ extern void GwHexSha256(const void *data, size_t len, char out[65]);
  * ----------------------------------------------------------------
  */
 
+/* the most --replica options */
+#define GW_MAX_REPLICAS 16
+
+/* a pool of connections to one server (pool.c) */
+typedef struct GwPool GwPool;
+
 /* how a job ended */
 typedef enum GwJobStatus
 {
@@ -98,6 +106,8 @@ typedef struct GwJob
 {
 	struct GwJob *next;			/* the queue's link (pool.c's) */
 	struct timespec deadline;	/* pool.c's: when it stops waiting */
+	GwPool	   *pool;			/* where it runs (route.c's choice; NULL:
+								 * the primary) */
 	const char *action;
 	const char *body;			/* NUL-terminated */
 	const char *role;			/* run as this role (quoted as an identifier);
@@ -130,6 +140,10 @@ typedef struct GwOptions
 	int			pool_per_role;
 	bool		log;
 	const char *conninfo;
+	const char *replicas[GW_MAX_REPLICAS];	/* --replica */
+	int			nreplicas;
+	int			max_replica_lag_ms; /* --max-replica-lag */
+	int			metrics_port;	/* --metrics-port (0: /metrics on --port) */
 } GwOptions;
 
 extern GwOptions GwOpt;
@@ -153,8 +167,13 @@ typedef struct GwPoolOptions
 								 * role's requests hold at once */
 } GwPoolOptions;
 
+extern GwPool *GwPrimary;
+
 extern bool PoolInit(const char *conninfo, const GwPoolOptions *opts,
 					 bool need_keys);
+extern GwPool *PoolAddReplica(const char *name, const char *conninfo, int size);
+extern const char *PoolStats(GwPool *p, int *size, int *in_use, int *waiting);
+extern int	PoolIndex(GwPool *p);	/* 0: the primary's, then the replicas' */
 extern void PoolSubmit(GwJob *job);
 extern bool PoolRunDirect(GwJob *job);
 extern void PoolClose(void);
@@ -169,6 +188,42 @@ typedef enum KeyStatus
 
 extern KeyStatus KeyLookup(const char *key_id, char *secret, size_t secretlen,
 						   char *role, size_t rolelen);
+
+/* ----------------------------------------------------------------
+ * route.c: which pool runs a request; the replicas' lag
+ * ----------------------------------------------------------------
+ */
+extern bool RouteInit(void);
+extern GwPool *RouteChoose(const char *action, const char *body, size_t len);
+extern bool RouteRetryOnPrimary(GwJob *job);
+extern int	RouteReplicas(void);
+extern uint64_t RouteFallbacks(void);
+extern uint64_t RouteStandbyRefusals(void);
+extern GwPool *RouteReplicaState(int i, double *lag_s, bool *healthy);
+
+/* ----------------------------------------------------------------
+ * metrics.c: counters, and GET /metrics
+ * ----------------------------------------------------------------
+ */
+
+/* why SigV4 authentication failed */
+typedef enum GwAuthFailure
+{
+	AUTH_MISSING,				/* no Authorization header */
+	AUTH_INCOMPLETE,			/* malformed */
+	AUTH_EXPIRED,				/* date off by more than 15 minutes */
+	AUTH_SIGNATURE,				/* signature mismatch */
+	AUTH_UNKNOWN_KEY,			/* access key not in item_table.access_keys */
+	AUTH_NO_ROLE,				/* the key's role is gone */
+	AUTH_KEY_ERROR,				/* the catalog could not be read */
+	AUTH_NKINDS
+} GwAuthFailure;
+
+extern void MetricsRequest(const char *action, unsigned status, const char *error,
+						   long elapsed_us, size_t bytes_in, size_t bytes_out);
+extern void MetricsAuthFailure(GwAuthFailure kind);
+extern void MetricsPoolJob(GwPool *pool, bool throttled);
+extern char *MetricsRender(size_t *len);
 
 /* main.c */
 extern int	GwMain(int argc, char **argv);

@@ -28,11 +28,14 @@
  *	2. routed: X-Amz-Target must be DynamoDB_20120810.<Action> or
  *	   DynamoDBStreams_20120810.<Action> (the database answers actions it
  *	   does not know with UnknownOperationException);
- *	3. run: a job (action, body, the key's role) goes to pool.c, which
+ *	3. run: a job (action, body, the key's role) goes to the pool route.c
+ *	   chooses (the primary's, or a replica's for an eventually consistent
+ *	   read: route.c's essay), in pool.c, which
  *	   runs the prepared SELECT ... FROM item_table.dynamodb_as($3, $1, $2)
  *	   with action, body and role as bound parameters on one of its
  *	   connections (pool.c: how the role is confined to it).  The body
- *	   is looked into only for a NUL byte (libpq's text parameters end at
+ *	   is looked into only by route.c (a read's ConsistentRead), and
+ *	   for a NUL byte (libpq's text parameters end at
  *	   NUL, and what follows must not be silently dropped) and for the
  *	   escapes \u0000 and \u0001, which are carried to the stored form
  *	   of strings (src/types/nul_escape.c: jsonb cannot hold U+0000; one
@@ -52,7 +55,8 @@
  * place).  An error with a
  * SQLSTATE of item_table's class XD carries DynamoDB's error body in its
  * DETAIL: that body goes out as is (its strings decoded likewise), with
- * 400 (500 for InternalServerError).
+ * 400 (500 for InternalServerError, 503 for ServiceUnavailable: a write
+ * sent to a hot standby, which SDKs retry).
  * Other errors are mapped: a request body the server could not read as
  * jsonb (an error converting parameter $2) -> SerializationException;
  * 42501 (insufficient privilege, and a role the login role may not
@@ -92,6 +96,11 @@
  * Accepted sockets get TCP_NODELAY, as keep-alive request/response pairs
  * otherwise wait for delayed ACKs.
  *
+ * Where things are.  This file has the request flow (handle_request,
+ * handle_post) and the program's start and end; respond.c builds every
+ * answer (and counts it: metrics.c, GET /metrics); conn.c keeps the
+ * connection limit and the request deadline.
+ *
  * Shutdown.  SIGTERM or SIGINT: stop listening (MHD_quiesce_daemon), let
  * the requests in progress finish (up to 30 s), stop the daemon, close the
  * pool, exit 0 (after 30 s, exit 0 with the stragglers left to the
@@ -128,78 +137,14 @@
 #include <zlib.h>
 
 #include "../src/types/nul_escape.h"
-#include "gateway.h"
+#include "gw_http.h"
 
-#define NS_SERVICE "com.amazon.coral.service"
-#define NS_VALIDATE "com.amazon.coral.validate"
-#define NS_DYNAMODB "com.amazonaws.dynamodb.v20120810"
-
-#define MSG_INTERNAL "The server encountered an internal error trying to fulfill the request."
 #define MSG_BAD_SIGNATURE "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
 
 #define MAX_HEADERS 128
 
-/* what a Host header DescribeEndpoints echoes may hold: a name or address, a port */
-#define HOST_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:[]%"
 
 
-/* one HTTP request in progress */
-typedef struct GwRequest
-{
-	GwJob		job;			/* first: job_done() finds the request from it */
-	struct MHD_Connection *conn;
-	struct timespec start;
-	char		id[40];
-	char		action[64];		/* for the log */
-	char		role[GW_MAX_ROLE + 1];
-	const char *content_type;	/* of our answers: as the request's */
-	char	   *body;
-	size_t		len;
-	size_t		cap;
-	bool		too_big;
-	bool		submitted;		/* queued for the pool, connection suspended */
-	bool		answered;
-	bool		close;			/* the answer closes the connection */
-} GwRequest;
-
-/*
- * One HTTP connection, for the request deadline: from the first byte of a
- * request (the accept, for the first one) until libmicrohttpd hands us its
- * last byte, at most --request-timeout seconds may pass, or reaper_main()
- * shuts the socket down.  Kept in a list under conns_lock, which also
- * keeps the socket open while the reaper uses it (a connection leaves the
- * list in connection_notify(), before libmicrohttpd closes its socket).
- * word, since_ms and bytes_in are read and written atomically.  word holds
- * the state in its low two bits and above them a count of the requests
- * answered, so that the reaper, changing the state with a compare and
- * swap, cannot act on a request that ended while it looked.
- */
-typedef enum GwConnState
-{
-	CONN_WAITING,				/* a request is arriving, since since_ms */
-	CONN_BUSY,					/* the request has arrived: being answered */
-	CONN_IDLE,					/* between requests (keep-alive) */
-	CONN_CUT					/* past the deadline, shut down */
-} GwConnState;
-
-typedef struct GwConn
-{
-	struct GwConn *prev;
-	struct GwConn *next;
-	int			fd;
-	uint64_t	word;			/* requests answered << 2 | GwConnState */
-	int64_t		since_ms;		/* CLOCK_MONOTONIC, ms */
-	uint64_t	bytes_in;		/* TCP bytes received when it went idle */
-} GwConn;
-
-#define CONN_STATE(w)		((int) ((w) & 3))
-#define CONN_WITH(w, state)	(((w) & ~(uint64_t) 3) | (uint64_t) (state))
-#define CONN_NEXT(w, state)	((((w) | 3) + 1) | (uint64_t) (state))
-
-static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
-static GwConn *conns;
-
-#define CT_AMZ_JSON "application/x-amz-json-1.0"
 
 /* the DynamoDB Streams API's actions, served under their own target prefix */
 static const char *const stream_actions[] = {
@@ -207,9 +152,6 @@ static const char *const stream_actions[] = {
 };
 
 static int	inflight;			/* requests between first call and completion */
-static int	open_connections;
-static uint64_t request_counter;
-static unsigned char id_salt[16];
 
 static void mhd_logger(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
@@ -221,167 +163,6 @@ mhd_logger(void *cls, const char *fmt, va_list ap)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	if (GwOpt.log)
 		GwLog("http: %s", line);
-}
-
-/*
- * A request id: SHA-256 of a per-process random salt and a counter, the
- * first 160 bits in base32 (32 characters).  Distinct counters make
- * distinct inputs, so ids repeat only if SHA-256 collides; the hash makes
- * them look like DynamoDB's opaque ids rather than a sequence.
- */
-static void
-make_request_id(char *out)
-{
-	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-	unsigned char raw[sizeof(id_salt) + 8];
-	unsigned char md[SHA256_DIGEST_LENGTH];
-	uint64_t	n = __atomic_add_fetch(&request_counter, 1, __ATOMIC_RELAXED);
-	int			i,
-				bit = 0;
-
-	memcpy(raw, id_salt, sizeof(id_salt));
-	for (i = 0; i < 8; i++)
-		raw[sizeof(id_salt) + i] = (unsigned char) (n >> (56 - 8 * i));
-	SHA256(raw, sizeof(raw), md);
-	for (i = 0; i < 32; i++, bit += 5)
-	{
-		int			byte = bit / 8,
-					off = bit % 8;
-		unsigned	v = (md[byte] << 8) | md[byte + 1];
-
-		out[i] = alphabet[(v >> (11 - off)) & 31];
-	}
-	out[32] = '\0';
-}
-
-/* append s to out as the inside of a JSON string */
-static void
-json_escape(char *out, size_t outlen, const char *s)
-{
-	size_t		o = strlen(out);
-
-	for (; *s && o + 7 < outlen; s++)
-	{
-		unsigned char c = (unsigned char) *s;
-
-		if (c == '"' || c == '\\')
-		{
-			out[o++] = '\\';
-			out[o++] = (char) c;
-		}
-		else if (c < 0x20)
-			o += snprintf(out + o, outlen - o, "\\u%04x", c);
-		else
-			out[o++] = (char) c;
-	}
-	out[o] = '\0';
-}
-
-static long
-elapsed_us(const struct timespec *start)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - start->tv_sec) * 1000000L + (now.tv_nsec - start->tv_nsec) / 1000;
-}
-
-static void
-remote_address(struct MHD_Connection *c, char *out, size_t outlen)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-
-	snprintf(out, outlen, "-");
-	if (ci == NULL || ci->client_addr == NULL)
-		return;
-	if (ci->client_addr->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((struct sockaddr_in *) ci->client_addr)->sin_addr, out, outlen);
-	else if (ci->client_addr->sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *) ci->client_addr)->sin6_addr, out, outlen);
-}
-
-/*
- * Queue an answer with DynamoDB's headers.  body is copied.
- */
-static void
-clear_result(void *res)
-{
-	PQclear(res);
-}
-
-/*
- * Queue an answer with DynamoDB's headers.  body is copied, unless res is
- * given: then body lies in that result, which the response keeps and
- * clears once sent.
- */
-static enum MHD_Result
-respond_owned(struct MHD_Connection *c, GwRequest *r, unsigned status,
-			  const char *body, size_t len, const char *content_type,
-			  PGresult *res)
-{
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
-	char		crc[16];
-
-	if (res)
-		resp = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *) body,
-																	  clear_result, res);
-	else
-		resp = MHD_create_response_from_buffer(len, (void *) body, MHD_RESPMEM_MUST_COPY);
-	if (resp == NULL)
-	{
-		PQclear(res);
-		return MHD_NO;
-	}
-	snprintf(crc, sizeof(crc), "%lu", (unsigned long) crc32(0L, (const Bytef *) body, (uInt) len));
-	MHD_add_response_header(resp, "Content-Type", content_type);
-	MHD_add_response_header(resp, "x-amzn-RequestId", r->id);
-	MHD_add_response_header(resp, "x-amz-crc32", crc);
-	if (r->close)
-		MHD_add_response_header(resp, "Connection", "close");
-	ret = MHD_queue_response(c, status, resp);
-	MHD_destroy_response(resp);
-	r->answered = true;
-
-	if (GwOpt.log)
-	{
-		char		remote[INET6_ADDRSTRLEN + 1];
-
-		remote_address(c, remote, sizeof(remote));
-		GwLog("%s %s %u %ldus %s", remote, r->action[0] ? r->action : "-",
-			  status, elapsed_us(&r->start), r->id);
-	}
-	return ret;
-}
-
-static enum MHD_Result
-respond(struct MHD_Connection *c, GwRequest *r, unsigned status,
-		const char *body, size_t len, const char *content_type)
-{
-	return respond_owned(c, r, status, body, len, content_type, NULL);
-}
-
-/* an error body of our own: {"__type": "ns#name", "message": "..."} */
-static enum MHD_Result
-respond_error(struct MHD_Connection *c, GwRequest *r, unsigned status,
-			  const char *ns, const char *name, const char *message)
-{
-	char		body[1024];
-	bool		capital = strcmp(name, "SerializationException") == 0;
-
-	snprintf(body, sizeof(body), "{\"__type\":\"%s#%s\",\"%s\":\"", ns, name,
-			 capital ? "Message" : "message");
-	json_escape(body, sizeof(body) - 3, message);
-	strcat(body, "\"}");
-	return respond(c, r, status, body, strlen(body), r->content_type);
-}
-
-static enum MHD_Result
-respond_internal(struct MHD_Connection *c, GwRequest *r)
-{
-	return respond_error(c, r, MHD_HTTP_INTERNAL_SERVER_ERROR, NS_DYNAMODB,
-						 "InternalServerError", MSG_INTERNAL);
 }
 
 /* collect headers and query arguments for SigV4 */
@@ -409,162 +190,26 @@ collect_pair(void *cls, enum MHD_ValueKind kind, const char *key, const char *va
 }
 
 /*
- * DescribeEndpoints through the gateway: the address the client sent the
- * request to, its Host header as written (a client calls that address
- * next), not the setting item_table.endpoint_address that a call in SQL
- * reports.  Without a Host header (HTTP/1.0), the database's answer.
+ * The pool answered r's job: let libmicrohttpd call handle_request again;
+ * or, a replica could not answer it, run it on the primary.
  */
-static enum MHD_Result
-respond_endpoints(struct MHD_Connection *c, GwRequest *r, PGresult *res)
-{
-	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
-	char		body[320];
-	int			len;
-
-	/* only a plain host and port is echoed (no JSON escaping is needed) */
-	if (host == NULL || host[0] == '\0' || strlen(host) > 255 ||
-		strspn(host, HOST_CHARS) != strlen(host))
-		return respond_owned(c, r, MHD_HTTP_OK, PQgetvalue(res, 0, 0),
-							 PQgetlength(res, 0, 0), r->content_type, res);
-	PQclear(res);
-	len = snprintf(body, sizeof(body),
-				   "{\"Endpoints\":[{\"Address\":\"%s\",\"CachePeriodInMinutes\":1440}]}", host);
-	return respond(c, r, MHD_HTTP_OK, body, (size_t) len, r->content_type);
-}
-
-/*
- * The PostgreSQL answer to the HTTP answer (see the header comment).
- * Takes res (clears it, or hands it to the response).
- */
-static enum MHD_Result
-respond_result(struct MHD_Connection *c, GwRequest *r, PGresult *res)
-{
-	const char *state,
-			   *detail,
-			   *context;
-	enum MHD_Result ret;
-
-	switch (PQresultStatus(res))
-	{
-		case PGRES_TUPLES_OK:
-			if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) &&
-				strcmp(r->action, "DescribeEndpoints") == 0)
-				return respond_endpoints(c, r, res);
-			/* TagResource and UntagResource answer with no body at all */
-			if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) &&
-				(strcmp(r->action, "TagResource") == 0 ||
-				 strcmp(r->action, "UntagResource") == 0))
-			{
-				PQclear(res);
-				return respond(c, r, MHD_HTTP_OK, "", 0, r->content_type);
-			}
-			if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
-			{
-				/* the value is ours to change: decoded in place */
-				char	   *body = PQgetvalue(res, 0, 0);
-
-				return respond_owned(c, r, MHD_HTTP_OK, body,
-									 NulJsonOut(body, PQgetlength(res, 0, 0)),
-									 r->content_type, res);
-			}
-			GwLog("request %s: dynamodb() returned no value", r->id);
-			PQclear(res);
-			return respond_internal(c, r);
-		case PGRES_FATAL_ERROR:
-			break;
-		default:
-			GwLog("request %s: unexpected result %s", r->id, PQresStatus(PQresultStatus(res)));
-			PQclear(res);
-			return respond_internal(c, r);
-	}
-
-	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-	detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
-	context = PQresultErrorField(res, PG_DIAG_CONTEXT);
-	if (state == NULL)
-	{
-		GwLog("request %s: %s", r->id, PQresultErrorMessage(res));
-		ret = respond_internal(c, r);
-	}
-	else if (strncmp(state, "XD", 2) == 0 && detail &&
-			 strncmp(detail, "{\"__type\":", 10) == 0)
-	{
-		unsigned	status = strstr(detail, "#InternalServerError\"") ?
-			MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_BAD_REQUEST;
-
-		/* a message may quote a string of the request: decoded in place */
-		ret = respond(c, r, status, detail,
-					  NulJsonOut((char *) detail, strlen(detail)), r->content_type);
-	}
-	/* the body could not be read as jsonb: an error binding parameter $2 */
-	else if ((strncmp(state, "22", 2) == 0 || strcmp(state, "54001") == 0) &&
-			 context && strstr(context, "parameter $2"))
-		ret = respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							"SerializationException", "The request body is not valid JSON.");
-	else if (strcmp(state, "42501") == 0)
-	{
-		char		msg[256];
-
-		snprintf(msg, sizeof(msg),
-				 "The role of this access key is not allowed to perform dynamodb:%s on the resource.",
-				 r->action);
-		ret = respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							"AccessDeniedException", msg);
-	}
-	else if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)
-		ret = respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
-							"TransactionConflictException",
-							"Transaction is ongoing for the item");
-	else
-	{
-		GwLog("request %s: %s: %s", r->id, state, PQresultErrorMessage(res));
-		ret = respond_internal(c, r);
-	}
-	PQclear(res);
-	return ret;
-}
-
-/* the pool answered r's job: let libmicrohttpd call handle_request again */
 static void
 job_done(GwJob *job)
 {
 	GwRequest  *r = (GwRequest *) job;
 
+	if (RouteRetryOnPrimary(job))
+	{
+		MetricsPoolJob(job->pool, false);
+		PoolSubmit(job);
+		return;
+	}
 	MHD_resume_connection(r->conn);
 }
 
 static void
 direct_done(GwJob *job)
 {
-}
-
-/* the answer to a job the pool finished */
-static enum MHD_Result
-respond_job(struct MHD_Connection *c, GwRequest *r)
-{
-	PGresult   *res = r->job.res;
-
-	r->job.res = NULL;
-	switch (r->job.status)
-	{
-		case JOB_RESULT:
-			return respond_result(c, r, res);
-		case JOB_THROTTLED:
-			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_DYNAMODB,
-								 "ThrottlingException", "Rate of requests exceeds the allowed throughput.");
-		case JOB_ROLE_DENIED:
-			GwLog("request %s: the login role cannot act as role \"%s\" (GRANT it to the login role)",
-				  r->id, r->role);
-			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-								 "AccessDeniedException",
-								 "The gateway is not allowed to act as the role of this access key.");
-		case JOB_NO_CONNECTION:
-		case JOB_CONNECTION_LOST:
-		case JOB_ROLE_FAILED:
-			break;
-	}
-	PQclear(res);
-	return respond_internal(c, r);
 }
 
 /* the POST: authenticate, route, run */
@@ -582,8 +227,8 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 	size_t		i;
 
 	if (r->too_big)
-		return respond_error(c, r, 413, NS_VALIDATE,
-							 "ValidationException", "Request size exceeds 16777216 bytes");
+		return GwRespondError(c, r, 413, NS_VALIDATE,
+							  "ValidationException", "Request size exceeds 16777216 bytes");
 
 	/*
 	 * The target first, for the log; errors about it come after auth.  A
@@ -611,7 +256,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 			{
 				bool		stream_action = false;
 
-				snprintf(r->action, sizeof(r->action), "%s", action);
+				memcpy(r->action, action, i + 1);
 				for (i = 0; i < sizeof(stream_actions) / sizeof(stream_actions[0]); i++)
 					if (strcmp(action, stream_actions[i]) == 0)
 						stream_action = true;
@@ -644,7 +289,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 	{
 		static const char unknown[] = "<UnknownOperationException/>\n";
 
-		return respond(c, r, MHD_HTTP_NOT_FOUND, unknown, sizeof(unknown) - 1, "application/xml");
+		return GwRespond(c, r, MHD_HTTP_NOT_FOUND, unknown, sizeof(unknown) - 1, "application/xml");
 	}
 
 	if (!GwOpt.auth_none)
@@ -658,8 +303,8 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 		MHD_get_connection_values(c, MHD_HEADER_KIND, collect_pair, &headers);
 		MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_pair, &query);
 		if (headers.overflow || query.overflow)
-			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-								 "IncompleteSignatureException", "Too many headers.");
+			return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+								  "IncompleteSignatureException", "Too many headers.");
 		sreq.method = method;
 		sreq.path = url;
 		sreq.headers = headers.items;
@@ -677,15 +322,18 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 			case SIGV4_OK:
 				break;
 			case SIGV4_MISSING:
-				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-									 "MissingAuthenticationTokenException", msg);
+				MetricsAuthFailure(AUTH_MISSING);
+				return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+									  "MissingAuthenticationTokenException", msg);
 			case SIGV4_INCOMPLETE:
-				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-									 "IncompleteSignatureException", msg);
+				MetricsAuthFailure(AUTH_INCOMPLETE);
+				return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+									  "IncompleteSignatureException", msg);
 			case SIGV4_EXPIRED:
 			case SIGV4_MISMATCH:
-				return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-									 "InvalidSignatureException", msg);
+				MetricsAuthFailure(st == SIGV4_EXPIRED ? AUTH_EXPIRED : AUTH_SIGNATURE);
+				return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+									  "InvalidSignatureException", msg);
 		}
 		/* --auth any: a well-formed signature is enough, as DynamoDB Local's */
 		if (GwOpt.auth_any)
@@ -696,38 +344,46 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 				case KEY_FOUND:
 					break;
 				case KEY_UNKNOWN:
-					return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-										 "UnrecognizedClientException",
-										 "The security token included in the request is invalid.");
+					MetricsAuthFailure(AUTH_UNKNOWN_KEY);
+					return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+										  "UnrecognizedClientException",
+										  "The security token included in the request is invalid.");
 				case KEY_ERROR:
-					return respond_internal(c, r);
+					MetricsAuthFailure(AUTH_KEY_ERROR);
+					return GwRespondInternal(c, r);
 			}
 		if (!GwOpt.auth_any && !SigV4Verify(&sreq, &auth, secret))
-			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-								 "InvalidSignatureException", MSG_BAD_SIGNATURE);
+		{
+			MetricsAuthFailure(AUTH_SIGNATURE);
+			return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+								  "InvalidSignatureException", MSG_BAD_SIGNATURE);
+		}
 		if (!GwOpt.auth_any && role[0] == '\0')
-			return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-								 "AccessDeniedException",
-								 "The role of this access key no longer exists.");
+		{
+			MetricsAuthFailure(AUTH_NO_ROLE);
+			return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+								  "AccessDeniedException",
+								  "The role of this access key no longer exists.");
+		}
 	}
 
 	if (target == NULL)
-		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							 "UnknownOperationException", "The X-Amz-Target header is required");
+		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							  "UnknownOperationException", "The X-Amz-Target header is required");
 	if (action == NULL)
-		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							 "UnknownOperationException", "Unknown operation");
+		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							  "UnknownOperationException", "Unknown operation");
 	if (other_api)
 	{
 		char		msg[128];
 
 		snprintf(msg, sizeof(msg), "Unknown operation: %s", r->action);
-		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							 "UnknownOperationException", msg);
+		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							  "UnknownOperationException", msg);
 	}
 	if (r->body == NULL || memchr(r->body, '\0', r->len) != NULL)
-		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							 "SerializationException", "The request body is not valid JSON.");
+		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							  "SerializationException", "The request body is not valid JSON.");
 	else
 	{
 		/* U+0000 and U+0001 in strings to their stored form */
@@ -738,7 +394,7 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 			char	   *b = malloc(n + 1);
 
 			if (b == NULL)
-				return respond_internal(c, r);
+				return GwRespondInternal(c, r);
 			NulJsonIn(r->body, r->len, b);
 			b[n] = '\0';
 			free(r->body);
@@ -749,181 +405,29 @@ handle_post(struct MHD_Connection *c, GwRequest *r, const char *url, const char 
 	}
 
 	/*
-	 * Run it: at once when the pool is quiet, else queued, the HTTP
-	 * connection suspended until the pool answers.
+	 * Run it, on the pool route.c chooses: at once when the pool is quiet,
+	 * else queued, the HTTP connection suspended until the pool answers.
 	 */
+	r->job.pool = RouteChoose(r->action, r->body, r->len);
 	r->job.action = r->action;
 	r->job.body = r->body;
 	r->job.role = GwOpt.auth_none || (GwOpt.auth_any && GwOpt.any_role == NULL) ? NULL : r->role;
 	r->job.done = direct_done;
 	r->conn = c;
+	MetricsPoolJob(r->job.pool, false);
 	if (PoolRunDirect(&r->job))
-		return respond_job(c, r);
+	{
+		if (!RouteRetryOnPrimary(&r->job))
+			return GwRespondJob(c, r);
+		MetricsPoolJob(r->job.pool, false);
+		PQclear(r->job.res);
+		r->job.res = NULL;
+	}
 	r->job.done = job_done;
 	r->submitted = true;
 	MHD_suspend_connection(c);
 	PoolSubmit(&r->job);
 	return MHD_YES;
-}
-
-static int64_t
-now_ms(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (int64_t) now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
-static GwConn *
-conn_of(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-	return ci ? ci->socket_context : NULL;
-}
-
-/* the bytes the kernel has received on a TCP socket (Linux 4.1 and later) */
-static bool
-tcp_bytes_received(int fd, uint64_t *bytes)
-{
-	struct tcp_info ti;
-	socklen_t	len = sizeof(ti);
-
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
-		len < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(ti.tcpi_bytes_received))
-		return false;
-	*bytes = ti.tcpi_bytes_received;
-	return true;
-}
-
-/* gc, seen as w (idle), has begun its next request: its deadline runs */
-static void
-conn_begin(GwConn *gc, uint64_t w, int64_t now)
-{
-	__atomic_store_n(&gc->since_ms, now, __ATOMIC_RELAXED);
-	__atomic_compare_exchange_n(&gc->word, &w, CONN_WITH(w, CONN_WAITING), false,
-								__ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
-}
-
-/* the headers are in (the reaper may not have seen the request begin) */
-static void
-conn_request_begun(struct MHD_Connection *c)
-{
-	GwConn	   *gc = conn_of(c);
-	uint64_t	w;
-
-	if (gc == NULL)
-		return;
-	w = __atomic_load_n(&gc->word, __ATOMIC_ACQUIRE);
-	if (CONN_STATE(w) == CONN_IDLE)
-		conn_begin(gc, w, now_ms());
-}
-
-/* the whole request is in: no deadline while it is answered */
-static void
-conn_request_arrived(struct MHD_Connection *c)
-{
-	GwConn	   *gc = conn_of(c);
-	uint64_t	w;
-
-	if (gc == NULL)
-		return;
-	w = __atomic_load_n(&gc->word, __ATOMIC_ACQUIRE);
-	if (CONN_STATE(w) == CONN_WAITING)
-		__atomic_compare_exchange_n(&gc->word, &w, CONN_WITH(w, CONN_BUSY), false,
-									__ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
-}
-
-/*
- * The answer is sent: the connection is idle until the kernel has more
- * bytes for it.  Where the kernel cannot say how many it received, the
- * next request's deadline runs from now, idle time included.
- */
-static void
-conn_request_done(struct MHD_Connection *c)
-{
-	GwConn	   *gc = conn_of(c);
-	uint64_t	bytes,
-				w;
-	int			next = CONN_IDLE;
-
-	if (gc == NULL)
-		return;
-	if (tcp_bytes_received(gc->fd, &bytes))
-		__atomic_store_n(&gc->bytes_in, bytes, __ATOMIC_RELAXED);
-	else
-	{
-		__atomic_store_n(&gc->since_ms, now_ms(), __ATOMIC_RELAXED);
-		next = CONN_WAITING;
-	}
-	w = __atomic_load_n(&gc->word, __ATOMIC_ACQUIRE);
-	while (CONN_STATE(w) != CONN_CUT &&
-		   !__atomic_compare_exchange_n(&gc->word, &w, CONN_NEXT(w, next), false,
-										__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		;
-}
-
-/*
- * The request deadline's thread.  libmicrohttpd calls us only once a
- * request's headers are complete, and its --timeout counts idle time,
- * which a byte every few seconds resets; so this thread looks at every
- * connection a few times per deadline: an idle one whose socket has
- * received bytes since its last answer has begun a request, and one
- * whose request began more than --request-timeout ago and has not arrived
- * whole is shut down (libmicrohttpd then reads the end of the stream and
- * closes it, in its own thread, as if the client had gone).
- */
-static void *
-reaper_main(void *arg)
-{
-	int64_t		deadline = (int64_t) GwOpt.request_timeout * 1000;
-	int64_t		tick = deadline / 8;
-	struct timespec pause;
-
-	if (tick < 50)
-		tick = 50;
-	if (tick > 1000)
-		tick = 1000;
-	pause.tv_sec = tick / 1000;
-	pause.tv_nsec = (tick % 1000) * 1000000L;
-	for (;;)
-	{
-		GwConn	   *gc;
-		int64_t		now;
-		int			cut = 0;
-
-		nanosleep(&pause, NULL);
-		now = now_ms();
-		pthread_mutex_lock(&conns_lock);
-		for (gc = conns; gc; gc = gc->next)
-		{
-			uint64_t	w = __atomic_load_n(&gc->word, __ATOMIC_ACQUIRE);
-			uint64_t	bytes;
-
-			if (CONN_STATE(w) == CONN_IDLE)
-			{
-				if (tcp_bytes_received(gc->fd, &bytes) &&
-					bytes != __atomic_load_n(&gc->bytes_in, __ATOMIC_RELAXED))
-					conn_begin(gc, w, now);
-			}
-			else if (CONN_STATE(w) == CONN_WAITING &&
-					 now - __atomic_load_n(&gc->since_ms, __ATOMIC_RELAXED) >= deadline &&
-					 __atomic_compare_exchange_n(&gc->word, &w, CONN_WITH(w, CONN_CUT), false,
-												 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			{
-				(void) shutdown(gc->fd, SHUT_RDWR);
-				cut++;
-			}
-		}
-		pthread_mutex_unlock(&conns_lock);
-		if (cut > 0 && GwOpt.log)
-			GwLog("closed %d connection%s: no whole request within %d s (--request-timeout)",
-				  cut, cut == 1 ? "" : "s", GwOpt.request_timeout);
-	}
-	return NULL;
 }
 
 /*
@@ -1040,6 +544,66 @@ check_framing(struct MHD_Connection *c, const char *version, const char **why)
 	return 0;
 }
 
+/* GET /metrics (metrics.c), unauthenticated like the health check */
+static enum MHD_Result
+respond_metrics(struct MHD_Connection *c, GwRequest *r)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	size_t		len;
+	char	   *text = MetricsRender(&len);
+
+	if (text == NULL)
+		return MHD_NO;
+	resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+	if (resp == NULL)
+	{
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+	ret = MHD_queue_response(c, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	if (r)
+		r->answered = true;
+	return ret;
+}
+
+/*
+ * The --metrics-port daemon's handler: GET /metrics, and nothing else
+ * (404); no body is read.
+ */
+static enum MHD_Result
+handle_metrics_port(void *cls, struct MHD_Connection *c, const char *url,
+					const char *method, const char *version, const char *upload_data,
+					size_t *upload_data_size, void **con_cls)
+{
+	static const char not_found[] = "Not found: this port serves GET /metrics\n";
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if (*con_cls == NULL)
+	{
+		*con_cls = (void *) 1;
+		return MHD_YES;
+	}
+	if (*upload_data_size > 0)
+	{
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (strcmp(method, "GET") == 0 && strcmp(url, "/metrics") == 0)
+		return respond_metrics(c, NULL);
+	resp = MHD_create_response_from_buffer(sizeof(not_found) - 1, (void *) not_found,
+										   MHD_RESPMEM_PERSISTENT);
+	if (resp == NULL)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type", "text/plain");
+	ret = MHD_queue_response(c, MHD_HTTP_NOT_FOUND, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
 static enum MHD_Result
 handle_request(void *cls, struct MHD_Connection *c, const char *url,
 			   const char *method, const char *version, const char *upload_data,
@@ -1053,13 +617,15 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 		const char *why;
 		unsigned	status;
 
-		conn_request_begun(c);
+		ConnRequestBegun(c);
 		r = calloc(1, sizeof(GwRequest));
 		if (r == NULL)
 			return MHD_NO;
 		clock_gettime(CLOCK_MONOTONIC, &r->start);
-		make_request_id(r->id);
+		GwMakeRequestId(r->id);
 		r->content_type = CT_AMZ_JSON;
+		/* health checks and scrapes are not counted in the metrics */
+		r->counted = strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
 		*con_cls = r;
 		__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 
@@ -1067,7 +633,7 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 		if (status != 0)
 		{
 			r->close = true;
-			return respond(c, r, status, why, strlen(why), "text/plain");
+			return GwRespond(c, r, status, why, strlen(why), "text/plain");
 		}
 
 		/* refuse an announced oversize body before reading it */
@@ -1075,8 +641,8 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 		if (cl && strtoull(cl, NULL, 10) > GW_MAX_BODY)
 		{
 			r->too_big = true;
-			return respond_error(c, r, 413, NS_VALIDATE,
-								 "ValidationException", "Request size exceeds 16777216 bytes");
+			return GwRespondError(c, r, 413, NS_VALIDATE,
+								  "ValidationException", "Request size exceeds 16777216 bytes");
 		}
 		return MHD_YES;
 	}
@@ -1115,20 +681,23 @@ handle_request(void *cls, struct MHD_Connection *c, const char *url,
 		return MHD_YES;
 	}
 
-	conn_request_arrived(c);
+	ConnRequestArrived(c);
 	if (r->answered)
 		return MHD_YES;
 	if (r->submitted)
-		return respond_job(c, r);
+		return GwRespondJob(c, r);
+	if (strcmp(method, "GET") == 0 && GwOpt.metrics_port == 0 &&
+		strcmp(url, "/metrics") == 0)
+		return respond_metrics(c, r);
 	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
 	{
 		static const char healthy[] = "healthy: item_table_gateway";
 
-		return respond(c, r, MHD_HTTP_OK, healthy, sizeof(healthy) - 1, "text/plain");
+		return GwRespond(c, r, MHD_HTTP_OK, healthy, sizeof(healthy) - 1, "text/plain");
 	}
 	if (strcmp(method, "POST") != 0)
-		return respond_error(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
-							 "UnknownOperationException", "Only POST requests are served");
+		return GwRespondError(c, r, MHD_HTTP_BAD_REQUEST, NS_SERVICE,
+							  "UnknownOperationException", "Only POST requests are served");
 	if (r->body == NULL && !r->too_big)
 	{
 		r->body = strdup("");
@@ -1144,7 +713,7 @@ request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
 	GwRequest  *r = *con_cls;
 
-	conn_request_done(c);
+	ConnRequestDone(c);
 	if (r == NULL)
 		return;
 	PQclear(r->job.res);
@@ -1152,101 +721,6 @@ request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	free(r);
 	*con_cls = NULL;
 	__atomic_sub_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
-}
-
-/*
- * Beyond --max-connections a new connection is closed as soon as accepted.
- * (libmicrohttpd's own limit, set higher as a backstop, would stop
- * accepting instead, leaving clients waiting in the listen queue.)
- *
- * The slot is taken here, atomically, not when the connection starts: the
- * pool's threads accept concurrently, and a check here with the count
- * raised later let two threads both take the last slot.  libmicrohttpd
- * announces the connection (connection_notify) in the thread that accepted
- * it, right after this; the slot waits in slot_taken until then.  Should it
- * drop the socket in between (it runs out of memory), the thread's next
- * accept gives the slot back.
- */
-static __thread bool slot_taken;
-
-static enum MHD_Result
-accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
-{
-	if (slot_taken)
-		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
-	slot_taken = false;
-	if (__atomic_add_fetch(&open_connections, 1, __ATOMIC_SEQ_CST) > GwOpt.max_connections)
-	{
-		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
-		if (GwOpt.log)
-			GwLog("connection refused: %d connections are open", GwOpt.max_connections);
-		return MHD_NO;
-	}
-	slot_taken = true;
-	return MHD_YES;
-}
-
-/*
- * Count connections; Nagle off on every accepted socket; each one in the
- * list of the request deadline from its accept (its first request starts
- * then) until libmicrohttpd is about to close it.
- */
-static void
-connection_notify(void *cls, struct MHD_Connection *c, void **socket_context,
-				  enum MHD_ConnectionNotificationCode toe)
-{
-	GwConn	   *gc = *socket_context;
-
-	if (toe == MHD_CONNECTION_NOTIFY_CLOSED)
-	{
-		__atomic_sub_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
-		if (gc)
-		{
-			pthread_mutex_lock(&conns_lock);
-			if (gc->prev)
-				gc->prev->next = gc->next;
-			else
-				conns = gc->next;
-			if (gc->next)
-				gc->next->prev = gc->prev;
-			pthread_mutex_unlock(&conns_lock);
-			free(gc);
-			*socket_context = NULL;
-		}
-	}
-	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
-	{
-		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-		int			one = 1;
-
-		/* the slot accept_policy took (always, unless added some other way) */
-		if (slot_taken)
-			slot_taken = false;
-		else
-			__atomic_add_fetch(&open_connections, 1, __ATOMIC_SEQ_CST);
-		if (ci)
-		{
-			(void) setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-			gc = calloc(1, sizeof(GwConn));
-			if (gc == NULL)
-			{
-				/* no deadline could be kept for it: refuse it */
-				(void) shutdown(ci->connect_fd, SHUT_RDWR);
-				return;
-			}
-			gc->fd = ci->connect_fd;
-			gc->word = CONN_WAITING;
-			gc->since_ms = now_ms();
-			pthread_mutex_lock(&conns_lock);
-			gc->next = conns;
-			if (conns)
-				conns->prev = gc;
-			conns = gc;
-			pthread_mutex_unlock(&conns_lock);
-			*socket_context = gc;
-		}
-	}
 }
 
 static char *
@@ -1286,7 +760,8 @@ GwMain(int argc, char **argv)
 {
 	struct addrinfo hints = {0},
 			   *ai;
-	struct MHD_Daemon *d;
+	struct MHD_Daemon *d,
+			   *md = NULL;
 	unsigned int flags;
 	char	   *cert = NULL,
 			   *key = NULL;
@@ -1341,7 +816,7 @@ GwMain(int argc, char **argv)
 		}
 	}
 
-	if (RAND_bytes(id_salt, sizeof(id_salt)) != 1)
+	if (!GwRequestIdInit())
 	{
 		fprintf(stderr, "item_table_gateway: no random bytes for request ids\n");
 		return 1;
@@ -1357,7 +832,7 @@ GwMain(int argc, char **argv)
 	{
 		pthread_t	reaper;
 
-		if (pthread_create(&reaper, NULL, reaper_main, NULL) != 0)
+		if (pthread_create(&reaper, NULL, ConnReaperMain, NULL) != 0)
 		{
 			fprintf(stderr, "item_table_gateway: cannot start a thread\n");
 			return 1;
@@ -1378,6 +853,11 @@ GwMain(int argc, char **argv)
 		if (!PoolInit(GwOpt.conninfo, &po, !GwOpt.auth_none && !GwOpt.auth_any))
 		{
 			fprintf(stderr, "item_table_gateway: cannot use the database (is item_table installed, and may the login role read item_table.access_keys?)\n");
+			return 1;
+		}
+		if (!RouteInit())
+		{
+			fprintf(stderr, "item_table_gateway: cannot set up the replicas' pools\n");
 			return 1;
 		}
 	}
@@ -1416,7 +896,7 @@ GwMain(int argc, char **argv)
 		flags |= MHD_USE_TLS;
 	}
 
-	d = MHD_start_daemon(flags, 0, accept_policy, NULL, handle_request, NULL,
+	d = MHD_start_daemon(flags, 0, ConnAcceptPolicy, NULL, handle_request, NULL,
 						 MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
 						 MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 						 MHD_OPTION_THREAD_POOL_SIZE, (unsigned int) GwOpt.threads,
@@ -1424,7 +904,7 @@ GwMain(int argc, char **argv)
 						 (unsigned int) (GwOpt.max_connections + 16 * GwOpt.threads),
 						 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int) GwOpt.timeout,
 						 MHD_OPTION_NOTIFY_COMPLETED, request_completed, NULL,
-						 MHD_OPTION_NOTIFY_CONNECTION, connection_notify, NULL,
+						 MHD_OPTION_NOTIFY_CONNECTION, ConnNotify, NULL,
 						 MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024U,
 						 cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, cert,
 						 MHD_OPTION_HTTPS_MEM_KEY, key,
@@ -1435,6 +915,28 @@ GwMain(int argc, char **argv)
 				GwOpt.listen, GwOpt.port, strerror(errno));
 		return 1;
 	}
+	if (GwOpt.metrics_port != 0)
+	{
+		/* GET /metrics on a port of its own, one thread, plain HTTP */
+		if (ai->ai_family == AF_INET)
+			((struct sockaddr_in *) ai->ai_addr)->sin_port = htons((uint16_t) GwOpt.metrics_port);
+		else
+			((struct sockaddr_in6 *) ai->ai_addr)->sin6_port = htons((uint16_t) GwOpt.metrics_port);
+		md = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG |
+							  (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+							  0, NULL, NULL, handle_metrics_port, NULL,
+							  MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL,
+							  MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+							  MHD_OPTION_CONNECTION_LIMIT, 64U,
+							  MHD_OPTION_CONNECTION_TIMEOUT, 10U,
+							  MHD_OPTION_END);
+		if (md == NULL)
+		{
+			fprintf(stderr, "item_table_gateway: cannot listen on %s port %d (--metrics-port): %s\n",
+					GwOpt.listen, GwOpt.metrics_port, strerror(errno));
+			return 1;
+		}
+	}
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	port = info ? info->port : GwOpt.port;
 	if (GwOnReady)
@@ -1444,6 +946,10 @@ GwMain(int argc, char **argv)
 			   GwOpt.tls_cert ? "https" : "http",
 			   ai->ai_family == AF_INET6 ? "[" : "", GwOpt.listen,
 			   ai->ai_family == AF_INET6 ? "]" : "", port);
+	if (md && !GwOnReady)
+		printf("item_table_gateway: metrics on http://%s%s%s:%d/metrics\n",
+			   ai->ai_family == AF_INET6 ? "[" : "", GwOpt.listen,
+			   ai->ai_family == AF_INET6 ? "]" : "", GwOpt.metrics_port);
 	fflush(stdout);
 	freeaddrinfo(ai);
 
@@ -1468,6 +974,8 @@ GwMain(int argc, char **argv)
 		return 0;
 	}
 	MHD_stop_daemon(d);
+	if (md)
+		MHD_stop_daemon(md);
 	PoolClose();
 	free(cert);
 	free(key);

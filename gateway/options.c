@@ -25,6 +25,7 @@ GwOptions	GwOpt = {
 	.key_ttl = 5,
 	.statement_timeout_ms = 30000,
 	.lock_timeout_ms = 5000,
+	.max_replica_lag_ms = 1000,
 };
 
 void		(*GwOnReady) (int port) = NULL;
@@ -57,6 +58,11 @@ usage(FILE *out)
 			"                         InternalServerError (default 30000; 0: never)\n"
 			"  --lock-timeout MS      cancel a request waiting longer for a lock,\n"
 			"                         likewise (default 5000; 0: never)\n"
+			"  --replica CONNINFO     a hot standby of the database, for eventually\n"
+			"                         consistent reads (repeatable; docs/gateway.md)\n"
+			"  --max-replica-lag SEC  skip a replica whose replay lags more (default 1)\n"
+			"  --metrics-port N       serve GET /metrics on this port only (default:\n"
+			"                         on --port)\n"
 			"  --auth sigv4|any|none  check AWS SigV4 signatures against\n"
 			"                         item_table.access_keys (default); or accept any\n"
 			"                         well-formed SigV4 credentials unchecked (any), or\n"
@@ -109,6 +115,9 @@ static const struct option longopts[] = {
 	{"pool-per-role", required_argument, NULL, 'r'},
 	{"statement-timeout", required_argument, NULL, 'S'},
 	{"lock-timeout", required_argument, NULL, 'O'},
+	{"replica", required_argument, NULL, 'e'},
+	{"max-replica-lag", required_argument, NULL, 'g'},
+	{"metrics-port", required_argument, NULL, 'M'},
 	{"config", required_argument, NULL, 'C'},
 	{"help", no_argument, NULL, 'h'},
 	{"version", no_argument, NULL, 'V'},
@@ -218,6 +227,24 @@ set_option(int ch, const char *name, const char *arg)
 			break;
 		case 'O':
 			GwOpt.lock_timeout_ms = int_arg(name, arg, 0, 1000000000L);
+			break;
+		case 'e':
+			if (GwOpt.nreplicas == GW_MAX_REPLICAS)
+				bad_value(name, arg, " (at most 16 replicas)");
+			GwOpt.replicas[GwOpt.nreplicas++] = arg;
+			break;
+		case 'g':
+			{
+				char	   *end;
+				double		v = strtod(arg, &end);
+
+				if (*arg == '\0' || *end != '\0' || !(v >= 0.001 && v <= 86400))
+					bad_value(name, arg, " (seconds, from 0.001 to 86400)");
+				GwOpt.max_replica_lag_ms = (int) (v * 1000 + 0.5);
+			}
+			break;
+		case 'M':
+			GwOpt.metrics_port = int_arg(name, arg, 1, 65535);
 			break;
 		case 'C':
 			read_config(arg);

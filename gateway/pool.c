@@ -17,6 +17,12 @@
  * first slot's connection (PoolRunDirect): a lone client pays no thread
  * hand-off, and the queue is only there when there is load to batch.
  *
+ * Pools.  There is one pool per server: the primary's (GwPrimary, made
+ * by PoolInit) and one per --replica (PoolAddReplica, for route.c), each
+ * with its own slots, queue and lock, all with the same settings; a job
+ * runs on job->pool (NULL: the primary's).  Access keys are read on the
+ * primary only.
+ *
  * Pipelining.  A slot sends its whole batch at once in libpq's pipeline
  * mode (PostgreSQL 14+ libpq): each job is its own segment, its
  * statements followed by a Sync, so each runs in its own implicit
@@ -110,8 +116,11 @@
 /* most jobs one slot sends in one batch */
 #define BATCH_MAX 16
 
+struct GwPool;
+
 typedef struct PoolConn
 {
+	struct GwPool *pool;		/* the pool of this slot (NULL: the catalog's) */
 	PGconn	   *conn;
 	char		role[GW_MAX_ROLE + 1];	/* the login role, quoted */
 	pthread_t	thread;
@@ -122,24 +131,42 @@ typedef struct PoolConn
 	struct timespec last_used;	/* when its last batch ended */
 } PoolConn;
 
-static PoolConn *slots;
-static int	nslots;
+/*
+ * One pool: the primary's, and one per --replica (route.c chooses which
+ * runs a job).  Each has its own slots, queue and lock; they share the
+ * settings.
+ */
+struct GwPool
+{
+	const char *name;			/* "primary", "replica1", ... (metrics) */
+	int			index;			/* in pools[] */
+	char	   *conninfo;
+	PoolConn   *slots;
+	int			nslots;
+
+	/* the queue of jobs, FIFO */
+	pthread_mutex_t queue_mutex;
+	pthread_cond_t queue_cond;
+	GwJob	   *queue_head;
+	GwJob	   *queue_tail;
+	int			queue_len;
+	int			idle_slots;		/* slot threads waiting on queue_cond */
+	int			busy_slots;		/* slots running a batch or lent */
+	int			lent_slots;		/* slots lent to PoolRunDirect (0 or 1) */
+	bool		stopping;
+};
+
 static int	pool_wait_ms;
 static int	pool_role_cap;		/* most slots one role's jobs may hold */
 static char pool_statement_timeout[16];
 static char pool_lock_timeout[16];
-static char *pool_conninfo;
 
-/* the queue of jobs, FIFO */
-static pthread_mutex_t queue_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t queue_cond;
-static GwJob *queue_head;
-static GwJob *queue_tail;
-static int	queue_len;
-static int	idle_slots;			/* slot threads waiting on queue_cond */
-static int	busy_slots;			/* slots running a batch or lent */
-static int	lent_slots;			/* slots lent to PoolRunDirect (0 or 1) */
-static bool stopping;
+#define MAX_POOLS (1 + GW_MAX_REPLICAS)
+static GwPool *pools[MAX_POOLS];
+static int	npools;
+
+/* the primary's pool: jobs without a pool of their own run there */
+GwPool	   *GwPrimary;
 
 /* the catalog connection and the key cache */
 typedef struct KeyEntry
@@ -180,7 +207,8 @@ static bool
 pool_connect(PoolConn *pc, bool catalog)
 {
 	const char *keywords[] = {"application_name", "dbname", "client_encoding", NULL};
-	const char *values[] = {"item_table_gateway", pool_conninfo, "UTF8", NULL};
+	const char *values[] = {"item_table_gateway",
+	(pc->pool ? pc->pool : GwPrimary)->conninfo, "UTF8", NULL};
 	const char *timeouts[2] = {pool_statement_timeout, pool_lock_timeout};
 	PGresult   *res;
 
@@ -297,7 +325,7 @@ finish(GwJob *job, GwJobStatus status, PGresult *res)
  * at its head.
  */
 static void
-expire_jobs(void)
+expire_jobs(GwPool *p)
 {
 	struct timespec now;
 	GwJob	   *expired = NULL,
@@ -305,19 +333,19 @@ expire_jobs(void)
 			   *job;
 
 	now_mono(&now);
-	pthread_mutex_lock(&queue_mutex);
-	while (queue_head && ms_until(&queue_head->deadline, &now) <= 0)
+	pthread_mutex_lock(&p->queue_mutex);
+	while (p->queue_head && ms_until(&p->queue_head->deadline, &now) <= 0)
 	{
-		job = queue_head;
-		queue_head = job->next;
-		queue_len--;
+		job = p->queue_head;
+		p->queue_head = job->next;
+		p->queue_len--;
 		job->next = NULL;
 		*tail = job;
 		tail = &job->next;
 	}
-	if (queue_head == NULL)
-		queue_tail = NULL;
-	pthread_mutex_unlock(&queue_mutex);
+	if (p->queue_head == NULL)
+		p->queue_tail = NULL;
+	pthread_mutex_unlock(&p->queue_mutex);
 	while ((job = expired) != NULL)
 	{
 		expired = job->next;
@@ -332,6 +360,8 @@ expire_jobs(void)
 static bool
 wait_input(PoolConn *pc)
 {
+	GwPool	   *p = pc->pool;
+
 	while (PQisBusy(pc->conn))
 	{
 		struct pollfd pfd = {.fd = PQsocket(pc->conn),.events = POLLIN};
@@ -339,21 +369,21 @@ wait_input(PoolConn *pc)
 		long		timeout = 100;
 		int			rc;
 
-		pthread_mutex_lock(&queue_mutex);
-		if (queue_head)
+		pthread_mutex_lock(&p->queue_mutex);
+		if (p->queue_head)
 		{
 			now_mono(&now);
-			timeout = ms_until(&queue_head->deadline, &now);
+			timeout = ms_until(&p->queue_head->deadline, &now);
 			if (timeout < 0)
 				timeout = 0;
 		}
-		pthread_mutex_unlock(&queue_mutex);
+		pthread_mutex_unlock(&p->queue_mutex);
 		rc = poll(&pfd, 1, (int) timeout);
 		if (rc < 0 && errno != EINTR)
 			return false;
 		if (rc == 0)
 		{
-			expire_jobs();
+			expire_jobs(p);
 			continue;
 		}
 		if (rc > 0 && !PQconsumeInput(pc->conn))
@@ -414,24 +444,24 @@ refused_dirty(PGresult *res)
  * with their deadlines.
  */
 static void
-requeue(GwJob **jobs, int n)
+requeue(GwPool *p, GwJob **jobs, int n)
 {
 	int			i;
 
 	if (n == 0)
 		return;
-	pthread_mutex_lock(&queue_mutex);
+	pthread_mutex_lock(&p->queue_mutex);
 	for (i = n - 1; i >= 0; i--)
 	{
-		jobs[i]->next = queue_head;
+		jobs[i]->next = p->queue_head;
 		jobs[i]->res = NULL;
-		queue_head = jobs[i];
-		if (queue_tail == NULL)
-			queue_tail = jobs[i];
-		queue_len++;
+		p->queue_head = jobs[i];
+		if (p->queue_tail == NULL)
+			p->queue_tail = jobs[i];
+		p->queue_len++;
 	}
-	pthread_cond_broadcast(&queue_cond);
-	pthread_mutex_unlock(&queue_mutex);
+	pthread_cond_broadcast(&p->queue_cond);
+	pthread_mutex_unlock(&p->queue_mutex);
 }
 
 /*
@@ -523,7 +553,7 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 			pc->role[0] = '\0';
 			for (; i < n; i++)
 				finish(jobs[i], JOB_CONNECTION_LOST, NULL);
-			requeue(again, nagain);
+			requeue(pc->pool, again, nagain);
 			return;
 		}
 		if (PQresultStatus(got) == PGRES_TUPLES_OK && PQntuples(got) == 1 &&
@@ -555,19 +585,19 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 		pc->conn = NULL;
 		pc->role[0] = '\0';
 	}
-	requeue(again, nagain);
+	requeue(pc->pool, again, nagain);
 }
 
 /* busy slots running role's jobs (under queue_mutex) */
 static int
-role_slots(const char *role)
+role_slots(GwPool *p, const char *role)
 {
 	int			i,
 				n = 0;
 
-	for (i = 0; i < nslots; i++)
-		if (slots[i].busy && slots[i].capped &&
-			strcmp(slots[i].batch_role, role) == 0)
+	for (i = 0; i < p->nslots; i++)
+		if (p->slots[i].busy && p->slots[i].capped &&
+			strcmp(p->slots[i].batch_role, role) == 0)
 			n++;
 	return n;
 }
@@ -578,15 +608,15 @@ role_slots(const char *role)
  * Under queue_mutex; *prevp is set to the job before it (NULL: the head).
  */
 static GwJob *
-first_eligible(GwJob **prevp)
+first_eligible(GwPool *p, GwJob **prevp)
 {
 	GwJob	   *prev = NULL,
 			   *job;
 
-	for (job = queue_head; job; prev = job, job = job->next)
+	for (job = p->queue_head; job; prev = job, job = job->next)
 	{
 		if (job->role == NULL || pool_role_cap <= 0 ||
-			role_slots(job->role) < pool_role_cap)
+			role_slots(p, job->role) < pool_role_cap)
 		{
 			*prevp = prev;
 			return job;
@@ -597,15 +627,15 @@ first_eligible(GwJob **prevp)
 
 /* unlink job (whose predecessor is prev) from the queue, under queue_mutex */
 static void
-unlink_job(GwJob *prev, GwJob *job)
+unlink_job(GwPool *p, GwJob *prev, GwJob *job)
 {
 	if (prev)
 		prev->next = job->next;
 	else
-		queue_head = job->next;
-	if (queue_tail == job)
-		queue_tail = prev;
-	queue_len--;
+		p->queue_head = job->next;
+	if (p->queue_tail == job)
+		p->queue_tail = prev;
+	p->queue_len--;
 	job->next = NULL;
 }
 
@@ -635,9 +665,10 @@ static void *
 slot_main(void *arg)
 {
 	PoolConn   *pc = arg;
+	GwPool	   *p = pc->pool;
 	GwJob	   *jobs[BATCH_MAX];
 
-	pthread_mutex_lock(&queue_mutex);
+	pthread_mutex_lock(&p->queue_mutex);
 	for (;;)
 	{
 		GwJob	   *first = NULL,
@@ -647,18 +678,18 @@ slot_main(void *arg)
 		int			n = 0,
 					share;
 
-		while (!stopping && (pc->lent || (first = first_eligible(&prev)) == NULL))
+		while (!p->stopping && (pc->lent || (first = first_eligible(p, &prev)) == NULL))
 		{
-			idle_slots++;
-			pthread_cond_wait(&queue_cond, &queue_mutex);
-			idle_slots--;
+			p->idle_slots++;
+			pthread_cond_wait(&p->queue_cond, &p->queue_mutex);
+			p->idle_slots--;
 		}
 		if (first == NULL && !pc->lent)
-			first = first_eligible(&prev);
+			first = first_eligible(p, &prev);
 		if (first == NULL || pc->lent)
 			break;				/* stopping */
 		/* this slot's share, leaving the rest to the idle slots */
-		share = (queue_len + idle_slots) / (idle_slots + 1);
+		share = (p->queue_len + p->idle_slots) / (p->idle_slots + 1);
 		if (share > BATCH_MAX)
 			share = BATCH_MAX;
 		if (share < 1)
@@ -668,34 +699,34 @@ slot_main(void *arg)
 			next = job->next;
 			if (job == first || same_role(job, first))
 			{
-				unlink_job(prev, job);
+				unlink_job(p, prev, job);
 				jobs[n++] = job;
 			}
 			else
 				prev = job;
 		}
-		if (queue_head && idle_slots > 0)
+		if (p->queue_head && p->idle_slots > 0)
 		{
-			if (lent_slots > 0)
-				pthread_cond_broadcast(&queue_cond);
+			if (p->lent_slots > 0)
+				pthread_cond_broadcast(&p->queue_cond);
 			else
-				pthread_cond_signal(&queue_cond);
+				pthread_cond_signal(&p->queue_cond);
 		}
-		busy_slots++;
+		p->busy_slots++;
 		set_busy(pc, jobs[0]);
-		pthread_mutex_unlock(&queue_mutex);
+		pthread_mutex_unlock(&p->queue_mutex);
 
 		run_batch(pc, jobs, n);
 		now_mono(&pc->last_used);
 
-		pthread_mutex_lock(&queue_mutex);
-		busy_slots--;
+		pthread_mutex_lock(&p->queue_mutex);
+		p->busy_slots--;
 		set_busy(pc, NULL);
 		/* jobs of the role this batch held may be eligible now */
-		if (queue_head && idle_slots > 0)
-			pthread_cond_broadcast(&queue_cond);
+		if (p->queue_head && p->idle_slots > 0)
+			pthread_cond_broadcast(&p->queue_cond);
 	}
-	pthread_mutex_unlock(&queue_mutex);
+	pthread_mutex_unlock(&p->queue_mutex);
 	return NULL;
 }
 
@@ -710,82 +741,146 @@ slot_main(void *arg)
 bool
 PoolRunDirect(GwJob *job)
 {
-	PoolConn   *pc = &slots[0];
+	GwPool	   *p = job->pool ? job->pool : GwPrimary;
+	PoolConn   *pc = &p->slots[0];
 
-	pthread_mutex_lock(&queue_mutex);
-	if (queue_head != NULL || busy_slots > 0 || stopping)
+	pthread_mutex_lock(&p->queue_mutex);
+	if (p->queue_head != NULL || p->busy_slots > 0 || p->stopping)
 	{
-		pthread_mutex_unlock(&queue_mutex);
+		pthread_mutex_unlock(&p->queue_mutex);
 		return false;
 	}
 	pc->lent = true;
 	set_busy(pc, job);
-	lent_slots++;
-	busy_slots++;
-	pthread_mutex_unlock(&queue_mutex);
+	p->lent_slots++;
+	p->busy_slots++;
+	pthread_mutex_unlock(&p->queue_mutex);
 
 	job->next = NULL;
 	job->res = NULL;
 	run_batch(pc, &job, 1);
 	now_mono(&pc->last_used);
 
-	pthread_mutex_lock(&queue_mutex);
+	pthread_mutex_lock(&p->queue_mutex);
 	pc->lent = false;
 	set_busy(pc, NULL);
-	lent_slots--;
-	busy_slots--;
-	if (queue_head != NULL)
-		pthread_cond_broadcast(&queue_cond);
-	pthread_mutex_unlock(&queue_mutex);
+	p->lent_slots--;
+	p->busy_slots--;
+	if (p->queue_head != NULL)
+		pthread_cond_broadcast(&p->queue_cond);
+	pthread_mutex_unlock(&p->queue_mutex);
 	return true;
 }
 
-/*
- * PoolInit
- *		Set up size slots and their threads (connecting none yet, except
- *		one to check that the database and the extension are there).
- */
-bool
-PoolInit(const char *conninfo, const GwPoolOptions *o, bool need_keys)
+/* a pool of size slots and their threads, connecting none yet */
+static GwPool *
+pool_create(const char *name, const char *conninfo, int size)
 {
 	pthread_condattr_t attr;
-	int			i,
-				size = o->size;
+	GwPool	   *p;
+	int			i;
 
-	pool_conninfo = strdup(conninfo ? conninfo : "");
-	nslots = size;
-	pool_wait_ms = o->wait_ms;
-	pool_role_cap = o->role_cap;
-	snprintf(pool_statement_timeout, sizeof(pool_statement_timeout), "%d", o->statement_timeout_ms);
-	snprintf(pool_lock_timeout, sizeof(pool_lock_timeout), "%d", o->lock_timeout_ms);
-	key_ttl = o->key_ttl_s;
-	slots = calloc(size, sizeof(PoolConn));
-	if (!slots || !pool_conninfo)
-		return false;
+	if (npools >= MAX_POOLS || (p = calloc(1, sizeof(GwPool))) == NULL)
+		return NULL;
+	p->name = name;
+	p->conninfo = strdup(conninfo ? conninfo : "");
+	p->nslots = size;
+	p->slots = calloc(size, sizeof(PoolConn));
+	if (!p->slots || !p->conninfo)
+		return NULL;
+	for (i = 0; i < size; i++)
+		p->slots[i].pool = p;
+	pthread_mutex_init(&p->queue_mutex, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&queue_cond, &attr);
+	pthread_cond_init(&p->queue_cond, &attr);
 	pthread_condattr_destroy(&attr);
+	p->index = npools;
+	pools[npools++] = p;
+	return p;
+}
 
-	/* fail early on a wrong conninfo or a missing extension */
-	if (!pool_connect(&slots[0], false))
-		return false;
-	if (need_keys && !pool_connect(&key_conn, true))
-		return false;
-	for (i = 0; i < size; i++)
-		if (pthread_create(&slots[i].thread, NULL, slot_main, &slots[i]) != 0)
+static bool
+pool_start(GwPool *p)
+{
+	int			i;
+
+	for (i = 0; i < p->nslots; i++)
+		if (pthread_create(&p->slots[i].thread, NULL, slot_main, &p->slots[i]) != 0)
 			return false;
 	return true;
 }
 
 /*
+ * PoolInit
+ *		Set up the primary's pool: size slots and their threads (connecting
+ *		none yet, except one to check that the database and the extension
+ *		are there).
+ */
+bool
+PoolInit(const char *conninfo, const GwPoolOptions *o, bool need_keys)
+{
+	pool_wait_ms = o->wait_ms;
+	pool_role_cap = o->role_cap;
+	snprintf(pool_statement_timeout, sizeof(pool_statement_timeout), "%d", o->statement_timeout_ms);
+	snprintf(pool_lock_timeout, sizeof(pool_lock_timeout), "%d", o->lock_timeout_ms);
+	key_ttl = o->key_ttl_s;
+	GwPrimary = pool_create("primary", conninfo, o->size);
+	if (GwPrimary == NULL)
+		return false;
+
+	/* fail early on a wrong conninfo or a missing extension */
+	if (!pool_connect(&GwPrimary->slots[0], false))
+		return false;
+	if (need_keys && !pool_connect(&key_conn, true))
+		return false;
+	return pool_start(GwPrimary);
+}
+
+/*
+ * PoolAddReplica
+ *		A pool of size slots for a replica, with the primary's settings
+ *		(after PoolInit).  Its connections are made when first used: a
+ *		replica that is down at start is route.c's to skip.
+ */
+GwPool *
+PoolAddReplica(const char *name, const char *conninfo, int size)
+{
+	GwPool	   *p = pool_create(name, conninfo, size);
+
+	if (p == NULL || !pool_start(p))
+		return NULL;
+	return p;
+}
+
+/* the pool's name and, at this moment, its slots, busy slots and queue */
+const char *
+PoolStats(GwPool *p, int *size, int *in_use, int *waiting)
+{
+	pthread_mutex_lock(&p->queue_mutex);
+	*size = p->nslots;
+	*in_use = p->busy_slots;
+	*waiting = p->queue_len;
+	pthread_mutex_unlock(&p->queue_mutex);
+	return p->name;
+}
+
+int
+PoolIndex(GwPool *p)
+{
+	return p ? p->index : 0;
+}
+
+/*
  * PoolSubmit
- *		Queue a job; its done() is called once, from a slot thread, when
- *		it is answered.
+ *		Queue a job on its pool (job->pool, NULL: the primary's); its
+ *		done() is called once, from a slot thread, when it is answered.
  */
 void
 PoolSubmit(GwJob *job)
 {
+	GwPool	   *p = job->pool ? job->pool : GwPrimary;
+
 	now_mono(&job->deadline);
 	job->deadline.tv_sec += pool_wait_ms / 1000;
 	job->deadline.tv_nsec += (long) (pool_wait_ms % 1000) * 1000000L;
@@ -796,39 +891,45 @@ PoolSubmit(GwJob *job)
 	}
 	job->next = NULL;
 	job->res = NULL;
-	pthread_mutex_lock(&queue_mutex);
-	if (queue_tail)
-		queue_tail->next = job;
+	pthread_mutex_lock(&p->queue_mutex);
+	if (p->queue_tail)
+		p->queue_tail->next = job;
 	else
-		queue_head = job;
-	queue_tail = job;
-	queue_len++;
+		p->queue_head = job;
+	p->queue_tail = job;
+	p->queue_len++;
 	/* a lent slot's thread ignores the wake-up: then wake them all */
-	if (idle_slots > 0 && lent_slots > 0)
-		pthread_cond_broadcast(&queue_cond);
-	else if (idle_slots > 0)
-		pthread_cond_signal(&queue_cond);
-	pthread_mutex_unlock(&queue_mutex);
+	if (p->idle_slots > 0 && p->lent_slots > 0)
+		pthread_cond_broadcast(&p->queue_cond);
+	else if (p->idle_slots > 0)
+		pthread_cond_signal(&p->queue_cond);
+	pthread_mutex_unlock(&p->queue_mutex);
 }
 
 /*
- * Stop the slot threads once the queue is empty, and close every
+ * Stop the slot threads once the queues are empty, and close every
  * connection; called once no request runs.
  */
 void
 PoolClose(void)
 {
-	int			i;
+	int			i,
+				k;
 
-	pthread_mutex_lock(&queue_mutex);
-	stopping = true;
-	pthread_cond_broadcast(&queue_cond);
-	pthread_mutex_unlock(&queue_mutex);
-	for (i = 0; i < nslots; i++)
-		pthread_join(slots[i].thread, NULL);
-	for (i = 0; i < nslots; i++)
-		if (slots[i].conn)
-			PQfinish(slots[i].conn);
+	for (k = 0; k < npools; k++)
+	{
+		GwPool	   *p = pools[k];
+
+		pthread_mutex_lock(&p->queue_mutex);
+		p->stopping = true;
+		pthread_cond_broadcast(&p->queue_cond);
+		pthread_mutex_unlock(&p->queue_mutex);
+		for (i = 0; i < p->nslots; i++)
+			pthread_join(p->slots[i].thread, NULL);
+		for (i = 0; i < p->nslots; i++)
+			if (p->slots[i].conn)
+				PQfinish(p->slots[i].conn);
+	}
 	if (key_conn.conn)
 		PQfinish(key_conn.conn);
 }

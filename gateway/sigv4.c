@@ -37,6 +37,7 @@
  *-------------------------------------------------------------------------
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,6 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <openssl/sha.h>
 
 #include "gateway.h"
@@ -112,6 +112,73 @@ hex_encode(const unsigned char *in, size_t n, char *out)
 }
 
 /*
+ * SHA-256 and HMAC-SHA-256.  OpenSSL 3's one-shot SHA256() and HMAC() look
+ * the algorithm up (under a lock) and allocate a context on every call,
+ * which cost more than hashing a request's few blocks; so SHA-256 is
+ * fetched once, each thread keeps one digest context (freed when the
+ * thread ends), and HMAC is RFC 2104's two passes over it.  Should any of
+ * that fail, the one-shot SHA256() does the work.
+ */
+static EVP_MD *sha256_md;
+static pthread_key_t md_ctx_key;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void
+free_md_ctx(void *ctx)
+{
+	EVP_MD_CTX_free(ctx);
+}
+
+static void
+sha256_setup(void)
+{
+	if (pthread_key_create(&md_ctx_key, free_md_ctx) == 0)
+		sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+/* the SHA-256 of the concatenation of two pieces (b may be empty) */
+static void
+sha256_2(const void *a, size_t alen, const void *b, size_t blen,
+		 unsigned char out[SHA256_DIGEST_LENGTH])
+{
+	EVP_MD_CTX *ctx = NULL;
+
+	pthread_once(&sha256_once, sha256_setup);
+	if (sha256_md)
+	{
+		ctx = pthread_getspecific(md_ctx_key);
+		if (ctx == NULL && (ctx = EVP_MD_CTX_new()) != NULL &&
+			pthread_setspecific(md_ctx_key, ctx) != 0)
+		{
+			EVP_MD_CTX_free(ctx);
+			ctx = NULL;
+		}
+	}
+	if (ctx && EVP_DigestInit_ex(ctx, sha256_md, NULL) == 1 &&
+		EVP_DigestUpdate(ctx, a, alen) == 1 &&
+		(blen == 0 || EVP_DigestUpdate(ctx, b, blen) == 1) &&
+		EVP_DigestFinal_ex(ctx, out, NULL) == 1)
+		return;
+	if (blen == 0)
+		SHA256(a, alen, out);
+	else
+	{
+		unsigned char *both = malloc(alen + blen);
+
+		if (both == NULL)
+		{
+			fprintf(stderr, "item_table_gateway: out of memory\n");
+			abort();
+		}
+		memcpy(both, a, alen);
+		memcpy(both + alen, b, blen);
+		SHA256(both, alen + blen, out);
+		OPENSSL_cleanse(both, alen + blen);
+		free(both);
+	}
+}
+
+/*
  * GwHexSha256
  *		Lower-case hex SHA-256 of data into out (65 bytes with the NUL).
  */
@@ -120,18 +187,34 @@ GwHexSha256(const void *data, size_t len, char out[65])
 {
 	unsigned char md[SHA256_DIGEST_LENGTH];
 
-	SHA256(data, len, md);
+	sha256_2(data, len, "", 0, md);
 	hex_encode(md, sizeof(md), out);
 }
 
+/* HMAC-SHA-256 (RFC 2104): H(K ^ opad || H(K ^ ipad || msg)) */
 static void
 hmac(const unsigned char *key, size_t keylen, const char *msg, size_t msglen,
 	 unsigned char out[32])
 {
-	unsigned int outlen = 32;
+	unsigned char k0[64],
+				pad[64],
+				inner[SHA256_DIGEST_LENGTH];
+	int			i;
 
-	HMAC(EVP_sha256(), key, (int) keylen, (const unsigned char *) msg, msglen,
-		 out, &outlen);
+	memset(k0, 0, sizeof(k0));
+	if (keylen > sizeof(k0))
+		sha256_2(key, keylen, "", 0, k0);
+	else
+		memcpy(k0, key, keylen);
+	for (i = 0; i < 64; i++)
+		pad[i] = k0[i] ^ 0x36;
+	sha256_2(pad, 64, msg, msglen, inner);
+	for (i = 0; i < 64; i++)
+		pad[i] = k0[i] ^ 0x5c;
+	sha256_2(pad, 64, inner, sizeof(inner), out);
+	OPENSSL_cleanse(k0, sizeof(k0));
+	OPENSSL_cleanse(pad, sizeof(pad));
+	OPENSSL_cleanse(inner, sizeof(inner));
 }
 
 /* RFC 3986 percent-encoding as SigV4 wants it; '/' kept when keep_slash */
@@ -547,6 +630,81 @@ canonical_request(const SigV4Request *req, const SigV4Auth *auth, Buf *b)
 }
 
 /*
+ * The signing keys derived last, per thread: deriving one takes four
+ * HMACs, which cost more than the rest of a verification, and a client
+ * signs with the same key, day and region for a day.  A key is found by
+ * the secret, the day and the region it was derived from; a thread keeps
+ * SIGNING_KEYS of them and replaces the oldest.  (Per thread, so no lock:
+ * an HTTP thread serves many clients, and a client's key is derived once
+ * per thread and day.  The derived keys are as secret as the secrets,
+ * which the access key cache keeps in memory anyway.)
+ */
+#define SIGNING_KEYS 8
+#define SIGNING_SECRET_MAX 128
+
+typedef struct SigningKey
+{
+	char		secret[SIGNING_SECRET_MAX];	/* "" when unused */
+	char		date[9];
+	char		region[64];
+	unsigned char key[32];
+} SigningKey;
+
+static __thread SigningKey signing_keys[SIGNING_KEYS];
+static __thread int signing_next;
+
+/* the signing key of secret, date (YYYYMMDD) and region into key */
+static void
+signing_key(const char *secret, const char *date, const char *region,
+			unsigned char key[32])
+{
+	size_t		slen = strlen(secret),
+				rlen = strlen(region);
+	bool		cacheable = slen < SIGNING_SECRET_MAX && rlen < sizeof(signing_keys[0].region) &&
+		strlen(date) == 8;
+	Buf			k = {0};
+	unsigned char t[32];
+	int			i;
+
+	if (cacheable)
+		for (i = 0; i < SIGNING_KEYS; i++)
+		{
+			SigningKey *e = &signing_keys[i];
+
+			if (e->secret[0] != '\0' && strcmp(e->date, date) == 0 &&
+				strcmp(e->region, region) == 0 &&
+				CRYPTO_memcmp(e->secret, secret, slen + 1) == 0)
+			{
+				memcpy(key, e->key, 32);
+				return;
+			}
+		}
+
+	buf_puts(&k, "AWS4");
+	buf_puts(&k, secret);
+	hmac((unsigned char *) k.data, k.len, date, 8, key);
+	hmac(key, 32, region, rlen, t);
+	hmac(t, 32, "dynamodb", 8, key);
+	hmac(key, 32, "aws4_request", 12, t);
+	memcpy(key, t, 32);
+	OPENSSL_cleanse(t, sizeof(t));
+	OPENSSL_cleanse(k.data, k.len);
+	free(k.data);
+
+	if (cacheable)
+	{
+		SigningKey *e = &signing_keys[signing_next];
+
+		signing_next = (signing_next + 1) % SIGNING_KEYS;
+		OPENSSL_cleanse(e, sizeof(*e));
+		memcpy(e->secret, secret, slen + 1);
+		memcpy(e->date, date, 9);
+		memcpy(e->region, region, rlen + 1);
+		memcpy(e->key, key, 32);
+	}
+}
+
+/*
  * SigV4Verify
  *		Does auth->signature sign this request with this secret?
  */
@@ -554,8 +712,7 @@ bool
 SigV4Verify(const SigV4Request *req, const SigV4Auth *auth, const char *secret)
 {
 	Buf			creq = {0},
-				sts = {0},
-				k = {0};
+				sts = {0};
 	char		creq_hash[65],
 				expected[65];
 	unsigned char key[32],
@@ -574,22 +731,14 @@ SigV4Verify(const SigV4Request *req, const SigV4Auth *auth, const char *secret)
 	buf_puts(&sts, "/dynamodb/aws4_request\n");
 	buf_puts(&sts, creq_hash);
 
-	buf_puts(&k, "AWS4");
-	buf_puts(&k, secret);
-	hmac((unsigned char *) k.data, k.len, auth->scope_date, 8, key);
-	hmac(key, 32, auth->region, strlen(auth->region), sig);
-	hmac(sig, 32, "dynamodb", 8, key);
-	hmac(key, 32, "aws4_request", 12, sig);
-	hmac(sig, 32, sts.data, sts.len, key);
-	memcpy(sig, key, 32);
+	signing_key(secret, auth->scope_date, auth->region, key);
+	hmac(key, 32, sts.data, sts.len, sig);
 	hex_encode(sig, 32, expected);
 
 	ok = CRYPTO_memcmp(expected, auth->signature, 64) == 0;
 
-	OPENSSL_cleanse(k.data, k.len);
 	OPENSSL_cleanse(key, sizeof(key));
 	free(creq.data);
 	free(sts.data);
-	free(k.data);
 	return ok;
 }

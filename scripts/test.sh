@@ -33,6 +33,14 @@
 #                            made with debootstrap on first use and cached in
 #                            /var/cache/item_table/chroot), compiler warnings
 #                            counted as failures          (counted per test)
+#      replica               test/replica/run.sh: a primary and a synchronous
+#                            hot standby on loopback (pg_basebackup -R); every
+#                            read on the standby, writes refused there, then
+#                            failover rounds under load through the gateway
+#                            (kill -9, pg_ctl promote, the old primary made
+#                            again as the standby): acknowledged writes lost
+#                            (must be 0), streams, verify(), the worker after
+#                            promotion                  (counted per check)
 #  11. meta                  META.json against the PGXN Meta Spec
 #                            (scripts/check_meta.py)     (counted per check)
 #      layers                the module map holds: no include or call up a
@@ -449,8 +457,9 @@ suite_gateway() {
     IT_GW_PSQL="$PGBIN/psql" IT_GW_ENDPOINT="$endpoint" \
     IT_GW_KEY_ID="$key_id" IT_GW_SECRET="$secret" \
     IT_GW_PG_STOP="$stop" IT_GW_PG_START="$start" \
+    IT_GW_PGBIN="$PGBIN" IT_GW_AS_PG="$as_pg" \
         /usr/bin/python3 -m pytest -p no:cacheprovider -q -rA --tb=short \
-            --junitxml="$dir/junit.xml" test/gateway </dev/null >"$dir/pytest.out" 2>&1
+            --junitxml="$dir/junit.xml" ${IT_GW_TESTS:-test/gateway} </dev/null >"$dir/pytest.out" 2>&1
     rc=$?
     read -r p f < <(/usr/bin/python3 - "$dir/junit.xml" <<'PY'
 import sys
@@ -578,6 +587,20 @@ suite_differential() {
     IT_GATEWAY_PID=""
     bash scripts/dynamodb_local.sh stop "$IT_DDBLOCAL_PIDFILE"
     IT_DDBLOCAL_PIDFILE=""
+}
+
+# Hot standby and failover (test/replica/run.sh, which runs its own two
+# clusters and gateway beside the test cluster).
+suite_replica() {
+    local out="$IT_LOG_DIR/replica.out" rc p f line
+    it_say "replica: hot standby and failover (test/replica/run.sh)"
+    PG_CONFIG="$PG_CONFIG" IT_LOG_DIR="$IT_LOG_DIR" bash test/replica/run.sh </dev/null >"$out" 2>&1
+    rc=$?
+    read -r p f <<<"$(tail_counts "$out" "$rc")"
+    grep -E '^(FAILED|round [0-9]+: [0-9.]+ s|failover: |replica suite: )' "$out" | sed 's/^/  /'
+    [ "$f" -gt 0 ] && show_capped "$out" 120
+    line=$(sed -n 's/^failover: //p' "$out" | tail -n 1)
+    record replica checks "$p" "$f" "${line:+$line; }log: ${IT_LOG_DIR#"$IT_ROOT"/}/replica"
 }
 
 suite_citus() {
@@ -792,7 +815,7 @@ main() {
     # IT_SUITES (a space-separated subset, for development) picks suites;
     # the README's command runs them all.
     local s
-    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway differential citus fuzz meta layers docs}; do
+    for s in ${IT_SUITES:-regress isolation pgtap security upgrade stress gateway differential replica citus fuzz meta layers docs}; do
         if ! declare -F "suite_$s" >/dev/null; then
             fatal "unknown suite: $s"
         fi

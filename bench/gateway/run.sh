@@ -5,7 +5,9 @@
 #   - as SELECT item_table.dynamodb(action, request) through pgbench,
 #   - over HTTP to dynalite (the in-memory emulator), driven by wrk,
 # at 1 and 16 connections (clients), and the gateway's memory (RSS) before
-# and after a soak of a million requests.
+# and after a soak of a million requests.  Also GET / (the health check:
+# the HTTP floor, no database) beside pgbench's SELECT 1, and the gateway
+# checking SigV4 signatures (target "sigv4") beside --auth none.
 #
 #   bash bench/gateway/run.sh [--quick]
 #
@@ -22,6 +24,9 @@
 #   GATEWAY_ARGS   extra arguments for the gateway
 #   GATEWAY_BASE   a second gateway program (e.g. an earlier build), measured
 #                  in the same run, alternating, as target "base"
+#   BENCH_SIGV4    1: also measure the gateway with --auth sigv4 (requests
+#                  signed beforehand by sign.py), target "sigv4" (default 1)
+#   BENCH_WORKLOADS  the calls (default "root get_item put_item query10")
 # The table is printed and written to bench/results/gateway.txt; logs go to
 # log/bench-gateway/.
 set -euo pipefail
@@ -55,7 +60,11 @@ done
 for c in $BENCH_CLIENTS; do
     [[ $c =~ ^[0-9]+$ ]] && [ "$c" -ge 1 ] || it_die "BENCH_CLIENTS must list positive integers (got '$BENCH_CLIENTS')"
 done
-WORKLOADS=(get_item put_item query10)
+read -r -a WORKLOADS <<<"${BENCH_WORKLOADS:-root get_item put_item query10}"
+for w in "${WORKLOADS[@]}"; do
+    [ -f "$HERE/sql/$w.sql" ] || it_die "unknown workload '$w' (BENCH_WORKLOADS)"
+done
+BENCH_SIGV4=${BENCH_SIGV4:-1}
 BENCH_DB=item_table_bench
 BLOG="$IT_LOG_DIR/bench-gateway"
 RESULTS="$IT_ROOT/bench/results/gateway.txt"
@@ -105,17 +114,19 @@ it_start_cluster || it_die "could not start a PostgreSQL cluster"
 GW_PID=""
 DL_PID=""
 BASE_PID=""
+SIG_PID=""
 stop_servers() {
     local p
-    for p in "$GW_PID" "$DL_PID" "$BASE_PID"; do
+    for p in "$GW_PID" "$DL_PID" "$BASE_PID" "$SIG_PID"; do
         [ -n "$p" ] && kill "$p" 2>/dev/null || true
     done
-    for p in "$GW_PID" "$DL_PID" "$BASE_PID"; do
+    for p in "$GW_PID" "$DL_PID" "$BASE_PID" "$SIG_PID"; do
         [ -n "$p" ] && wait "$p" 2>/dev/null || true
     done
     GW_PID=""
     DL_PID=""
     BASE_PID=""
+    SIG_PID=""
 }
 on_exit() {
     local rc=$?
@@ -203,6 +214,32 @@ if [ -n "$GATEWAY_BASE" ]; then
     it_say "base gateway started ($BASE_URL, pid $BASE_PID)"
 fi
 
+# The same gateway checking SigV4 signatures, with an access key whose
+# requests run as the bootstrap superuser (as --auth none's do here); the
+# requests are signed beforehand by sign.py (run_wrk).
+SIG_URL=""
+SIG_KEY=""
+if [ -n "$GATEWAY" ] && [ "$BENCH_SIGV4" = 1 ]; then
+    SIG_KEY=$("$PGBIN/psql" -X -qAt -F ' ' -v ON_ERROR_STOP=1 \
+        -c "SELECT access_key_id, secret_access_key FROM item_table.create_access_key(current_user::regrole)" </dev/null)
+    SIG_PORT=$(it_pick_port) || it_die "no free port"
+    # shellcheck disable=SC2086
+    "$GATEWAY" --auth sigv4 --listen 127.0.0.1 --port "$SIG_PORT" $GATEWAY_ARGS >"$BLOG/sigv4.log" 2>&1 &
+    SIG_PID=$!
+    SIG_URL="http://127.0.0.1:$SIG_PORT/"
+    wait_http "$SIG_URL" || { tail -n 20 "$BLOG/sigv4.log"; it_die "the sigv4 gateway did not start"; }
+    # shellcheck disable=SC2086  # SIG_KEY is "id secret"
+    python3 "$HERE/sign.py" "127.0.0.1:$SIG_PORT" $SIG_KEY get_item 1 1 "$BLOG/sigv4-check.txt"
+    IFS=$'\t' read -r st sd sa sb <"$BLOG/sigv4-check.txt"
+    out=$(curl -s -w '\n%{http_code}' -X POST "$SIG_URL" -H 'Content-Type: application/x-amz-json-1.0' \
+        -H "X-Amz-Target: $st" -H "X-Amz-Date: $sd" -H "Authorization: $sa" -d "$sb")
+    case "$out" in
+        *'"user number 1"'*200) ;;
+        *) tail -n 20 "$BLOG/sigv4.log"; it_die "the sigv4 gateway did not answer a signed GetItem: $out" ;;
+    esac
+    it_say "sigv4 gateway started ($SIG_URL, pid $SIG_PID)"
+fi
+
 # ---- CPU accounting -------------------------------------------------------------
 # CPU time (user + system) per request of each process on the path: the
 # driver (wrk or pgbench, timed by bash), the HTTP server (gateway or
@@ -244,13 +281,22 @@ to_ms() {
         else print "nan" }'
 }
 
-# run_wrk URL WORKLOAD CLIENTS SECONDS LOG SERVER_PID -> "rps p99ms cpu_driver cpu_server cpu_pg"
+# run_wrk URL WORKLOAD CLIENTS SECONDS LOG SERVER_PID [SIGNED]
+#   -> "rps p50ms p99ms cpu_driver cpu_server cpu_pg"
+# SIGNED (any value): the requests are signed with $SIG_KEY beforehand
 run_wrk() {
-    local t rc=0 s0 p0 TIMEFORMAT='%U %S' times
+    local t rc=0 s0 p0 TIMEFORMAT='%U %S' times signed=()
     t=$(threads_for "$3")
+    if [ -n "${7:-}" ] && [ "$2" != root ]; then
+        local host=${1#http://}
+        # shellcheck disable=SC2086  # SIG_KEY is "id secret"
+        python3 "$HERE/sign.py" "${host%/}" $SIG_KEY "$2" "$BENCH_SCALE" 20000 "$5.signed" || return 1
+        signed=("$5.signed")
+    fi
     s0=$(pid_ticks "$6"); p0=$(pg_ticks)
-    { time wrk -t"$t" -c"$3" -d"$4"s --latency -s "$HERE/wrk/dynamodb.lua" "$1" -- "$2" "$BENCH_SCALE" \
+    { time wrk -t"$t" -c"$3" -d"$4"s --latency -s "$HERE/wrk/dynamodb.lua" "$1" -- "$2" "$BENCH_SCALE" "${signed[@]}" \
             </dev/null >"$5" 2>&1; } 2>"$5.time" || rc=$?
+    rm -f "$5.signed"
     times=$(cat "$5.time")
     if [ "$rc" -ne 0 ]; then
         tail -n 20 "$5" >&2
@@ -263,15 +309,16 @@ run_wrk() {
         echo "---- $(grep 'Non-2xx' "$5") ($5) ----" >&2
         return 1
     fi
-    local rps p99
+    local rps p50 p99
     rps=$(awk '/^Requests\/sec:/ { print $2 }' "$5")
+    p50=$(awk '$1 == "50%" { print $2 }' "$5")
     p99=$(awk '$1 == "99%" { print $2 }' "$5")
-    [ -n "$rps" ] && [ -n "$p99" ] || { cat "$5" >&2; return 1; }
-    printf '%s %s %s\n' "$rps" "$(to_ms "$p99")" "$cpu"
+    [ -n "$rps" ] && [ -n "$p50" ] && [ -n "$p99" ] || { cat "$5" >&2; return 1; }
+    printf '%s %s %s %s\n' "$rps" "$(to_ms "$p50")" "$(to_ms "$p99")" "$cpu"
 }
 
-# run_pgbench WORKLOAD CLIENTS SECONDS LOG -> "tps p99ms cpu_driver cpu_server cpu_pg"
-# (p99 from the per-transaction log, whose third field is the latency in
+# run_pgbench WORKLOAD CLIENTS SECONDS LOG -> "tps p50ms p99ms cpu_driver cpu_server cpu_pg"
+# (p50 and p99 from the per-transaction log, whose third field is the latency in
 # microseconds; no server between pgbench and PostgreSQL: cpu_server 0)
 run_pgbench() {
     local t prefix="$BLOG/pgbench-$1-$2" rc=0 p0 TIMEFORMAT='%U %S' times
@@ -290,13 +337,14 @@ run_pgbench() {
         tail -n 20 "$4" >&2
         return 1
     fi
-    local p99
-    p99=$(cat "$prefix".* | awk '{ print $3 }' | sort -n | awk '{ a[NR] = $1 } END {
-        if (NR == 0) { print "nan"; exit }
-        i = int(NR * 0.99); if (i < NR * 0.99) i++; if (i < 1) i = 1
-        printf "%.3f\n", a[i] / 1000 }')
+    local pct
+    pct=$(cat "$prefix".* | awk '{ print $3 }' | sort -n | awk '{ a[NR] = $1 } END {
+        if (NR == 0) { print "nan nan"; exit }
+        i = int(NR * 0.5); if (i < NR * 0.5) i++; if (i < 1) i = 1
+        j = int(NR * 0.99); if (j < NR * 0.99) j++; if (j < 1) j = 1
+        printf "%.3f %.3f\n", a[i] / 1000, a[j] / 1000 }')
     rm -f "$prefix".*
-    printf '%s %s %s\n' "$tps" "$p99" "$cpu"
+    printf '%s %s %s\n' "$tps" "$pct" "$cpu"
 }
 
 median() {
@@ -317,6 +365,7 @@ ratio() {
 
 rows=()
 base_rows=()
+sig_rows=()
 cpu_rows=()
 failed=()
 # cpu_row WORKLOAD CLIENTS TARGET "drv srv pg" lists (one per run) -> medians
@@ -330,51 +379,67 @@ cpu_row() {
     cpu_rows+=("$(printf '%-9s | %4s | %-8s | %8s | %8s | %8s | %8s' "$w" "$c" "$target" "$md" "$ms" "$mp" \
         "$(awk -v a="$md" -v b="$ms" -v e="$mp" 'BEGIN { printf "%.1f", a + b + e }')")")
 }
+# measure TARGET URL PID W C R [SIGNED]: one run; appends to that target's
+# entries of RPS, P50, P99 and CPU and sets MV to the rate ("fail": status 1)
+declare -A RPS P50 P99 CPU
+measure() {
+    local target=$1 url=$2 pid=$3 w=$4 c=$5 r=$6 out a m b x
+    if [ "$target" = sql ]; then
+        out=$(run_pgbench "$w" "$c" "$BENCH_SECONDS" "$BLOG/$w-c$c.sql.$r.log") || { MV=fail; return 1; }
+    else
+        out=$(run_wrk "$url" "$w" "$c" "$BENCH_SECONDS" "$BLOG/$w-c$c.$target.$r.log" "$pid" "${7:-}") ||
+            { MV=fail; return 1; }
+    fi
+    read -r a m b x <<<"$out"
+    RPS[$target]+=" $a"; P50[$target]+=" $m"; P99[$target]+=" $b"; CPU[$target]+="$x|"
+    MV=$a
+}
+# target_stat TARGET -> "rps p50 p99" medians (n/a without runs)
+target_stat() {
+    [ -n "${RPS[$1]:-}" ] || { echo "n/a n/a n/a"; return; }
+    # shellcheck disable=SC2086  # word lists
+    echo "$(median ${RPS[$1]}) $(median3 ${P50[$1]}) $(median3 ${P99[$1]})"
+}
 for w in "${WORKLOADS[@]}"; do
     for c in $BENCH_CLIENTS; do
-        sql_tps=(); sql_p99=(); gw_rps=(); gw_p99=(); dl_rps=(); dl_p99=(); bs_rps=(); bs_p99=()
-        sql_cpu=(); gw_cpu=(); dl_cpu=(); bs_cpu=()
+        RPS=(); P50=(); P99=(); CPU=()
+        # the targets of this call: dynalite has no health check to compare
+        dl=$DL_URL
+        [ "$w" = root ] && dl=""
         # unrecorded warm-up of each target
         run_pgbench "$w" "$c" 2 "$BLOG/$w-c$c.sql.warmup.log" >/dev/null || true
         [ -n "$GW_URL" ] && { run_wrk "$GW_URL" "$w" "$c" 2 "$BLOG/$w-c$c.gateway.warmup.log" "$GW_PID" >/dev/null || true; }
+        [ -n "$SIG_URL" ] && { run_wrk "$SIG_URL" "$w" "$c" 2 "$BLOG/$w-c$c.sigv4.warmup.log" "$SIG_PID" signed >/dev/null || true; }
         [ -n "$BASE_URL" ] && { run_wrk "$BASE_URL" "$w" "$c" 2 "$BLOG/$w-c$c.base.warmup.log" "$BASE_PID" >/dev/null || true; }
-        run_wrk "$DL_URL" "$w" "$c" 2 "$BLOG/$w-c$c.dynalite.warmup.log" "$DL_PID" >/dev/null || true
+        [ -n "$dl" ] && { run_wrk "$dl" "$w" "$c" 2 "$BLOG/$w-c$c.dynalite.warmup.log" "$DL_PID" >/dev/null || true; }
         ok=1
         for r in $(seq 1 "$BENCH_RUNS"); do
-            sv=fail; gv=n/a; dv=fail; bv=n/a
-            if out=$(run_pgbench "$w" "$c" "$BENCH_SECONDS" "$BLOG/$w-c$c.sql.$r.log"); then
-                read -r sv b x <<<"$out"; sql_tps+=("$sv"); sql_p99+=("$b"); sql_cpu+=("$x")
-            else ok=0; fi
-            if [ -n "$GW_URL" ]; then
-                if out=$(run_wrk "$GW_URL" "$w" "$c" "$BENCH_SECONDS" "$BLOG/$w-c$c.gateway.$r.log" "$GW_PID"); then
-                    read -r gv b x <<<"$out"; gw_rps+=("$gv"); gw_p99+=("$b"); gw_cpu+=("$x")
-                else ok=0; gv=fail; fi
-            fi
-            if [ -n "$BASE_URL" ]; then
-                if out=$(run_wrk "$BASE_URL" "$w" "$c" "$BENCH_SECONDS" "$BLOG/$w-c$c.base.$r.log" "$BASE_PID"); then
-                    read -r bv b x <<<"$out"; bs_rps+=("$bv"); bs_p99+=("$b"); bs_cpu+=("$x")
-                else ok=0; bv=fail; fi
-            fi
-            if out=$(run_wrk "$DL_URL" "$w" "$c" "$BENCH_SECONDS" "$BLOG/$w-c$c.dynalite.$r.log" "$DL_PID"); then
-                read -r dv b x <<<"$out"; dl_rps+=("$dv"); dl_p99+=("$b"); dl_cpu+=("$x")
-            else ok=0; fi
-            printf '   %-9s c=%-3s run %d/%d  sql %9s/s  gateway %9s/s  base %9s/s  dynalite %9s/s\n' \
-                "$w" "$c" "$r" "$BENCH_RUNS" "$sv" "$gv" "$bv" "$dv"
+            sv=n/a; gv=n/a; dv=n/a; bv=n/a; kv=n/a
+            measure sql "" "" "$w" "$c" "$r" || ok=0; sv=$MV
+            if [ -n "$GW_URL" ]; then measure gateway "$GW_URL" "$GW_PID" "$w" "$c" "$r" || ok=0; gv=$MV; fi
+            if [ -n "$SIG_URL" ]; then measure sigv4 "$SIG_URL" "$SIG_PID" "$w" "$c" "$r" signed || ok=0; kv=$MV; fi
+            if [ -n "$BASE_URL" ]; then measure base "$BASE_URL" "$BASE_PID" "$w" "$c" "$r" || ok=0; bv=$MV; fi
+            if [ -n "$dl" ]; then measure dynalite "$dl" "$DL_PID" "$w" "$c" "$r" || ok=0; dv=$MV; fi
+            printf '   %-9s c=%-3s run %d/%d  sql %9s/s  gateway %9s/s  sigv4 %9s/s  base %9s/s  dynalite %9s/s\n' \
+                "$w" "$c" "$r" "$BENCH_RUNS" "$sv" "$gv" "$kv" "$bv" "$dv"
         done
         [ "$ok" = 1 ] || failed+=("$w c=$c")
-        s=n/a; sp=n/a; g=n/a; gp=n/a; d=n/a; dp=n/a; bsv=n/a; bsp=n/a
-        if [ "${#sql_tps[@]}" -gt 0 ]; then s=$(median "${sql_tps[@]}"); sp=$(median3 "${sql_p99[@]}"); fi
-        if [ "${#gw_rps[@]}" -gt 0 ]; then g=$(median "${gw_rps[@]}"); gp=$(median3 "${gw_p99[@]}"); fi
-        if [ "${#dl_rps[@]}" -gt 0 ]; then d=$(median "${dl_rps[@]}"); dp=$(median3 "${dl_p99[@]}"); fi
-        if [ "${#bs_rps[@]}" -gt 0 ]; then bsv=$(median "${bs_rps[@]}"); bsp=$(median3 "${bs_p99[@]}"); fi
-        rows+=("$(printf '%-9s | %4s | %10s | %8s | %10s | %8s | %10s | %8s | %11s | %16s | %16s' \
-            "$w" "$c" "$g" "$gp" "$s" "$sp" "$d" "$dp" "$(ratio "$g" "$s")" "$(ratio "$g" "$d")" "$(ratio "$s" "$d")")")
+        read -r s sm sp <<<"$(target_stat sql)"
+        read -r g gm gp <<<"$(target_stat gateway)"
+        read -r d dm dp <<<"$(target_stat dynalite)"
+        read -r bsv _ bsp <<<"$(target_stat base)"
+        read -r k km kp <<<"$(target_stat sigv4)"
+        rows+=("$(printf '%-9s | %4s | %10s | %7s | %7s | %10s | %7s | %7s | %10s | %7s | %7s | %11s | %16s | %12s' \
+            "$w" "$c" "$g" "$gm" "$gp" "$s" "$sm" "$sp" "$d" "$dm" "$dp" "$(ratio "$g" "$s")" "$(ratio "$g" "$d")" "$(ratio "$s" "$d")")")
         [ -n "$BASE_URL" ] && base_rows+=("$(printf '%-9s | %4s | %10s | %8s | %10s | %8s | %11s | %12s | %13s' \
             "$w" "$c" "$bsv" "$bsp" "$g" "$gp" "$(ratio "$bsv" "$s")" "$(ratio "$g" "$s")" "$(ratio "$g" "$bsv")")")
-        cpu_row "$w" "$c" sql "${sql_cpu[@]}"
-        cpu_row "$w" "$c" gateway "${gw_cpu[@]}"
-        cpu_row "$w" "$c" base "${bs_cpu[@]}"
-        cpu_row "$w" "$c" dynalite "${dl_cpu[@]}"
+        [ -n "$SIG_URL" ] && sig_rows+=("$(printf '%-9s | %4s | %10s | %7s | %7s | %10s | %7s | %7s | %12s' \
+            "$w" "$c" "$k" "$km" "$kp" "$g" "$gm" "$gp" "$(ratio "$k" "$g")")")
+        for target in sql gateway sigv4 base dynalite; do
+            [ -n "${CPU[$target]:-}" ] || continue
+            IFS='|' read -r -a runs <<<"${CPU[$target]%|}"
+            cpu_row "$w" "$c" "$target" "${runs[@]}"
+        done
     done
 done
 
@@ -415,8 +480,9 @@ report=$(mktemp)
     echo "requests/s and p99 latency (ms); wrk and pgbench use min(connections, cores) threads and share the cores with the servers"
     echo "load average at start: $LOAD0; at the end: $(cut -d' ' -f1-3 /proc/loadavg) (anything else running on the machine skews all three targets)"
     echo
-    printf '%-9s | %4s | %10s | %8s | %10s | %8s | %10s | %8s | %11s | %16s | %16s\n' workload conn "gateway/s" "p99 ms" "sql/s" "p99 ms" "dynalite/s" "p99 ms" "gateway/sql" "gateway/dynalite" "sql/dynalite"
-    printf '%s\n' "----------+------+------------+----------+------------+----------+------------+----------+-------------+------------------+-----------------"
+    echo "(root = GET /, the health check, beside pgbench's SELECT 1: the HTTP floor)"
+    printf '%-9s | %4s | %10s | %7s | %7s | %10s | %7s | %7s | %10s | %7s | %7s | %11s | %16s | %12s\n' workload conn "gateway/s" "p50 ms" "p99 ms" "sql/s" "p50 ms" "p99 ms" "dynalite/s" "p50 ms" "p99 ms" "gateway/sql" "gateway/dynalite" "sql/dynalite"
+    printf '%s\n' "----------+------+------------+---------+---------+------------+---------+---------+------------+---------+---------+-------------+------------------+-------------"
     for row in "${rows[@]}"; do printf '%s\n' "$row"; done
     if [ "${#base_rows[@]}" -gt 0 ]; then
         echo
@@ -424,6 +490,13 @@ report=$(mktemp)
         printf '%-9s | %4s | %10s | %8s | %10s | %8s | %11s | %12s | %13s\n' workload conn "base/s" "p99 ms" "gateway/s" "p99 ms" "base/sql" "gateway/sql" "gateway/base"
         printf '%s\n' "----------+------+------------+----------+------------+----------+-------------+--------------+--------------"
         for row in "${base_rows[@]}"; do printf '%s\n' "$row"; done
+    fi
+    if [ "${#sig_rows[@]}" -gt 0 ]; then
+        echo
+        echo "sigv4 = the same gateway with --auth sigv4 (every request's signature checked), same run"
+        printf '%-9s | %4s | %10s | %7s | %7s | %10s | %7s | %7s | %12s\n' workload conn "sigv4/s" "p50 ms" "p99 ms" "gateway/s" "p50 ms" "p99 ms" "sigv4/gateway"
+        printf '%s\n' "----------+------+------------+---------+---------+------------+---------+---------+--------------"
+        for row in "${sig_rows[@]}"; do printf '%s\n' "$row"; done
     fi
     echo
     echo "CPU time per request (us, user + system, median over the runs): driver = wrk or pgbench,"

@@ -174,7 +174,8 @@ extern Datum item_table_test_unlocked_deletes(PG_FUNCTION_ARGS);
  * owner); API_UPKEEP_STREAM, the stream trigger's records (UPDATE and
  * DELETE only: with a stream, an INSERT is refused); API_UPKEEP_VECTORS,
  * the vector index trigger's rows (api_vector_upkeep.c, as the catalog
- * owner).  has_old false for an
+ * owner); API_UPKEEP_PITR, the point-in-time recovery history's row
+ * (backup.c).  has_old false for an
  * inserted row, has_new false for a deleted one.  The item guard is
  * accepted as a trigger that changes nothing: the caller writes only an
  * item the API has validated.  The caller does the other checks of a
@@ -185,6 +186,7 @@ extern Datum item_table_test_unlocked_deletes(PG_FUNCTION_ARGS);
 #define API_UPKEEP_INDEXES	0x01
 #define API_UPKEEP_STREAM	0x02
 #define API_UPKEEP_VECTORS	0x04
+#define API_UPKEEP_PITR		0x08
 extern bool ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep);
 extern void ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
 							Datum olditem, bool oldnull, bool has_old,
@@ -305,7 +307,16 @@ extern Datum item_table_untag_resource(PG_FUNCTION_ARGS);
 extern Datum item_table_list_tags_of_resource(PG_FUNCTION_ARGS);
 extern Datum item_table_describe_limits(PG_FUNCTION_ARGS);
 extern Datum item_table_describe_endpoints(PG_FUNCTION_ARGS);
-extern Datum item_table_describe_continuous_backups(PG_FUNCTION_ARGS);
+/* backup.c: the privileged steps of backups and point-in-time recovery */
+extern Datum item_table_backup_copy(PG_FUNCTION_ARGS);
+extern Datum item_table_backup_drop(PG_FUNCTION_ARGS);
+extern Datum item_table_backup_restore(PG_FUNCTION_ARGS);
+extern Datum item_table_pitr_set(PG_FUNCTION_ARGS);
+extern Datum item_table_pitr_restore(PG_FUNCTION_ARGS);
+extern Datum item_table_pitr_trigger(PG_FUNCTION_ARGS);
+/* the history trigger as pitr_set makes it, and its work for a direct write */
+extern bool ItemPitrDirectTrigger(const Trigger *t);
+extern void ItemPitrCaptureDirect(Relation rel, Datum oldkey, Datum olditem, Datum newkey);
 /* PartiQL (api_partiql.c) */
 extern Datum item_table_execute_statement(PG_FUNCTION_ARGS);
 extern Datum item_table_batch_execute_statement(PG_FUNCTION_ARGS);

@@ -19,11 +19,8 @@
  * DescribeEndpoints reports the address set in item_table.endpoint_address
  * (the gateway's public address, for clients with endpoint discovery).
  *
- * Continuous backups.  PostgreSQL restores a whole cluster to a point in
- * time when WAL archiving is set up; DescribeContinuousBackups reports
- * point-in-time recovery ENABLED exactly then, with the time of the last
- * archived WAL segment as the latest restorable time, and DISABLED
- * otherwise.  It cannot be switched on through the API.
+ * Continuous backups (DescribeContinuousBackups and the rest of backups
+ * and point-in-time recovery) are backup.c's and src/sql/backup.sql's.
  *
  *-------------------------------------------------------------------------
  */
@@ -47,7 +44,6 @@ PG_FUNCTION_INFO_V1(item_table_untag_resource);
 PG_FUNCTION_INFO_V1(item_table_list_tags_of_resource);
 PG_FUNCTION_INFO_V1(item_table_describe_limits);
 PG_FUNCTION_INFO_V1(item_table_describe_endpoints);
-PG_FUNCTION_INFO_V1(item_table_describe_continuous_backups);
 
 /* DynamoDB's tagging limits */
 #define TAG_KEY_MAX		128
@@ -501,67 +497,4 @@ item_table_describe_endpoints(PG_FUNCTION_ARGS)
 	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	pushJsonbValue(&state, WJB_END_ARRAY, NULL);
 	PG_RETURN_JSONB_P(ApiFinishResponse(&state, CurrentMemoryContext));
-}
-
-/* is WAL archived, so that the cluster can be restored to a point in time? */
-static bool
-wal_archiving(void)
-{
-	const char *mode = GetConfigOption("archive_mode", false, false);
-	const char *command = GetConfigOption("archive_command", true, false);
-	const char *library = GetConfigOption("archive_library", true, false);
-
-	if (mode == NULL || strcmp(mode, "off") == 0)
-		return false;
-	return (command != NULL && command[0] != '\0') ||
-		(library != NULL && library[0] != '\0');
-}
-
-Datum
-item_table_describe_continuous_backups(PG_FUNCTION_ARGS)
-{
-	MemoryContext callercxt = CurrentMemoryContext;
-	ApiRequest	req;
-	char	   *name;
-	bool		pitr;
-	JsonbParseState *state = NULL;
-	Jsonb	   *result;
-
-	ApiRequestInit(&req, PG_GETARG_JSONB_P(0));
-	name = ApiGetTableName(&req, "TableName", "tableName", true);
-	ApiRequestCheck(&req);
-
-	SPI_connect();
-	if (!OidIsValid(table_relid(name)))
-		DynRaise(DYN_TABLE_NOT_FOUND, "Table not found: %s", name);
-	pitr = wal_archiving();
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	ApiPushKey(&state, "ContinuousBackupsDescription");
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	ApiPushKey(&state, "ContinuousBackupsStatus");
-	ApiPushString(&state, pitr ? "ENABLED" : "DISABLED");
-	ApiPushKey(&state, "PointInTimeRecoveryDescription");
-	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
-	ApiPushKey(&state, "PointInTimeRecoveryStatus");
-	ApiPushString(&state, pitr ? "ENABLED" : "DISABLED");
-	if (pitr)
-	{
-		bool		isnull = true;
-		Datum		last = (Datum) 0;
-
-		if (SPI_execute("SELECT pg_catalog.date_part('epoch', last_archived_time)::pg_catalog.float8"
-						" FROM pg_catalog.pg_stat_archiver", true, 1) == SPI_OK_SELECT &&
-			SPI_processed == 1)
-			last = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-		if (!isnull)
-		{
-			ApiPushKey(&state, "LatestRestorableDateTime");
-			ApiPushNumeric(&state, DatumGetFloat8(last), 3);
-		}
-	}
-	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	pushJsonbValue(&state, WJB_END_OBJECT, NULL);
-	result = ApiFinishResponse(&state, callercxt);
-	SPI_finish();
-	PG_RETURN_JSONB_P(result);
 }

@@ -246,6 +246,53 @@ push_int(JsonbParseState **state, int64 v)
 }
 
 /*
+ * push_restore_summary
+ *		RestoreSummary of a table made by RestoreTableFromBackup or
+ *		RestoreTableToPointInTime (item_table.table_restores, backup.c);
+ *		nothing for any other table, or before the catalog has the table
+ *		(an installed version older than the library).
+ */
+static void
+push_restore_summary(JsonbParseState **state, const char *table_id)
+{
+	Oid			nsp = get_namespace_oid("item_table", true);
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1];
+	HeapTuple	tup;
+	TupleDesc	desc;
+	bool		isnull;
+	char	   *backup;
+
+	if (!OidIsValid(nsp) || !OidIsValid(get_relname_relid("table_restores", nsp)))
+		return;
+	values[0] = CStringGetTextDatum(table_id);
+	if (SPI_execute_with_args("SELECT source_backup_arn, source_table_arn,"
+							  " pg_catalog.date_part('epoch', pg_catalog.date_trunc('milliseconds', restore_date_time))::pg_catalog.float8"
+							  " FROM item_table.table_restores"
+							  " WHERE table_id OPERATOR(pg_catalog.=) $1::pg_catalog.uuid",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		return;
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	ApiPushKey(state, "RestoreSummary");
+	pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+	backup = SPI_getvalue(tup, desc, 1);
+	if (backup != NULL)
+	{
+		ApiPushKey(state, "SourceBackupArn");
+		ApiPushString(state, backup);
+	}
+	ApiPushKey(state, "SourceTableArn");
+	ApiPushString(state, SPI_getvalue(tup, desc, 2));
+	ApiPushKey(state, "RestoreDateTime");
+	ApiPushNumeric(state, DatumGetFloat8(SPI_getbinval(tup, desc, 3, &isnull)), 3);
+	ApiPushKey(state, "RestoreInProgress");
+	ApiPushBool(state, false);
+	pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
+/*
  * push_description
  *		The TableDescription object.  full=false gives DeleteTable's reduced
  *		field set.
@@ -347,6 +394,7 @@ push_description(JsonbParseState **state, const TableRow *row,
 			ApiPushString(state, row->table_class);
 			pushJsonbValue(state, WJB_END_OBJECT, NULL);
 		}
+		push_restore_summary(state, row->table_id);
 	}
 	return pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }

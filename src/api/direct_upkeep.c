@@ -5,8 +5,9 @@
  *		insert, api_common.c's update and delete) does in place of the
  *		triggers the statement would fire.
  *
- * An item table's triggers are the item guard, the index row trigger and
- * the stream capture trigger, each as item_table makes them.  A direct
+ * An item table's triggers are the item guard, the index row trigger, the
+ * stream capture trigger and the point-in-time recovery history trigger,
+ * each as item_table makes them.  A direct
  * write may run only when every trigger the statement would fire is one of
  * these (ApiDirectTriggers), and after the row is written it does the
  * AFTER triggers' work itself, in their firing order (ApiDirectUpkeep).
@@ -60,7 +61,9 @@ is_guard_function(Oid fn)
  *	  - the stream trigger exactly as stream.c makes it
  *		(ItemStreamDirectCaptureTrigger): *upkeep gets API_UPKEEP_STREAM;
  *	  - the vector index trigger exactly as api_vector.c makes it
- *		(ApiVectorDirectTrigger): *upkeep gets API_UPKEEP_VECTORS.
+ *		(ApiVectorDirectTrigger): *upkeep gets API_UPKEEP_VECTORS;
+ *	  - the point-in-time recovery history trigger exactly as backup.c
+ *		makes it (ItemPitrDirectTrigger): *upkeep gets API_UPKEEP_PITR.
  * Anything else -- a user trigger, a foreign key's, a statement-level one,
  * a WHEN clause, the index trigger on a distributed table -- is false,
  * and the caller runs the statement.  Triggers the statement would not
@@ -100,6 +103,8 @@ ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep)
 			*upkeep |= API_UPKEEP_STREAM;
 		else if (ApiVectorDirectTrigger(t))
 			*upkeep |= API_UPKEEP_VECTORS;
+		else if (ItemPitrDirectTrigger(t))
+			*upkeep |= API_UPKEEP_PITR;
 		else if (cmd == CMD_DELETE || strcmp(t->tgname, ITEM_GUARD_TRIGGER) != 0 ||
 				 !is_guard_function(t->tgfoid))
 			return false;
@@ -119,9 +124,10 @@ ApiDirectTriggers(Relation rel, CmdType cmd, int *upkeep)
  * ApiDirectUpkeep
  *		After a direct write of one row of rel, what the AFTER ROW triggers
  *		that ApiDirectTriggers accepted would have done, in their firing
- *		(name) order: the index changes (item_table_indexes, as the index
- *		owner), the stream records (item_table_stream), the vector index
- *		rows (item_table_vector_index, as the catalog owner).  has_old is
+ *		(name) order: the history of point-in-time recovery
+ *		(item_pitr_history), the index changes (item_table_indexes, as the
+ *		index owner), the stream records (item_table_stream), the vector
+ *		index rows (item_table_vector_index, as the catalog owner).  has_old is
  *		false for an inserted row, has_new false for a deleted one; an item
  *		of a row past the guards may be NULL (raises XX001 as the trigger
  *		does).  SPI connected.
@@ -131,6 +137,10 @@ ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
 				Datum olditem, bool oldnull, bool has_old,
 				Datum newitem, bool has_new)
 {
+	if (upkeep & API_UPKEEP_PITR)
+		ItemPitrCaptureDirect(rel, has_old ? key : (Datum) 0,
+							  has_old && !oldnull ? olditem : (Datum) 0,
+							  has_new ? key : (Datum) 0);
 	if (upkeep & API_UPKEEP_INDEXES)
 		GsiSyncDirect(rel, has_old ? key : (Datum) 0, olditem, oldnull,
 					  has_new ? key : (Datum) 0, newitem, !has_new);

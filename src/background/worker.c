@@ -16,7 +16,10 @@
  *   table with Time to Live ENABLED, batch by batch until nothing more has
  *   expired, then every active stream consumer, batch by batch until it
  *   is caught up, and (at most every worker_naptime, while any stream
- *   record exists) stream trimming (stream.c, stream_consumer.c); records
+ *   record exists) stream trimming (stream.c, stream_consumer.c), and as
+ *   often, while any history is kept, the trimming of point-in-time
+ *   recovery's history past each table's recovery period
+ *   (item_table.trim_pitr_history(), backup.c); records and history
  *   are trimmed whenever a round runs, which the launcher makes happen in
  *   every database at least every LAUNCHER_RECHECK_SECS.  While
  *   consumers are active and records keep coming, the worker does not
@@ -94,6 +97,7 @@
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_database.h"
+#include "catalog/pg_type.h"
 #include "catalog/pg_tablespace_d.h"
 #include "common/relpath.h"
 #include "commands/dbcommands.h"
@@ -286,6 +290,7 @@ consumer_waiting(const char *name)
 }
 /* when streams were last trimmed */
 static TimestampTz last_trim = 0;
+static TimestampTz last_pitr_trim = 0;
 
 /* lock or unlock the worker's advisory lock (in a transaction) */
 static bool
@@ -432,6 +437,22 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 				MemoryContextSwitchTo(old);
 			}
 		}
+		/* point-in-time recovery (1.2): its history trimmed, as streams are */
+		if (OidIsValid(get_relname_relid("pitr_history", get_namespace_oid("item_table", true))))
+		{
+			rc = SPI_execute("SELECT 1 WHERE EXISTS (SELECT FROM item_table.pitr_history)", true, 1);
+			if (rc != SPI_OK_SELECT)
+				elog(ERROR, "background work listing failed: %s", SPI_result_code_string(rc));
+			if (SPI_processed == 1)
+			{
+				MemoryContext old = MemoryContextSwitchTo(cxt);
+				WorkItem   *w = palloc0(sizeof(WorkItem));
+
+				w->kind = 'p';
+				work = lappend(work, w);
+				MemoryContextSwitchTo(old);
+			}
+		}
 	}
 	end_xact();
 	return work;
@@ -541,6 +562,30 @@ run_batch(WorkItem *w, bool *failed)
 				end_xact();
 				if (n < item_table_ttl_batch_size)
 					last_trim = GetCurrentTimestamp();
+			}
+			more = n >= item_table_ttl_batch_size;
+		}
+		else if (w->kind == 'p')
+		{
+			int64		n = 0;
+
+			if (TimestampDifferenceExceeds(last_pitr_trim, GetCurrentTimestamp(),
+										   item_table_worker_naptime * 1000))
+			{
+				bool		isnull;
+
+				begin_xact("item_table: trimming point-in-time recovery history");
+				ItemWorkerLimitStart("point-in-time recovery trimming");
+				if (SPI_execute_with_args("SELECT item_table.trim_pitr_history(pg_catalog.now(), $1)",
+										  1, (Oid[]) {INT4OID},
+										  (Datum[]) {Int32GetDatum(item_table_ttl_batch_size)},
+										  NULL, false, 1) != SPI_OK_SELECT)
+					elog(ERROR, "point-in-time recovery trimming failed");
+				n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+				(void) ItemWorkerLimitStop();
+				end_xact();
+				if (n < item_table_ttl_batch_size)
+					last_pitr_trim = GetCurrentTimestamp();
 			}
 			more = n >= item_table_ttl_batch_size;
 		}

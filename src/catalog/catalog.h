@@ -77,5 +77,9 @@ extern void ItemHoldDropCleanup(bool hold);
 
 /* SQL-callable, catalog.c */
 extern Datum item_table_on_sql_drop(PG_FUNCTION_ARGS);
+/* SQL-callable, bucket.c: buckets (server directories for files) */
+extern Datum item_table_create_bucket(PG_FUNCTION_ARGS);
+extern Datum item_table_bucket_path(PG_FUNCTION_ARGS);
+extern Datum item_table_list_buckets(PG_FUNCTION_ARGS);
 
 #endif							/* ITEM_TABLE_CATALOG_H */

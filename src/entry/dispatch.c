@@ -11,11 +11,29 @@
  * own SQL-callable function, not through here.  The gateway's call
  * (gateway_call.c, dynamodb_as) comes through here.
  *
+ * Writes on a hot standby.  Every read-only action runs on a standby as on
+ * the primary (docs/operations.md); a write fails there when it first
+ * tries to change something, with PostgreSQL's read_only_sql_transaction
+ * (25006: an INSERT, a SELECT ... FOR UPDATE, a nextval, DDL).  Caught
+ * here, while recovery is in progress, it becomes DynamoDB's
+ * ServiceUnavailable (SQLSTATE XD026, HTTP 503 in DynamoDB): the request
+ * is valid and was checked in DynamoDB's order (a validation error still
+ * comes first), only this server cannot take it now; every SDK retries
+ * it, and a retry succeeds once the standby is promoted or the client
+ * reaches the primary.  InternalServerError would claim a fault, and a
+ * ValidationException or AccessDeniedException would tell the SDK not to
+ * retry a request that is right.  Only while recovery is in progress: a
+ * read-only transaction chosen on a primary keeps PostgreSQL's error.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "nodes/value.h"
+#include "parser/parse_func.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
 
@@ -34,6 +52,29 @@ typedef struct ActionEntry
 	PGFunction	fn;
 } ActionEntry;
 
+/*
+ * The calls written in PL/pgSQL (src/sql/backup.sql): the action and the
+ * name of its function in schema item_table (the extension is not
+ * relocatable), looked up by name and called with its own rights
+ * and settings (SECURITY INVOKER, search_path pinned by its SET clause).
+ */
+typedef struct SqlActionEntry
+{
+	const char *action;
+	const char *function;
+} SqlActionEntry;
+
+static const SqlActionEntry sql_actions[] = {
+	{"CreateBackup", "create_backup"},
+	{"DeleteBackup", "delete_backup"},
+	{"DescribeBackup", "describe_backup"},
+	{"DescribeContinuousBackups", "describe_continuous_backups"},
+	{"ListBackups", "list_backups"},
+	{"RestoreTableFromBackup", "restore_table_from_backup"},
+	{"RestoreTableToPointInTime", "restore_table_to_point_in_time"},
+	{"UpdateContinuousBackups", "update_continuous_backups"},
+};
+
 
 static const ActionEntry actions[] = {
 	{"BatchExecuteStatement", item_table_batch_execute_statement},
@@ -42,7 +83,6 @@ static const ActionEntry actions[] = {
 	{"CreateTable", item_table_create_table},
 	{"DeleteItem", item_table_delete_item},
 	{"DeleteTable", item_table_delete_table},
-	{"DescribeContinuousBackups", item_table_describe_continuous_backups},
 	{"DescribeEndpoints", item_table_describe_endpoints},
 	{"DescribeLimits", item_table_describe_limits},
 	{"DescribeTable", item_table_describe_table},
@@ -69,6 +109,42 @@ static const ActionEntry actions[] = {
 	{"UpdateTimeToLive", item_table_update_time_to_live},
 };
 
+/*
+ * call_action
+ *		Run an action's function; on a hot standby, a write's refusal
+ *		becomes ServiceUnavailable (see the header).
+ */
+static Datum
+call_action(PGFunction fn, Oid fnoid, Datum request)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	volatile Datum result = (Datum) 0;
+
+	PG_TRY();
+	{
+		result = fn != NULL ? DirectFunctionCall1(fn, request) : OidFunctionCall1(fnoid, request);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_READ_ONLY_SQL_TRANSACTION &&
+			RecoveryInProgress())
+		{
+			FlushErrorState();
+			DynRaise(DYN_SERVICE_UNAVAILABLE,
+					 "The service is currently unavailable or busy: this server is a hot standby, which serves reads only; send writes to the primary (%s)",
+					 edata->message);
+		}
+		FreeErrorData(edata);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return result;
+}
+
 Datum
 item_table_dynamodb(PG_FUNCTION_ARGS)
 {
@@ -86,7 +162,22 @@ item_table_dynamodb(PG_FUNCTION_ARGS)
 				DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")) :
 				PG_GETARG_DATUM(1);
 
-			return DirectFunctionCall1(actions[i].fn, request);
+			return call_action(actions[i].fn, InvalidOid, request);
+		}
+	}
+	for (i = 0; i < (int) lengthof(sql_actions); i++)
+	{
+		if (strcmp(sql_actions[i].action, action) == 0)
+		{
+			Oid			argtypes[1] = {JSONBOID};
+			List	   *name = list_make2(makeString("item_table"),
+										  makeString((char *) sql_actions[i].function));
+			Oid			fn = LookupFuncName(name, 1, argtypes, false);
+			Datum		request = PG_ARGISNULL(1) ?
+				DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")) :
+				PG_GETARG_DATUM(1);
+
+			return call_action(NULL, fn, request);
 		}
 	}
 	DynRaise(DYN_UNKNOWN_OPERATION, "Unknown operation: %s", action);

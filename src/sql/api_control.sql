@@ -1,6 +1,6 @@
 -- ---------------------------------------------------------------------
 -- Control-plane calls beside the table operations: tags, limits,
--- endpoints, continuous backups.
+-- endpoints (continuous backups: backup.sql).
 -- ---------------------------------------------------------------------
 
 -- Tags of tables, as TagResource sets them.  Written by the API functions
@@ -33,6 +33,3 @@ COMMENT ON FUNCTION describe_limits(jsonb) IS 'DynamoDB DescribeLimits';
 CREATE FUNCTION describe_endpoints(request jsonb DEFAULT '{}') RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'item_table_describe_endpoints' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION describe_endpoints(jsonb) IS 'DynamoDB DescribeEndpoints';
-CREATE FUNCTION describe_continuous_backups(request jsonb) RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'item_table_describe_continuous_backups' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION describe_continuous_backups(jsonb) IS 'DynamoDB DescribeContinuousBackups';

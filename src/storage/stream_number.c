@@ -39,13 +39,19 @@
  * counters, in shared memory, start empty.
  *
  * Before the first block.  Until a counter has its first block, the
- * numbers handed out in this server's life are none, and H is the
- * sequence's last value L, the highest number given out before the server
- * started (or by a block reservation under way, which the next paragraph
- * covers).  But a session refilling concurrently may have reserved a block
- * whose start is <= L and install it after the reader read L: the block's
- * later numbers would be <= H and handed out after H was read.  So a
- * reader that answers L records it as the counter's floor, under the
+ * numbers handed out in this server's life are none, and H is the end of
+ * the sequence's last block, L + INCREMENT - 1 for its last value L: the
+ * highest number that can have been given out before the server started
+ * or, on a promoted standby, before the promotion (the block's numbers
+ * were handed out from the old counter; the sequence's value replayed
+ * from WAL is at or above L, never below, and the next nextval is above
+ * L + INCREMENT - 1), or by a block reservation under way, which the next
+ * paragraph covers.  (L alone would hide, after a restart, the records
+ * numbered from the last block until a new block is taken.)  But a
+ * session refilling concurrently may have reserved a block whose start is
+ * <= L and install it after the reader read L: the block's later numbers
+ * would be <= H and handed out after H was read.  So a reader that
+ * answers H records it as the counter's floor, under the
  * spinlock, while the counter is still empty, and a block is installed
  * only above the floor (a block at or below it is thrown away, and the
  * next nextval, made after the reader read L, is above it).
@@ -634,8 +640,20 @@ StreamNumberLast(Oid seqid)
 	}
 	SpinLockRelease(&counters->mutex);
 
-	/* no block yet: the sequence's last value, kept as the floor */
+	/*
+	 * No block yet: the end of the last block the sequence gave out (its
+	 * last value is that block's start, whose numbers were handed out
+	 * before this server started, or before it was promoted), kept as
+	 * the floor.
+	 */
 	last = sequence_last_value(seqid);
+	if (last > 0)
+	{
+		int64		inc = sequence_increment(seqid);
+
+		if (inc > 1)
+			last = last > PG_INT64_MAX - (inc - 1) ? PG_INT64_MAX : last + (inc - 1);
+	}
 	SpinLockAcquire(&counters->mutex);
 	if (c->end > 0)
 		last = c->next - 1;

@@ -111,7 +111,14 @@
  * hot standby, where neither the primary's holders nor its locks are
  * known, a mark is (H, X), X the next transaction id replayed, passed
  * once a snapshot shows every transaction below X ended
- * (standby_finals); standby sessions have no transaction ids.
+ * (standby_finals); standby sessions have no transaction ids.  There H is
+ * not the sequence's last value, which says nothing of the numbers handed
+ * out from its last block (and, made by a base backup, may predate every
+ * record), but the highest number of a record row replayed, committed or
+ * not (standby_last_written): a record numbered below it had its number
+ * taken earlier, by a transaction that had already written its row (the
+ * capture runs after the row's write), whose id the standby had replayed
+ * before that record row, so below X, and waited for.
  *
  * Either way, in READ COMMITTED the reader waits up to HORIZON_WAIT_MS
  * for the transactions that hold back the numbers handed out when it
@@ -162,6 +169,7 @@
 
 #include "access/genam.h"
 #include "access/heapam.h"
+#include "access/stratnum.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/transam.h"
@@ -170,6 +178,7 @@
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "utils/fmgroids.h"
 #include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
@@ -1038,11 +1047,70 @@ standby_passed(Snapshot snap, TransactionId next_xid)
 }
 
 /*
+ * standby_last_written
+ *		On a hot standby: the highest number of a record row replayed so
+ *		far, committed, in progress or aborted (the primary key read
+ *		backwards with SnapshotAny, per stream); 0 when there is none.
+ */
+static int64
+standby_last_written(void)
+{
+	Relation	streams;
+	Relation	records;
+	Relation	pkey;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *ids = NIL;
+	ListCell   *lc;
+	int64		last = 0;
+
+	streams = table_open(stream_rel("streams"), AccessShareLock);
+	scan = systable_beginscan(streams, InvalidOid, false, SnapshotAny, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		id = heap_getattr(tup, 1, RelationGetDescr(streams), &isnull);
+
+		if (!isnull)
+			ids = list_append_unique_int(ids, DatumGetInt32(id));
+	}
+	systable_endscan(scan);
+	table_close(streams, AccessShareLock);
+
+	records = table_open(stream_rel("stream_records"), AccessShareLock);
+	pkey = index_open(stream_rel("stream_records_pkey"), AccessShareLock);
+	foreach(lc, ids)
+	{
+		ScanKeyData key;
+
+		CHECK_FOR_INTERRUPTS();
+		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(lfirst_int(lc)));
+		scan = systable_beginscan_ordered(records, pkey, SnapshotAny, 1, &key);
+		tup = systable_getnext_ordered(scan, BackwardScanDirection);
+		if (HeapTupleIsValid(tup))
+		{
+			bool		isnull;
+			Datum		seq = heap_getattr(tup, 2, RelationGetDescr(records), &isnull);
+
+			if (!isnull && DatumGetInt64(seq) > last)
+				last = DatumGetInt64(seq);
+		}
+		systable_endscan_ordered(scan);
+	}
+	index_close(pkey, AccessShareLock);
+	table_close(records, AccessShareLock);
+	list_free(ids);
+	return last;
+}
+
+/*
  * standby_finals
  *		On a hot standby, where neither the primary's holders nor its locks
- *		are known: a mark of the last number and the next transaction id
- *		replayed, final once a snapshot shows every transaction below that
- *		id ended (no session of a standby has one of its own).
+ *		are known: a mark of the highest record number replayed and the
+ *		next transaction id replayed after it was read, final once a
+ *		snapshot shows every transaction below that id ended (no session
+ *		of a standby has one of its own).  In READ COMMITTED the new mark
+ *		is waited for a little, as on the primary (HORIZON_WAIT_MS).
  */
 static void
 standby_finals(void)
@@ -1056,10 +1124,20 @@ standby_finals(void)
 
 	if (npending == MAX_MARKS)
 		npending--;
-	pending_seq[npending] = StreamNumberLast(sequence_relid);
+	pending_seq[npending] = standby_last_written();
 	pending_xid[npending] = XidFromFullTransactionId(ReadNextFullTransactionId());
 	npending++;
 	snap = GetLatestSnapshot();
+	if (pending_seq[npending - 1] > session_horizon && !IsolationUsesXactSnapshot())
+	{
+		for (i = 0; i < HORIZON_WAIT_MS &&
+			 !standby_passed(snap, pending_xid[npending - 1]); i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			pg_usleep(1000L);
+			snap = GetLatestSnapshot();
+		}
+	}
 	keep = 0;
 	for (i = 0; i < npending; i++)
 	{

@@ -55,6 +55,8 @@ static const DynErrorInfo dyn_errors[DYN_NUM_ERRORS] = {
 	/* the Streams API's own */
 	[DYN_EXPIRED_ITERATOR] = {"ExpiredIteratorException", NS_DYNAMODB, ERRCODE_DYN_EXPIRED_ITERATOR, false},
 	[DYN_TRIMMED_DATA_ACCESS] = {"TrimmedDataAccessException", NS_DYNAMODB, ERRCODE_DYN_TRIMMED_DATA_ACCESS, false},
+	/* a write on a hot standby (dispatch.c): DynamoDB's 503, which SDKs retry */
+	[DYN_SERVICE_UNAVAILABLE] = {"ServiceUnavailable", NS_DYNAMODB, ERRCODE_DYN_SERVICE_UNAVAILABLE, false},
 };
 
 const char *

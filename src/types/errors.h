@@ -47,6 +47,7 @@ typedef enum DynError
 	DYN_DUPLICATE_ITEM,
 	DYN_EXPIRED_ITERATOR,
 	DYN_TRIMMED_DATA_ACCESS,
+	DYN_SERVICE_UNAVAILABLE,
 	DYN_NUM_ERRORS
 } DynError;
 
@@ -72,6 +73,7 @@ typedef enum DynError
 #define ERRCODE_DYN_DUPLICATE_ITEM					MAKE_SQLSTATE('X','D','0','1','9')
 #define ERRCODE_DYN_EXPIRED_ITERATOR				MAKE_SQLSTATE('X','D','0','2','0')
 #define ERRCODE_DYN_TRIMMED_DATA_ACCESS				MAKE_SQLSTATE('X','D','0','2','1')
+#define ERRCODE_DYN_SERVICE_UNAVAILABLE				MAKE_SQLSTATE('X','D','0','2','6')
 
 /* Name ("ValidationException") and namespace of an exception */
 extern const char *DynErrorName(DynError err);

@@ -63,6 +63,33 @@ check "conditional put fails" "ConditionalCheckFailedException.*The conditional 
 AWS_SECRET_ACCESS_KEY="${AWS_SECRET_ACCESS_KEY}x" ddb list-tables
 check "wrong secret" "InvalidSignatureException"
 
+# backups and point-in-time recovery, with the CLI's waiter
+ddb create-backup --table-name "$table" --backup-name cli-backup
+check "create-backup" "\"BackupName\": \"cli-backup\".*\"BackupStatus\": \"AVAILABLE\""
+backup_arn=$(printf '%s' "$out" | sed -n 's/.*"BackupArn": "\([^"]*\)".*/\1/p' | head -n 1)
+ddb list-backups --table-name "$table"
+check "list-backups" "\"BackupArn\": \"$backup_arn\""
+ddb restore-table-from-backup --target-table-name "${table}_bk" --backup-arn "$backup_arn"
+check "restore-table-from-backup" "\"TableName\": \"${table}_bk\".*\"RestoreSummary\""
+ddb wait table-exists --table-name "${table}_bk"
+[ -z "$out" ]; out="waited:$?"
+check "wait table-exists (restored)" "^waited:0$"
+ddb update-continuous-backups --table-name "$table" \
+    --point-in-time-recovery-specification PointInTimeRecoveryEnabled=true
+check "update-continuous-backups" "\"PointInTimeRecoveryStatus\": \"ENABLED\""
+ddb restore-table-to-point-in-time --source-table-name "$table" --target-table-name "${table}_pitr" \
+    --use-latest-restorable-time
+check "restore-table-to-point-in-time" "\"TableName\": \"${table}_pitr\".*\"RestoreSummary\""
+ddb wait table-exists --table-name "${table}_pitr"
+[ -z "$out" ]; out="waited:$?"
+check "wait table-exists (point in time)" "^waited:0$"
+ddb scan --table-name "${table}_pitr" --select COUNT
+check "restored items" "\"Count\": 6"
+ddb delete-backup --backup-arn "$backup_arn"
+check "delete-backup" "\"BackupStatus\": \"DELETED\""
+ddb delete-table --table-name "${table}_bk"
+ddb delete-table --table-name "${table}_pitr"
+
 ddb delete-table --table-name "$table"
 check "delete-table" "\"TableName\": \"$table\""
 

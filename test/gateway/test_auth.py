@@ -31,6 +31,30 @@ def test_wrong_secret(endpoint, app_key):
     assert msg.startswith("The request signature we calculated does not match")
 
 
+def test_signing_keys_kept_apart(endpoint, app_key):
+    """The gateway keeps the signing keys it derived (per HTTP thread, by
+    secret, day and region): each key and region still verifies with its
+    own, a wrong secret is refused after the right one was used, and more
+    keys than it keeps in turn all work."""
+    keys = [app_key] + [new_key("gw_app") for _ in range(11)]
+    for _ in range(2):
+        for k in keys:
+            assert "TableNames" in client(endpoint, *k).list_tables()
+    # the same key in another region: another signing key
+    assert "TableNames" in client(endpoint, *app_key, region="eu-west-1").list_tables()
+    assert "TableNames" in client(endpoint, *app_key).list_tables()
+    wrong = client(endpoint, app_key[0], app_key[1][:-1] + ("a" if app_key[1][-1] != "a" else "b"))
+    for _ in range(4):
+        with pytest.raises(wrong.exceptions.ClientError) as e:
+            wrong.list_tables()
+        assert error_of(e)[0] == "InvalidSignatureException"
+    # a secret that is a prefix of the right one is not the right one
+    short = client(endpoint, app_key[0], app_key[1][:-1])
+    with pytest.raises(short.exceptions.ClientError) as e:
+        short.list_tables()
+    assert error_of(e)[0] == "InvalidSignatureException"
+
+
 def test_unknown_key(endpoint):
     c = client(endpoint, "AKITNOSUCHKEY0000000", "x" * 40)
     with pytest.raises(c.exceptions.ClientError) as e:

@@ -1,12 +1,16 @@
 -- wrk script: DynamoDB JSON 1.0 requests, the same calls as the pgbench
 -- scripts in ../sql/, with keys (and PutItem values) drawn per request.
 --
---   wrk -s dynamodb.lua URL -- WORKLOAD SCALE
+--   wrk -s dynamodb.lua URL -- WORKLOAD SCALE [SIGNED]
 --
--- WORKLOAD is get_item, put_item, query10 or mix (the three in turn, for the
--- memory soak); SCALE is the number of items loaded (as pgbench's :scale).
+-- WORKLOAD is get_item, put_item, query10, mix (the three in turn, for the
+-- memory soak) or root (GET /, the health check: the HTTP floor, no
+-- database); SCALE is the number of items loaded (as pgbench's :scale).
 -- The Authorization header is well formed but not a valid signature: the
 -- gateway runs with --auth none, and dynalite checks only its shape.
+-- With SIGNED, a file written by ../sign.py, the requests are its lines
+-- instead (each thread starting at its own offset, in turn): signed with
+-- SigV4, for a gateway that checks signatures.
 
 local thread_no = 0
 function setup(thread)
@@ -29,6 +33,15 @@ function init(args)
          "Signature=0000000000000000000000000000000000000000000000000000000000000000",
    }
    turn = 0
+   signed = nil
+   if args[3] then
+      signed = {}
+      for line in io.lines(args[3]) do
+         local t, d, a, b = line:match("^([^\t]*)\t([^\t]*)\t([^\t]*)\t(.*)$")
+         signed[#signed + 1] = { t, d, a, b }
+      end
+      next_signed = ((thread_no or 0) * 7919) % #signed
+   end
 end
 
 local function get_item()
@@ -56,6 +69,17 @@ local makers = { get_item = get_item, put_item = put_item, query10 = query10 }
 local mix = { get_item, put_item, query10 }
 
 function request()
+   if workload == "root" then
+      return wrk.format("GET", "/")
+   end
+   if signed then
+      local r = signed[next_signed + 1]
+      next_signed = (next_signed + 1) % #signed
+      headers["X-Amz-Target"] = r[1]
+      headers["X-Amz-Date"] = r[2]
+      headers["Authorization"] = r[3]
+      return wrk.format("POST", "/", headers, r[4])
+   end
    local make = makers[workload]
    if make == nil then
       turn = turn % 3 + 1

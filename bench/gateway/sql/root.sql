@@ -1,0 +1,3 @@
+-- the HTTP floor's companion (GET / through the gateway): a round trip
+-- that does nothing
+SELECT 1;
