@@ -51,6 +51,7 @@
 #include "api_vector.h"
 #include "catalog.h"
 #include "direct_check.h"
+#include "index_build.h"
 #include "errors.h"
 #include "table_def.h"
 #include "worker_start.h"
@@ -699,53 +700,9 @@ ApiVectorBackfillBatch(const char *table, const char *index, int batch, int64 *d
 	args[0] = CStringGetTextDatum(table);
 	args[1] = CStringGetTextDatum(index);
 
-	/* which relations, read without locks; then lock in the agreed order */
-	ItemAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args("SELECT t.relid::pg_catalog.oid, v.relid::pg_catalog.oid"
-							   " FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
-							   " WHERE v.table_name OPERATOR(pg_catalog.=) $1"
-							   " AND v.index_name OPERATOR(pg_catalog.=) $2"
-							   " AND v.status OPERATOR(pg_catalog.=) 'CREATING'",
-							   2, argtypes, args, NULL, true, 1);
-	ItemAsRoleEnd(&sw);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed == 0)
+	if (!IndexBuildClaim(INDEX_BUILD_VECTOR, args[0], args[1], &base_relid, &index_relid,
+						 &after, &count))
 		return false;
-	base_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	SPI_freetuptable(SPI_tuptable);
-	LockRelationOid(base_relid, RowShareLock);
-	LockRelationOid(index_relid, RowExclusiveLock);
-
-	/* the position, locked: one build of an index at a time */
-	ItemAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args("SELECT backfill_after, backfilled FROM item_table.vector_indexes"
-							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
-							   " AND index_name OPERATOR(pg_catalog.=) $2"
-							   " AND status OPERATOR(pg_catalog.=) 'CREATING'"
-							   " AND relid OPERATOR(pg_catalog.=) $3::pg_catalog.oid::pg_catalog.regclass FOR UPDATE",
-							   3, (Oid[]) {TEXTOID, TEXTOID, OIDOID},
-							   (Datum[]) {args[0], args[1], ObjectIdGetDatum(index_relid)},
-							   NULL, false, 1);
-	ItemAsRoleEnd(&sw);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed == 0)
-		return false;			/* finished, deleted or replaced meanwhile */
-	{
-		Datum		a = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-
-		if (!isnull)
-		{
-			MemoryContext old = MemoryContextSwitchTo(outer);
-
-			after = PointerGetDatum(PG_DETOAST_DATUM_COPY(a));
-			MemoryContextSwitchTo(old);
-		}
-		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	}
-	SPI_freetuptable(SPI_tuptable);
 
 	/*
 	 * The items, read as the table's owner without its forced row-level
