@@ -179,8 +179,10 @@ ItemWorkerInit(void)
  */
 typedef struct WorkItem
 {
-	char		kind;			/* 'b' backfill, 'v' vector index build, 't' time to live, 'c' stream
-								 * consumer, 's' stream trimming */
+	char		kind;			/* 'b' backfill, 'v' vector index build, 'd' vector
+								 * index draining, 't' time to live, 'c' stream
+								 * consumer, 's' stream trimming, 'p' point-in-time
+								 * recovery trimming */
 	char	   *table;			/* consumer: its name; trimming: NULL */
 	char	   *index;			/* backfill: the index */
 } WorkItem;
@@ -376,12 +378,12 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 		{
 			/*
 			 * and every vector index, whose pending vectors the worker moves
-			 * into the HNSW graph ('p'): periodic work, as Time to Live is
+			 * into the HNSW graph ('d'): periodic work, as Time to Live is
 			 */
 			rc = SPI_execute("SELECT 'v', table_name, index_name FROM item_table.vector_indexes"
 							 " WHERE status OPERATOR(pg_catalog.=) 'CREATING'"
 							 " AND backfill_by OPERATOR(pg_catalog.=) 'worker'"
-							 " UNION ALL SELECT 'p', table_name, index_name FROM item_table.vector_indexes"
+							 " UNION ALL SELECT 'd', table_name, index_name FROM item_table.vector_indexes"
 							 " ORDER BY 1 DESC, 2, 3", true, 0);
 			if (rc != SPI_OK_SELECT)
 				elog(ERROR, "background work listing failed: %s", SPI_result_code_string(rc));
@@ -391,7 +393,7 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 				WorkItem   *w = palloc0(sizeof(WorkItem));
 
 				w->kind = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1)[0];
-				if (w->kind == 'p')
+				if (w->kind == 'd')
 					(*ttl_tables)++;
 				w->table = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
 				w->index = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3);
@@ -504,7 +506,7 @@ run_batch(WorkItem *w, bool *failed)
 						(errmsg("item_table: vector index \"%s\" of table \"%s\" is ACTIVE (" INT64_FORMAT " items scanned)",
 								w->index, w->table, done)));
 		}
-		else if (w->kind == 'p')
+		else if (w->kind == 'd')
 		{
 			int64		n;
 
@@ -613,9 +615,10 @@ run_batch(WorkItem *w, bool *failed)
 			ereport(LOG,
 					(errmsg("item_table worker: a batch (%s%s%s) ran longer than item_table.batch_timeout (%d ms) and was canceled",
 							w->kind == 'b' ? "index backfill of table " : w->kind == 'v' ? "vector index build of table " :
-							w->kind == 'p' ? "pending vectors of table " :
+							w->kind == 'd' ? "pending vectors of table " :
 							w->kind == 't' ? "Time to Live of table " :
-							w->kind == 'c' ? "stream consumer " : "stream trimming",
+							w->kind == 'c' ? "stream consumer " :
+							w->kind == 'p' ? "point-in-time recovery trimming" : "stream trimming",
 							w->table ? w->table : "", w->index ? w->index : "",
 							item_table_batch_timeout)));
 		AbortCurrentTransaction();
@@ -786,7 +789,7 @@ item_table_worker_main(Datum main_arg)
 			TimestampTz start = GetCurrentTimestamp();
 			bool		w_more;
 
-			if (w->kind == 'p')
+			if (w->kind == 'd')
 				consumers = true;
 			if (w->kind == 'c')
 			{
