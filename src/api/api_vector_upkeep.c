@@ -16,8 +16,11 @@
  * catalog is read by one kept plan per write; each index table has a kept
  * DELETE and a kept INSERT (their text names only the index
  * table, by its oid, and pgvector's type), run with the key, the HASH
- * value, the INLINE_FILTER values, the vector as real[] and the projected
- * item as parameters, as the catalog owner, who owns every index table.
+ * value, the INLINE_FILTER values and the vector as real[] as parameters,
+ * as the catalog owner, who owns every index table.  The row holds no copy
+ * of the item: SearchVectors reads the items it finds from the item table
+ * and projects them as the index does (api_vector_search.c), so a write
+ * pays one small row (the key, the search schema's values, the vector).
  *
  * The INSERT puts the vector in the row's pending column, not in embedding
  * (the HNSW-indexed one): pgvector's HNSW index skips a NULL embedding, so
@@ -61,6 +64,7 @@ PG_FUNCTION_INFO_V1(item_table_vector_index_entry);
 PG_FUNCTION_INFO_V1(item_table_vector_backfill_batch);
 PG_FUNCTION_INFO_V1(item_table_vector_drain_batch);
 PG_FUNCTION_INFO_V1(item_table_vector_pending);
+PG_FUNCTION_INFO_V1(item_table_vector_build_graph);
 
 typedef struct VectorUpkeepPlans
 {
@@ -86,7 +90,7 @@ upkeep_plans_for(Oid index_relid)
 	char	   *vtype;
 	char	   *rel;
 	Oid			deltypes[1];
-	Oid			instypes[5];
+	Oid			instypes[4];
 
 	if (upkeep_plans == NULL)
 	{
@@ -112,7 +116,6 @@ upkeep_plans_for(Oid index_relid)
 	instypes[1] = JSONBOID;
 	instypes[2] = JSONBOID;
 	instypes[3] = FLOAT4ARRAYOID;
-	instypes[4] = JSONBOID;
 
 	e = hash_search(upkeep_plans, &index_relid, HASH_ENTER, &found);
 	e->del = e->ins = NULL;
@@ -120,9 +123,9 @@ upkeep_plans_for(Oid index_relid)
 	{
 		e->del = ItemPrepareKept(psprintf("DELETE FROM %s WHERE key OPERATOR(item_table.=) $1", rel),
 								 1, deltypes, 0);
-		e->ins = ItemPrepareKept(psprintf("INSERT INTO %s (key, part, filters, pending, item)"
-										  " VALUES ($1, $2, $3, $4::%s, $5)", rel, vtype),
-								 5, instypes, 0);
+		e->ins = ItemPrepareKept(psprintf("INSERT INTO %s (key, part, filters, pending)"
+										  " VALUES ($1, $2, $3, $4::%s)", rel, vtype),
+								 4, instypes, 0);
 	}
 	PG_CATCH();
 	{
@@ -240,6 +243,23 @@ ApiVectorElement(const char *s, float4 *out)
 	}
 	if (*p != '\0')
 		return false;
+
+	/*
+	 * One parse as a float4 decides almost every number: a magnitude
+	 * between 1e-36 and 1e38 as a float4 is one between 1e-37 and 3.4e38
+	 * as a double (the rounding is far smaller than the margins), so it is
+	 * the element.  Only the rest is parsed again as a double, to apply
+	 * the limits exactly.
+	 */
+	{
+		float4		f = strtof(s, NULL);
+
+		if (fabsf(f) >= 1e-36f && fabsf(f) <= 1e38f)
+		{
+			*out = f;
+			return true;
+		}
+	}
 	d = strtod(s, NULL);
 	if (fabs(d) > 3.4e38)
 		return false;
@@ -299,10 +319,34 @@ item_vector(JsonbValue *attr, int dims, bool cosine, bool *invalid)
 }
 
 /*
+ * ApiVectorProject
+ *		item as a vector index projects it: all of it (ProjectionType ALL),
+ *		or its table keys, the search schema's attributes (hash_attribute,
+ *		filters) and, for INCLUDE, the non-key attributes (nonkey).
+ *		SearchVectors projects the items it reads from the item table with
+ *		it; vector_index_entry() shows it.
+ */
+Jsonb *
+ApiVectorProject(Jsonb *item, const char *projection_type, const char *hash_key,
+				 const char *range_key, const char *hash_attribute, List *filters, List *nonkey)
+{
+	List	   *keep;
+
+	if (strcmp(projection_type, "ALL") == 0)
+		return item;
+	keep = list_make3(unconstify(char *, hash_key), unconstify(char *, range_key),
+					  unconstify(char *, hash_attribute));
+	keep = list_concat(keep, filters);
+	keep = list_concat(keep, nonkey);
+	return item_subset(item, keep);
+}
+
+/*
  * The index row of item for the vector index described by the catalog
  * tuple tup (the columns of VECTOR_INDEX_COLUMNS): false when the item is
- * not in the index; else part (or (Datum) 0 for none), filters, the vector
- * (real[]) and the projected item.
+ * not in the index; else part (or (Datum) 0 for none), filters and the
+ * vector (real[]), and, when projected is not NULL, the item as the index
+ * projects it (what SearchVectors returns of it; the row does not hold it).
  */
 static bool
 vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *filters,
@@ -315,7 +359,6 @@ vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *fil
 	char	   *hash = SPI_getvalue(tup, desc, 5);
 	Datum		fd = SPI_getbinval(tup, desc, 6, &isnull);
 	List	   *filter_names = text_array_list(fd, isnull);
-	char	   *ptype = SPI_getvalue(tup, desc, 7);
 	JsonbValue *pv;
 	bool		invalid;
 
@@ -328,16 +371,15 @@ vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *fil
 	pv = item_member(item, hash);
 	*part = pv != NULL ? JsonbPGetDatum(JsonbValueToJsonb(pv)) : (Datum) 0;
 	*filters = JsonbPGetDatum(item_subset(item, filter_names));
-	if (strcmp(ptype, "ALL") == 0)
-		*projected = JsonbPGetDatum(item);
-	else
+	if (projected != NULL)
 	{
 		Datum		nk = SPI_getbinval(tup, desc, 8, &isnull);
-		List	   *keep = list_make3(SPI_getvalue(tup, desc, 9), SPI_getvalue(tup, desc, 10), hash);
 
-		keep = list_concat(keep, filter_names);
-		keep = list_concat(keep, text_array_list(nk, isnull));
-		*projected = JsonbPGetDatum(item_subset(item, keep));
+		*projected = JsonbPGetDatum(ApiVectorProject(item, SPI_getvalue(tup, desc, 7),
+													 SPI_getvalue(tup, desc, 9),
+													 SPI_getvalue(tup, desc, 10), hash,
+													 list_copy(filter_names),
+													 text_array_list(nk, isnull)));
 	}
 	return true;
 }
@@ -396,8 +438,8 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey,
 		bool		isnull;
 		Oid			index_relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
 		VectorUpkeepPlans *plans;
-		Datum		v[5];
-		char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+		Datum		v[4];
+		char		nulls[4] = {' ', ' ', ' ', ' '};
 
 		if (OidIsValid(only_index) && index_relid != only_index)
 			continue;
@@ -410,7 +452,7 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey,
 			if (SPI_execute_plan(plans->del, k, NULL, false, 0) != SPI_OK_DELETE)
 				elog(ERROR, "item_table: could not delete from a vector index");
 		}
-		if (!has_new || !vector_entry(tup, desc, item, &v[1], &v[2], &v[3], &v[4], strict))
+		if (!has_new || !vector_entry(tup, desc, item, &v[1], &v[2], &v[3], NULL, strict))
 			continue;
 		v[0] = newkey;
 		if (v[1] == (Datum) 0)
@@ -482,6 +524,129 @@ ApiVectorDrainBatch(const char *table, const char *index, int batch)
 	n = (int64) SPI_processed;
 	ItemAsRoleEnd(&sw);
 	return n;
+}
+
+/*
+ * ApiVectorBuildGraph
+ *		Move every pending vector of the vector index (table, index) into
+ *		its HNSW graph at once, by building the graph again over all the
+ *		index table's vectors: the HNSW index dropped, the pending vectors
+ *		moved into embedding (no graph to insert into meanwhile), the index
+ *		made again from its own definition (pg_get_indexdef: the same
+ *		operator class, m and ef_construction) by CREATE INDEX, which builds
+ *		the graph in memory when maintenance_work_mem allows, and in
+ *		parallel when max_parallel_maintenance_workers does: several times
+ *		faster than the worker's inserts, one per vector, when many are
+ *		pending (a bulk load, a restore).  The index table is locked
+ *		against writes (and searches) until the transaction ends.  With
+ *		when_cheaper, nothing is done (0) unless at least
+ *		VECTOR_BULK_MIN vectors are pending and they outnumber the graph's.
+ *		Returns the vectors moved, -1 when there is no such index.  SPI
+ *		connected; the caller checked the right to do it.
+ */
+#define VECTOR_BULK_MIN 1000
+
+int64
+ApiVectorBuildGraph(const char *table, const char *index, bool when_cheaper)
+{
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2];
+	Oid			index_relid;
+	bool		isnull;
+	int			rc;
+	char	   *rel;
+	char	   *def;
+	char	   *hnsw;
+	int64		n;
+	ItemRoleSwitch sw;
+
+	args[0] = CStringGetTextDatum(table);
+	args[1] = CStringGetTextDatum(index);
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.vector_indexes"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
+							   " AND index_name OPERATOR(pg_catalog.=) $2",
+							   2, argtypes, args, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+	{
+		ItemAsRoleEnd(&sw);
+		return -1;
+	}
+	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+	rel = ItemQualifiedName(index_relid);
+	/* writers of the index table wait from here on: the counts hold */
+	LockRelationOid(index_relid, ShareRowExclusiveLock);
+	if (when_cheaper)
+	{
+		int64		pending;
+		int64		graph;
+
+		if (SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM %s WHERE pending IS NOT NULL", rel),
+						true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "item_table: could not count the pending vectors");
+		pending = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		if (pending < VECTOR_BULK_MIN)
+		{
+			ItemAsRoleEnd(&sw);
+			return 0;
+		}
+		if (SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM %s WHERE embedding IS NOT NULL", rel),
+						true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "item_table: could not count the vectors of the graph");
+		graph = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		if (pending <= graph)
+		{
+			ItemAsRoleEnd(&sw);
+			return 0;
+		}
+	}
+	/* the HNSW index's definition, as the catalog has it */
+	if (SPI_execute_with_args("SELECT pg_catalog.pg_get_indexdef(i.indexrelid),"
+							  " i.indexrelid::pg_catalog.regclass::pg_catalog.text"
+							  " FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.indexrelid"
+							  " JOIN pg_catalog.pg_am a ON a.oid OPERATOR(pg_catalog.=) c.relam"
+							  " WHERE i.indrelid OPERATOR(pg_catalog.=) $1 AND a.amname OPERATOR(pg_catalog.=) 'hnsw'",
+							  1, (Oid[]) {OIDOID}, (Datum[]) {ObjectIdGetDatum(index_relid)},
+							  NULL, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "item_table: the HNSW index of vector index %s was not found", index);
+	def = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	hnsw = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+	if (SPI_execute(psprintf("DROP INDEX %s", hnsw), false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "item_table: could not drop the HNSW index of vector index %s", index);
+	CHECK_FOR_INTERRUPTS();
+	if (SPI_execute(psprintf("UPDATE %s SET embedding = pending, pending = NULL WHERE pending IS NOT NULL", rel),
+					false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "item_table: could not move the pending vectors of vector index %s", index);
+	n = (int64) SPI_processed;
+	CHECK_FOR_INTERRUPTS();
+	if (SPI_execute(def, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "item_table: could not build the HNSW index of vector index %s", index);
+	ItemAsRoleEnd(&sw);
+	return n;
+}
+
+/*
+ * vector_build_graph(table_name text, index_name text) RETURNS bigint
+ *		ApiVectorBuildGraph for the table's owner: every pending vector
+ *		moved into the graph, which is built again by CREATE INDEX; the
+ *		vectors moved.
+ */
+Datum
+item_table_vector_build_graph(PG_FUNCTION_ARGS)
+{
+	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *index = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	bool		when_cheaper = PG_GETARG_BOOL(2);
+	int64		n;
+
+	SPI_connect();
+	ItemCheckOwner(TableDefLookup(table)->relid);
+	n = ApiVectorBuildGraph(table, index, when_cheaper);
+	SPI_finish();
+	PG_RETURN_INT64(Max(n, 0));
 }
 
 /*

@@ -380,11 +380,17 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 			 * and every vector index, whose pending vectors the worker moves
 			 * into the HNSW graph ('d'): periodic work, as Time to Live is
 			 */
-			rc = SPI_execute("SELECT 'v', table_name, index_name FROM item_table.vector_indexes"
+			rc = SPI_execute(item_table_vector_drain == INDEX_BACKFILL_WORKER ?
+							 "SELECT 'v', table_name, index_name FROM item_table.vector_indexes"
 							 " WHERE status OPERATOR(pg_catalog.=) 'CREATING'"
 							 " AND backfill_by OPERATOR(pg_catalog.=) 'worker'"
 							 " UNION ALL SELECT 'd', table_name, index_name FROM item_table.vector_indexes"
-							 " ORDER BY 1 DESC, 2, 3", true, 0);
+							 " ORDER BY 1 DESC, 2, 3" :
+			/* item_table.vector_drain = manual: builds only */
+							 "SELECT 'v', table_name, index_name FROM item_table.vector_indexes"
+							 " WHERE status OPERATOR(pg_catalog.=) 'CREATING'"
+							 " AND backfill_by OPERATOR(pg_catalog.=) 'worker'"
+							 " ORDER BY 2, 3", true, 0);
 			if (rc != SPI_OK_SELECT)
 				elog(ERROR, "background work listing failed: %s", SPI_result_code_string(rc));
 			for (i = 0; i < SPI_processed; i++)

@@ -70,8 +70,8 @@ END $$;
 
 -- Validate a CreateTable's VectorIndexes (or one UpdateTable Create: then
 -- p_path names its place in VectorIndexUpdates and p_status is CREATING) and
--- create each index: its index table (key, search partition, vector,
--- projected item) and its HNSW index.  taken: the names of the table's GSIs
+-- create each index: its index table (key, search partition, filter
+-- values, vector) and its HNSW index.  taken: the names of the table's GSIs
 -- and LSIs; its vector indexes are read here.
 CREATE FUNCTION vector_create_indexes(p_table text, p_relid oid, specs jsonb, taken text[],
 									  p_path text DEFAULT 'vectorIndexes.%s.member',
@@ -234,8 +234,10 @@ BEGIN
 		-- graph skips NULL embeddings); the background worker moves pending
 		-- vectors into embedding (the graph) batch by batch, and a search
 		-- reads the graph and, exactly, the pending rows
+		-- The row holds no copy of the item: a search reads the items it
+		-- finds from the item table and projects them as the index does
 		EXECUTE format('CREATE TABLE item_data.%I (key item_table.item_key PRIMARY KEY, part jsonb,'
-					   ' filters jsonb NOT NULL, embedding %s(%s), item jsonb NOT NULL, pending %s(%s),'
+					   ' filters jsonb NOT NULL, embedding %s(%s), pending %s(%s),'
 					   ' CHECK ((embedding IS NULL) <> (pending IS NULL)))',
 					   vrel, vtype, dims, vtype, dims);
 		opclass := CASE dist WHEN 'COSINE' THEN 'vector_cosine_ops'
@@ -330,6 +332,20 @@ CREATE FUNCTION vector_drain_batch(table_name text, index_name text, batch_size 
 	AS 'MODULE_PATHNAME', 'item_table_vector_drain_batch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION vector_drain_batch(text, text, integer) IS
 	'one batch of the draining of a vector index: vectors written since the last batches moved from pending into the HNSW graph (the rows moved)';
+
+-- Every pending vector of a vector index moved into its HNSW graph at once,
+-- for the table's owner: the HNSW index dropped and built again by CREATE
+-- INDEX over all the index table's vectors (in memory when
+-- maintenance_work_mem holds the graph), much faster than the worker's
+-- inserts when many vectors are pending (a bulk load, a restore); the index
+-- table takes no writes meanwhile.  With when_cheaper, only when at least
+-- 1,000 vectors are pending and they outnumber the graph's (what CALL
+-- backfill_indexes does first).  The vectors moved.
+CREATE FUNCTION vector_build_graph(table_name text, index_name text, when_cheaper boolean DEFAULT false)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'item_table_vector_build_graph' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION vector_build_graph(text, text, boolean) IS
+	'the pending vectors of a vector index moved into its HNSW graph at once, the graph built again by CREATE INDEX (the vectors moved)';
 
 -- The vectors of a vector index waiting for the worker (NULL when there is
 -- no such index or the caller may not read the table).

@@ -143,13 +143,16 @@ verify_vector_indexes(ReturnSetInfo *rsinfo, ItemTableDef *def, MemoryContext ca
 		vargs[1] = CStringGetTextDatum(name);
 		sql = psprintf("SELECT CASE WHEN i.key IS NULL THEN 'missing' WHEN x.key IS NULL THEN 'extra' ELSE 'stale' END,"
 					   " coalesce(x.key, i.key),"
-					   " pg_catalog.jsonb_build_object('expected', x.item, 'found', i.item)"
+					   " pg_catalog.jsonb_build_object('expected', x.item, 'found',"
+					   "   CASE WHEN i.key IS NOT NULL THEN pg_catalog.jsonb_build_object('part', i.part, 'filters', i.filters,"
+					   "     'pending', NOT i.in_graph) END)"
 					   " FROM (SELECT b.key, e.part, e.filters, e.embedding, e.item FROM %s b,"
 					   "       LATERAL item_table.vector_index_entry($1, $2, b.item) e) x"
 					   " FULL JOIN (SELECT key, part, filters, coalesce(embedding, pending)::pg_catalog.float4[] AS embedding,"
-					   "            item, (embedding IS NULL) = (pending IS NULL) AS neither_or_both FROM %s) i"
+					   "            embedding IS NOT NULL AS in_graph,"
+					   "            (embedding IS NULL) = (pending IS NULL) AS neither_or_both FROM %s) i"
 					   "   ON i.key OPERATOR(item_table.=) x.key"
-					   " WHERE i.key IS NULL OR x.key IS NULL OR i.item OPERATOR(pg_catalog.<>) x.item OR i.neither_or_both"
+					   " WHERE i.key IS NULL OR x.key IS NULL OR i.neither_or_both"
 					   "    OR i.part IS DISTINCT FROM x.part OR i.filters OPERATOR(pg_catalog.<>) x.filters"
 					   "    OR i.embedding OPERATOR(pg_catalog.<>) x.embedding"
 					   " ORDER BY 2",
@@ -629,7 +632,17 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 				if (list_member_ptr(vcreating, index))
 					ereport(NOTICE,
 							(errmsg("vector index \"%s\" of table \"%s\" is ACTIVE", index, table)));
-				/* then its pending vectors into its graph, batch by batch */
+				/*
+				 * then its pending vectors into its graph: at once, the
+				 * graph built again by CREATE INDEX, when they outnumber
+				 * the graph's (a bulk load), then batch by batch
+				 */
+				if (SPI_execute_with_args("SELECT item_table.vector_build_graph($1, $2, true)", 2,
+										  (Oid[]) {TEXTOID, TEXTOID},
+										  (Datum[]) {CStringGetTextDatum(table), CStringGetTextDatum(index)},
+										  NULL, false, 1) != SPI_OK_SELECT)
+					elog(ERROR, "backfill_indexes: the graph of vector index %s could not be built", index);
+				SPI_commit();
 				more = true;
 				while (more)
 				{

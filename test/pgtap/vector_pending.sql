@@ -12,7 +12,7 @@
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
-SELECT plan(27);
+SELECT plan(40);
 SET search_path = item_table, public;
 CREATE EXTENSION IF NOT EXISTS vector;
 
@@ -79,11 +79,12 @@ SELECT ok(dynamodb('CreateTable', '{"TableName": "vpend", "BillingMode": "PAY_PE
 		{"IndexName": "cos-idx", "VectorAttribute": {"AttributeName": "emb"}, "Dimensions": 6, "DistanceFunction": "COSINE", "Projection": {"ProjectionType": "KEYS_ONLY"}}]}')
 	? 'TableDescription', 'a table with a EUCLIDEAN and a COSINE vector index');
 
--- 1. the index table's layout: embedding nullable, pending, exactly one of them
+-- 1. the index table's layout: embedding nullable, pending, exactly one of
+-- them, and no copy of the item (a search reads it from the item table)
 SELECT is((SELECT array_agg(attname || ':' || attnotnull ORDER BY attnum) FROM pg_attribute
 			WHERE attrelid = pg_temp.rel('l2-idx') AND attnum > 0 AND NOT attisdropped),
-	ARRAY['key:true', 'part:false', 'filters:true', 'embedding:false', 'item:true', 'pending:false'],
-	'the index table: embedding may be NULL (not in the graph), pending beside it');
+	ARRAY['key:true', 'part:false', 'filters:true', 'embedding:false', 'pending:false'],
+	'the index table: embedding may be NULL (not in the graph), pending beside it, no item copy');
 SELECT ok((SELECT count(*) = 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 			WHERE i.indrelid = pg_temp.rel('l2-idx') AND i.indpred IS NOT NULL),
 	'a partial index finds the pending rows');
@@ -149,7 +150,45 @@ SELECT throws_ok(format('UPDATE %s SET pending = embedding WHERE pending IS NULL
 CREATE ROLE vpend_other;
 SET LOCAL ROLE vpend_other;
 SELECT throws_ok($$SELECT vector_drain_batch('vpend', 'l2-idx', 10)$$, '42501', NULL, 'vector_drain_batch needs the table''s ownership');
+SELECT throws_ok($$SELECT vector_build_graph('vpend', 'l2-idx')$$, '42501', NULL, 'vector_build_graph needs the table''s ownership');
 RESET ROLE;
+
+-- 9. the items come from the item table: a reader with SELECT only gets
+-- them, projected as the index projects them, as they are now
+GRANT SELECT ON item_data.vpend TO vpend_other;
+SELECT dynamodb('UpdateItem', '{"TableName": "vpend", "Key": {"id": {"S": "p019"}},
+	"UpdateExpression": "SET note = :n", "ExpressionAttributeValues": {":n": {"S": "read from the item table"}}}');
+SET LOCAL ROLE vpend_other;
+SELECT is(pg_temp.search('l2-idx', pg_temp.vec(19 + 300), 1) -> 0 -> 'Item' -> 'note' ->> 'S', 'read from the item table',
+	'a reader with SELECT on the table gets the item as it is (ProjectionType ALL)');
+SELECT is(pg_temp.search('cos-idx', pg_temp.vec(19 + 300), 1) -> 0 -> 'Item', '{"id": {"S": "p019"}}',
+	'KEYS_ONLY: the key only');
+RESET ROLE;
+
+-- 10. the graph built at once (a bulk load): vector_build_graph
+SELECT count(*) FROM (SELECT pg_temp.put('b' || lpad(i::text, 4, '0'), pg_temp.vec(i + 2000)) FROM generate_series(1, 1200) i) s;
+CREATE TEMP TABLE before_build AS
+	SELECT pg_temp.states('l2-idx') AS states,
+		   (SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			  JOIN pg_am a ON a.oid = c.relam WHERE i.indrelid = pg_temp.rel('l2-idx') AND a.amname = 'hnsw') AS def;
+SELECT is(vector_build_graph('vpend', 'l2-idx', true), (SELECT states[1]::bigint FROM before_build),
+	'when_cheaper, more pending than in the graph: every pending vector moved');
+SELECT is(pg_temp.states('l2-idx'), (SELECT ARRAY[0, states[1] + states[2]] FROM before_build), 'nothing pending, all in the graph');
+SELECT is((SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			  JOIN pg_am a ON a.oid = c.relam WHERE i.indrelid = pg_temp.rel('l2-idx') AND a.amname = 'hnsw'),
+	(SELECT def FROM before_build), 'the HNSW index built again from its own definition');
+SELECT is((SELECT bool_and(pg_temp.ids(pg_temp.search('l2-idx', pg_temp.vec(q), 8)) = pg_temp.exact('<->', pg_temp.vec(q), 8))
+			 FROM generate_series(2100, 2110) q), true,
+	'11 searches on the rebuilt graph: the exact search''s results');
+SELECT pg_temp.put('c' || i, pg_temp.vec(i + 9000)) FROM generate_series(1, 5) i;
+SELECT is(vector_build_graph('vpend', 'l2-idx', true), 0::bigint, 'when_cheaper, 5 pending: nothing done');
+SELECT is(pg_temp.states('l2-idx') OPERATOR(pg_catalog.&&) ARRAY[5], true, 'the 5 still pending');
+CREATE TEMP TABLE cos_before AS SELECT pg_temp.states('cos-idx') AS states;
+SELECT is(vector_build_graph('vpend', 'cos-idx'), (SELECT states[1]::bigint FROM cos_before),
+	'forced, fewer pending than in the graph: every pending vector of the COSINE index moved');
+SELECT is(pg_temp.states('cos-idx'), (SELECT ARRAY[0, states[1] + states[2]] FROM cos_before), 'COSINE: nothing pending');
+SELECT is(pg_temp.ids(pg_temp.search('cos-idx', pg_temp.vec(2050), 1)), ARRAY['b0050'], 'found in the rebuilt COSINE graph');
+SELECT is((SELECT count(*)::int FROM verify('vpend')), 0, 'verify(): consistent after the builds');
 
 SELECT * FROM finish();
 ROLLBACK;
