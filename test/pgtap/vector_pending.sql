@@ -7,8 +7,10 @@
 -- drained (embedding), an update of a drained row (only the new vector's
 -- score), a delete of a pending row, verify() on both states, the results
 -- equal to an exact search with pending and drained rows mixed, the
--- pending count in background_work, the drain's rights.  In one
--- transaction, rolled back.  Skipped when pgvector is not installed.
+-- pending count in background_work, the drain's rights; the items read
+-- from the item table (the index rows hold no copy); the graph built at
+-- once by vector_build_graph (a bulk load).  In one transaction, rolled
+-- back.  Skipped when pgvector is not installed.
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
