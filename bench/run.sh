@@ -154,7 +154,7 @@ run_pgbench() {
     # the p99 latency in ms of the run's transactions (column 3: microseconds)
     if [ "${BENCH_P99:-0}" = 1 ]; then
         cat "$3".tx.* 2>/dev/null | awk '{ print $3 }' | sort -n |
-            awk '{ a[NR] = $1 } END { if (NR) printf "%.1f\n", a[int(NR * 0.99 + 0.5) > 0 ? int(NR * 0.99 + 0.5) : 1] / 1000 }' >"$3.p99"
+            awk '{ a[NR] = $1 } END { if (NR) { i = int(NR * 0.99 + 0.5); if (i < 1) i = 1; printf "%.1f\n", a[i] / 1000 } }' >"$3.p99"
         rm -f "$3".tx.*
     fi
     local tps

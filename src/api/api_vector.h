@@ -26,7 +26,8 @@ extern bool ApiVectorElement(const char *s, float4 *out);
 extern Jsonb *ApiVectorProject(Jsonb *item, const char *projection_type, const char *hash_key,
 							   const char *range_key, const char *hash_attribute, List *filters,
 							   List *nonkey);
-extern void ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem, bool has_new);
+extern void ApiVectorSync(Oid relid, Datum oldkey, Datum olditem, bool has_old, Datum newkey,
+						  Datum newitem, bool has_new);
 extern bool ApiVectorDirectTrigger(const Trigger *t);
 extern void ApiVectorTruncate(Oid relid);
 extern bool ApiVectorBackfillBatch(const char *table, const char *index, int batch, int64 *done);

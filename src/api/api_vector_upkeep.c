@@ -42,6 +42,7 @@
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/hsearch.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
@@ -74,8 +75,8 @@ typedef struct VectorUpkeepPlans
 } VectorUpkeepPlans;
 
 static HTAB *upkeep_plans = NULL;
-static void vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey,
-						Datum newitem, bool has_new, bool strict);
+static void vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old,
+						Datum newkey, Datum newitem, bool has_new, bool strict);
 static SPIPlanPtr indexes_plan = NULL;
 static SPIPlanPtr entry_plan = NULL;
 static bool worker_asked = false;
@@ -400,26 +401,80 @@ vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *fil
  *		refuses the write.  SPI connected.
  */
 void
-ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem, bool has_new)
+ApiVectorSync(Oid relid, Datum oldkey, Datum olditem, bool has_old, Datum newkey, Datum newitem,
+			  bool has_new)
 {
-	vector_sync(relid, InvalidOid, oldkey, has_old, newkey, newitem, has_new, true);
+	vector_sync(relid, InvalidOid, oldkey, olditem, has_old, newkey, newitem, has_new, true);
+}
+
+/* the same value of member name in both items, or absent from both? */
+static bool
+member_unchanged(Jsonb *a, Jsonb *b, const char *name)
+{
+	JsonbValue *va;
+	JsonbValue *vb;
+	Jsonb	   *ja;
+	Jsonb	   *jb;
+
+	if (name == NULL)
+		return true;
+	va = item_member(a, name);
+	vb = item_member(b, name);
+	if (va == NULL || vb == NULL)
+		return va == vb;
+	ja = JsonbValueToJsonb(va);
+	jb = JsonbValueToJsonb(vb);
+	return VARSIZE(ja) == VARSIZE(jb) && memcmp(ja, jb, VARSIZE(ja)) == 0;
+}
+
+/*
+ * Would the index row of the vector index described by tup be the same
+ * for olditem and newitem: the vector attribute, the HASH attribute and
+ * every INLINE_FILTER attribute the same (byte for byte: a number written
+ * differently counts as a change)?  The row holds nothing else.
+ */
+static bool
+entry_unchanged(HeapTuple tup, TupleDesc desc, Jsonb *olditem, Jsonb *newitem)
+{
+	bool		isnull;
+	Datum		fd;
+	ListCell   *lc;
+	List	   *filters;
+
+	if (!member_unchanged(olditem, newitem, SPI_getvalue(tup, desc, 2)) ||
+		!member_unchanged(olditem, newitem, SPI_getvalue(tup, desc, 5)))
+		return false;
+	fd = SPI_getbinval(tup, desc, 6, &isnull);
+	filters = text_array_list(fd, isnull);
+	foreach(lc, filters)
+		if (!member_unchanged(olditem, newitem, (char *) lfirst(lc)))
+			return false;
+	return true;
 }
 
 /*
  * ApiVectorSync's work, for every vector index of relid or only one;
  * strict: a new item whose vector attribute is not a vector of the index is
- * refused (a write), else it is left out of the index (a build).
+ * refused (a write), else it is left out of the index (a build).  With the
+ * old item (olditem not 0) and the same key, an index whose row would not
+ * change is left alone: an update of other attributes neither rewrites the
+ * row nor sends its vector through the graph again.
  */
 static void
-vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey, Datum newitem,
-			bool has_new, bool strict)
+vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old, Datum newkey,
+			Datum newitem, bool has_new, bool strict)
 {
 	Oid			argtypes[1] = {OIDOID};
 	Datum		arg[1];
 	SPITupleTable *tt;
 	uint64		n;
 	Jsonb	   *item = has_new ? DatumGetJsonbP(newitem) : NULL;
+	Jsonb	   *old = NULL;
 	ItemRoleSwitch sw;
+
+	if (has_old && has_new && olditem != (Datum) 0 &&
+		datumIsEqual(oldkey, newkey, false, -1))
+		old = DatumGetJsonbP(olditem);
 
 	if (indexes_plan == NULL)
 		indexes_plan = ItemPrepareKept(VECTOR_INDEX_COLUMNS
@@ -443,6 +498,13 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey,
 
 		if (OidIsValid(only_index) && index_relid != only_index)
 			continue;
+		if (old != NULL && entry_unchanged(tup, desc, old, item))
+		{
+			/* the row stays; a write still has its vector checked */
+			if (strict)
+				(void) vector_entry(tup, desc, item, &v[1], &v[2], &v[3], NULL, true);
+			continue;
+		}
 		plans = upkeep_plans_for(index_relid);
 		if (has_old)
 		{
@@ -779,6 +841,7 @@ item_table_vector_index_trigger(PG_FUNCTION_ARGS)
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	TupleDesc	desc;
 	Datum		oldkey = (Datum) 0;
+	Datum		olditem = (Datum) 0;
 	Datum		newkey = (Datum) 0;
 	Datum		newitem = (Datum) 0;
 	bool		has_old = false;
@@ -799,8 +862,13 @@ item_table_vector_index_trigger(PG_FUNCTION_ARGS)
 	desc = RelationGetDescr(td->tg_relation);
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event) || TRIGGER_FIRED_BY_DELETE(td->tg_event))
 	{
+		bool		oldnull;
+
 		oldkey = heap_getattr(td->tg_trigtuple, 1, desc, &isnull);
 		has_old = !isnull;
+		olditem = heap_getattr(td->tg_trigtuple, 2, desc, &oldnull);
+		if (oldnull)
+			olditem = (Datum) 0;
 	}
 	if (TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 	{
@@ -812,7 +880,7 @@ item_table_vector_index_trigger(PG_FUNCTION_ARGS)
 		has_new = !isnull && !itemnull;
 	}
 	SPI_connect();
-	ApiVectorSync(RelationGetRelid(td->tg_relation), oldkey, has_old, newkey, newitem, has_new);
+	ApiVectorSync(RelationGetRelid(td->tg_relation), oldkey, olditem, has_old, newkey, newitem, has_new);
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }
@@ -901,7 +969,7 @@ ApiVectorBackfillBatch(const char *table, const char *index, int batch, int64 *d
 		CHECK_FOR_INTERRUPTS();
 		item = SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &itemnull);
 		if (!isnull)
-			vector_sync(base_relid, index_relid, key, true, key, item, !itemnull, false);
+			vector_sync(base_relid, index_relid, key, (Datum) 0, true, key, item, !itemnull, false);
 		if (r == n - 1 && !isnull)
 		{
 			/* the next batch starts after this key */

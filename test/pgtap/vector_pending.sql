@@ -14,7 +14,7 @@
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
-SELECT plan(40);
+SELECT plan(42);
 SET search_path = item_table, public;
 CREATE EXTENSION IF NOT EXISTS vector;
 
@@ -129,6 +129,16 @@ SELECT is((SELECT round((e ->> 'Score')::numeric, 4) FROM jsonb_array_elements(p
 	round((pg_temp.vec(1017)::vector <-> pg_temp.vec(17)::vector)::numeric, 4),
 	'its score is the new vector''s distance, not the old one''s');
 SELECT is(pg_temp.ids(pg_temp.search('l2-idx', pg_temp.vec(1017), 1)), ARRAY['p017'], 'found by its new vector');
+
+-- an update of other attributes leaves the index row (and the graph) alone,
+-- on the API's direct path and through the trigger
+SELECT dynamodb('UpdateItem', '{"TableName": "vpend", "Key": {"id": {"S": "p020"}},
+	"UpdateExpression": "SET tag = :t", "ExpressionAttributeValues": {":t": {"S": "x"}}}');
+UPDATE item_data.vpend SET item = item || '{"tag": {"S": "y"}}' WHERE key = item_key('{"S": "p023"}'::jsonb);
+SELECT is(pg_temp.state_of('l2-idx', 'p020') || ' ' || pg_temp.state_of('l2-idx', 'p023'), 'embedding embedding',
+	'updates of other attributes leave the vectors in the graph (no rewrite, no new pending)');
+SELECT throws_ok($$SELECT dynamodb('PutItem', '{"TableName": "vpend", "Item": {"id": {"S": "p020"}, "emb": {"S": "no vector"}}}')$$,
+	'XD001', NULL, 'a write of an item whose vector is not one is still refused');
 
 -- 5. a delete of a pending row
 SELECT pg_temp.put('q001', pg_temp.vec(5000));
