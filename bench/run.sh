@@ -149,7 +149,8 @@ mkdir -p "$BLOG" "$RESULTS_DIR"
 run_pgbench() {
     local rc=0 txlog=()
     [ "${BENCH_P99:-0}" = 1 ] && { rm -f "$3".tx.*; txlog=(-l --log-prefix="$3.tx"); }
-    PGOPTIONS="$WL_PGOPTIONS" "$PGBIN/pgbench" -n -M prepared -c "$BENCH_CLIENTS" -j "$BENCH_JOBS" -T "$2" \
+    PGOPTIONS="$WL_PGOPTIONS" "$PGBIN/pgbench" -n -M prepared -c "${WL_CLIENTS:-$BENCH_CLIENTS}" \
+        -j "${WL_CLIENTS:-$BENCH_JOBS}" -T "$2" \
         "${txlog[@]}" -D scale="$BENCH_SCALE" -f "$1" "$BENCH_DB" </dev/null >"$3" 2>&1 || rc=$?
     # the p99 latency in ms of the run's transactions (column 3: microseconds)
     if [ "${BENCH_P99:-0}" = 1 ]; then
@@ -223,6 +224,13 @@ for w in "${workloads[@]}"; do
 
     ext="$(wl_scripts "$w")/ext.sql"
     base="$(wl_scripts "$w")/base.sql"
+    # optional 'clients': this workload's pgbench clients (and threads)
+    WL_CLIENTS=""
+    if [ -f "$WL_DIR/$w/clients" ]; then
+        WL_CLIENTS=$(tr -d '[:space:]' <"$WL_DIR/$w/clients")
+        [[ $WL_CLIENTS =~ ^[1-9][0-9]*$ ]] || it_die "workload '$w': its clients file must hold a positive integer"
+        it_say "workload '$w' runs with $WL_CLIENTS clients"
+    fi
     # optional 'settings': one "name = value" per line, for both variants
     WL_PGOPTIONS=""
     if [ -f "$WL_DIR/$w/settings" ]; then
