@@ -11,7 +11,9 @@
 # runs each case's statement prepared, one transaction per call, in a single-user
 # backend under callgrind, CG_SMALL and CG_LARGE times (default 200 and 1200), and
 # prints (Ir(large) - Ir(small)) / (CG_LARGE - CG_SMALL): the instructions
-# of one call, start-up and warm-up cancelled.  Each case has an ext and a
+# of one call, start-up and warm-up cancelled.  CG_KEEP=dir keeps each run's
+# callgrind output there (callgrind.<calls>.<offset>.out, for
+# callgrind_annotate).  Each case has an ext and a
 # base statement (the plain SQL of the same work); $1 in a statement is
 # the loop counter (the stream_* cases compare a table with a stream,
 # ext, to the same table without, base).  Needs root or sudo (the cluster runs as postgres).
@@ -131,6 +133,15 @@ for c in gsi_put lsi_put ts_trade mgsi_query mgsi_put; do
     BASE[$c]=$(wl_stmt "bench/workloads/$c/base.sql" "$v")
 done
 ORDER+=(gsi_put lsi_put ts_trade mgsi_query mgsi_put)
+# PutItem of a new item with a 128-dimension vector on a table with a vector
+# index (ext) against the same PutItem on the same table without it (base,
+# bench/workloads/vector_put; needs pgvector): the write path only, as no
+# background worker runs in a single-user backend (the written vectors stay
+# pending)
+EXT[vector_put]=$(wl_stmt bench/workloads/vector_put/ext.sql 's/:id\b/(2000000000 + $1)/g; s/:q\b/(1 + $1 % 100)/g')
+BASE[vector_put]=$(wl_stmt bench/workloads/vector_put/base.sql 's/:id\b/(2000000000 + $1)/g; s/:q\b/(1 + $1 % 100)/g')
+CG_SETUP[vector_put]=vector_put
+ORDER+=(vector_put)
 # Writes of NEW items (the direct insert): PutItem of a new key against the
 # upsert statement; BatchWriteItem of 25 new items against one 25-row
 # upsert; TransactWriteItems of 10 conditional Puts of new items against
@@ -208,6 +219,7 @@ ir() {
     it_as_postgres bash -c "valgrind --tool=callgrind --callgrind-out-file=$out '$PGBIN/postgres' --single -D '$IT_PGDATA' cg <'$IT_TMP/cg.sql'" \
         >"$IT_TMP/cg.log" 2>&1 || { cat "$IT_TMP/cg.log" >&2; return 1; }
     if grep -q 'ERROR' "$IT_TMP/cg.log"; then grep -m3 ERROR "$IT_TMP/cg.log" >&2; return 1; fi
+    [ -z "${CG_KEEP:-}" ] || cp "$out" "$CG_KEEP/callgrind.$n.$off.out"
     awk '/^(summary|totals):/ { print $2; exit }' "$out"
 }
 

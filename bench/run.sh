@@ -11,6 +11,9 @@
 #   BENCH_SCALE    psql variable :scale for setup.sql, and pgbench
 #                  variable :scale for ext.sql/base.sql          (default 1000000)
 #   BENCH_WARMUP   seconds of unrecorded warm-up per variant     (default 2; 0 = none)
+#   BENCH_SERVER_SETTINGS  "name=value ..." set by ALTER SYSTEM for the run
+#                  (e.g. item_table.vector_drain=manual)         (default none)
+#   BENCH_P99      1: log every transaction, print the p99 latency (default 0)
 # The table is printed and written to bench/results/latest.txt; pgbench logs
 # go to log/bench/.
 set -euo pipefail
@@ -33,7 +36,7 @@ RESULTS_DIR=bench/results
 BLOG="$IT_LOG_DIR/bench"
 
 usage() {
-    sed -n '2,15s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '2,18s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
     echo
     echo "workloads:"
     local d
@@ -128,6 +131,13 @@ if cat "${workloads[@]/#/$WL_DIR/}"/needs 2>/dev/null | grep -qw vector; then
     it_install_pgvector
 fi
 it_start_cluster || it_die "could not start a PostgreSQL cluster"
+# server-wide settings for the whole run (BENCH_SERVER_SETTINGS: "name=value"
+# separated by spaces, e.g. item_table.vector_drain=manual), by ALTER SYSTEM
+for kv in ${BENCH_SERVER_SETTINGS:-}; do
+    "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -d postgres \
+        -c "ALTER SYSTEM SET ${kv%%=*} = '${kv#*=}'" </dev/null || it_die "could not set $kv"
+done
+[ -z "${BENCH_SERVER_SETTINGS:-}" ] || "$PGBIN/psql" -X -q -d postgres -c 'SELECT pg_reload_conf()' </dev/null >/dev/null
 
 rm -rf "$BLOG"
 mkdir -p "$BLOG" "$RESULTS_DIR"
@@ -137,9 +147,17 @@ mkdir -p "$BLOG" "$RESULTS_DIR"
 # run_pgbench SCRIPT SECONDS LOG -> prints tps, non-zero on failure
 # (server settings of the workload, if any, are in $WL_PGOPTIONS)
 run_pgbench() {
-    local rc=0
-    PGOPTIONS="$WL_PGOPTIONS" "$PGBIN/pgbench" -n -M prepared -c "$BENCH_CLIENTS" -j "$BENCH_JOBS" -T "$2" \
-        -D scale="$BENCH_SCALE" -f "$1" "$BENCH_DB" </dev/null >"$3" 2>&1 || rc=$?
+    local rc=0 txlog=()
+    [ "${BENCH_P99:-0}" = 1 ] && { rm -f "$3".tx.*; txlog=(-l --log-prefix="$3.tx"); }
+    PGOPTIONS="$WL_PGOPTIONS" "$PGBIN/pgbench" -n -M prepared -c "${WL_CLIENTS:-$BENCH_CLIENTS}" \
+        -j "${WL_CLIENTS:-$BENCH_JOBS}" -T "$2" \
+        "${txlog[@]}" -D scale="$BENCH_SCALE" -f "$1" "$BENCH_DB" </dev/null >"$3" 2>&1 || rc=$?
+    # the p99 latency in ms of the run's transactions (column 3: microseconds)
+    if [ "${BENCH_P99:-0}" = 1 ]; then
+        cat "$3".tx.* 2>/dev/null | awk '{ print $3 }' | sort -n |
+            awk '{ a[NR] = $1 } END { if (NR) { i = int(NR * 0.99 + 0.5); if (i < 1) i = 1; printf "%.1f\n", a[i] / 1000 } }' >"$3.p99"
+        rm -f "$3".tx.*
+    fi
     local tps
     tps=$(awk '/^tps = .*(without initial connection time|excluding connections establishing)/ { printf "%.1f\n", $3; exit }' "$3")
     if [ "$rc" -ne 0 ] || [ -z "$tps" ] || grep -q 'aborted in command\|Run was aborted' "$3"; then
@@ -164,6 +182,7 @@ ratio() {  # ratio A B -> A/B with 2 decimals
 declare -A group_done=()
 rows=()
 size_rows=()
+p99_rows=()
 failed=()
 skipped=()
 
@@ -205,6 +224,13 @@ for w in "${workloads[@]}"; do
 
     ext="$(wl_scripts "$w")/ext.sql"
     base="$(wl_scripts "$w")/base.sql"
+    # optional 'clients': this workload's pgbench clients (and threads)
+    WL_CLIENTS=""
+    if [ -f "$WL_DIR/$w/clients" ]; then
+        WL_CLIENTS=$(tr -d '[:space:]' <"$WL_DIR/$w/clients")
+        [[ $WL_CLIENTS =~ ^[1-9][0-9]*$ ]] || it_die "workload '$w': its clients file must hold a positive integer"
+        it_say "workload '$w' runs with $WL_CLIENTS clients"
+    fi
     # optional 'settings': one "name = value" per line, for both variants
     WL_PGOPTIONS=""
     if [ -f "$WL_DIR/$w/settings" ]; then
@@ -223,6 +249,8 @@ for w in "${workloads[@]}"; do
     fi
     ext_tps=()
     base_tps=()
+    ext_p99=()
+    base_p99=()
     r=1
     while [ "$ok" = 1 ] && [ "$r" -le "$BENCH_RUNS" ]; do
         if e=$(run_pgbench "$ext" "$BENCH_SECONDS" "$BLOG/$w.ext.$r.log") &&
@@ -230,6 +258,11 @@ for w in "${workloads[@]}"; do
             ext_tps+=("$e")
             base_tps+=("$b")
             printf '   %-24s run %d/%d  ext %12s tps   base %12s tps\n' "$w" "$r" "$BENCH_RUNS" "$e" "$b"
+            if [ "${BENCH_P99:-0}" = 1 ]; then
+                ext_p99+=("$(cat "$BLOG/$w.ext.$r.log.p99")")
+                base_p99+=("$(cat "$BLOG/$w.base.$r.log.p99")")
+                printf '   %-24s run %d/%d  ext p99 %8s ms   base p99 %8s ms\n' "$w" "$r" "$BENCH_RUNS" "${ext_p99[-1]}" "${base_p99[-1]}"
+            fi
         else
             ok=0
         fi
@@ -254,6 +287,9 @@ for w in "${workloads[@]}"; do
             if (NR == 0) print "n/a"; else if (NR % 2) printf "%.2f", a[(NR + 1) / 2];
             else printf "%.2f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }')" \
         "$(IFS=,; echo "${ext_tps[*]}")" "$(IFS=,; echo "${base_tps[*]}")")")
+
+    [ "${BENCH_P99:-0}" != 1 ] ||
+        p99_rows+=("$(printf '%-24s | %14s | %15s' "$w" "$(median "${ext_p99[@]}")" "$(median "${base_p99[@]}")")")
 
     if [ -f "$WL_DIR/$w/size.sql" ]; then
         label=$w
@@ -283,6 +319,12 @@ report=$(mktemp)
     printf '%-24s | %14s | %15s | %16s | %12s | %s | %s\n' workload "ext median tps" "base median tps" "time ext/base" "paired ratio" "ext tps runs" "base tps runs"
     printf '%s\n' "-------------------------+----------------+-----------------+------------------+--------------+--------------+--------------"
     for row in "${rows[@]}"; do printf '%s\n' "$row"; done
+    if [ "${#p99_rows[@]}" -gt 0 ]; then
+        echo
+        printf '%-24s | %14s | %15s\n' workload "ext p99 ms" "base p99 ms"
+        printf '%s\n' "-------------------------+----------------+----------------"
+        for row in "${p99_rows[@]}"; do printf '%s\n' "$row"; done
+    fi
     if [ "${#size_rows[@]}" -gt 0 ]; then
         echo
         printf '%-40s | %14s | %15s | %16s\n' "size" "ext" "base" "ratio ext/base"

@@ -7,9 +7,19 @@
  *
  * A search is one statement on the index table:
  *
- *   SELECT key, item, d FROM (SELECT key, item, embedding <op> $1 AS d
- *     FROM <index table> [WHERE part = $2] [AND filters @> $3]
- *     ORDER BY embedding <op> $1 LIMIT $4) s ORDER BY d, key
+ *   SELECT key, d FROM (
+ *     (SELECT key, embedding <op> $1 AS d FROM <index table>
+ *       WHERE embedding IS NOT NULL [AND part = $2] [AND filters @> $3]
+ *       ORDER BY embedding <op> $1 LIMIT $4)
+ *     UNION ALL
+ *     (SELECT key, pending <op> $1 AS d FROM <index table>
+ *       WHERE pending IS NOT NULL [AND part = $2] [AND filters @> $3]
+ *       ORDER BY 2 LIMIT $4)) s ORDER BY d + 0, key LIMIT $4
+ *
+ * the HNSW graph's TopK and the exact TopK of the vectors written since
+ * the background worker last moved them into the graph (api_vector_upkeep.c),
+ * merged; enable_seqscan is off for the search, so that the pending rows
+ * are read through their partial index however few the planner expects.
  *
  * whose text names only what the catalog holds (the index table, found by
  * its oid, and pgvector's schema); the request's values are its parameters
@@ -22,9 +32,21 @@
  * index table dropped and created again (a new oid) gets a new plan, and
  * PostgreSQL's plan cache replans a kept plan when its relations change.
  *
+ * The index rows hold no copy of the items (a write stays small): a second
+ * statement, kept per index too, reads the items found from the item table
+ * by their keys, in the search's snapshot,
+ *
+ *   SELECT u.n, b.item FROM unnest($1::item_key[]) WITH ORDINALITY u(k, n)
+ *     JOIN <item table> b ON b.key = u.k ORDER BY u.n
+ *
+ * and each is projected as the index projects it (ApiVectorProject).
+ *
  * The search runs as the catalog owner, who owns every index table, once
- * the caller's SELECT right on the item table is checked.  hnsw.ef_search
- * (200, or TopK or the session's own setting when larger) and, with a
+ * the caller's SELECT right on the item table is checked; the items are read
+ * as the item table's owner without its forced row-level security, as an
+ * index build reads them (an index holds every item, whoever may read
+ * which).  hnsw.ef_search
+ * (VECTOR_EF_SEARCH, or TopK or the session's own setting when larger) and, with a
  * condition, hnsw.iterative_scan = relaxed_order are set for the search
  * only, as a function's SET clause would.
  *
@@ -57,9 +79,19 @@
 
 PG_FUNCTION_INFO_V1(item_table_search_vectors);
 
+/*
+ * the HNSW candidate list of a search (hnsw.ef_search) unless TopK or the
+ * session asks for more: with the graphs vector_create_indexes() builds
+ * (m 24, ef_construction 128), recall@10 on 100,000 random 128-dimension
+ * vectors is about 0.95 at 600 (docs/vectors.md, "Recall")
+ */
+#define VECTOR_EF_SEARCH 800
+
 /* a search's shape: which conditions its statement has */
 #define VSHAPE_PART		1
 #define VSHAPE_FILTERS	2
+/* not a search: the read of the items found, by key */
+#define VSHAPE_ITEMS	4
 
 typedef struct VectorPlanKey
 {
@@ -89,12 +121,34 @@ static MemoryContext result_cxt = NULL;
 typedef struct VectorIndexInfo
 {
 	Oid			index_relid;
+	Oid			table_relid;
 	int			dimensions;
 	char	   *distance;		/* COSINE, EUCLIDEAN, DOT_PRODUCT */
 	char	   *hash_attribute; /* or NULL */
 	List	   *filter_attributes;	/* char * each */
 	char	   *status;
+	char	   *projection_type;	/* ALL, KEYS_ONLY, INCLUDE */
+	List	   *non_key_attributes; /* char * each (INCLUDE) */
+	char	   *hash_key;		/* the table's key attributes */
+	char	   *range_key;		/* or NULL */
 } VectorIndexInfo;
+
+/* the names in a text[] datum */
+static List *
+text_list(Datum d)
+{
+	List	   *out = NIL;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	deconstruct_array(DatumGetArrayTypeP(d), TEXTOID, -1, false, TYPALIGN_INT,
+					  &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			out = lappend(out, TextDatumGetCString(elems[i]));
+	return out;
+}
 
 pg_noreturn static void
 raise_problems(List *problems)
@@ -151,7 +205,8 @@ read_vector_index(const char *table, const char *index, Oid *table_relid, Vector
 	if (catalog_plan == NULL)
 		catalog_plan = ItemPrepareKept(
 			"SELECT t.relid::pg_catalog.oid, v.relid::pg_catalog.oid, v.dimensions, v.distance_function,"
-			" v.hash_attribute, v.filter_attributes, v.status"
+			" v.hash_attribute, v.filter_attributes, v.status, v.projection_type, v.non_key_attributes,"
+			" t.hash_key, t.range_key"
 			" FROM item_table.tables t LEFT JOIN item_table.vector_indexes v"
 			"   ON v.table_name = t.table_name AND v.index_name = $2"
 			" WHERE t.table_name = $1", 2, argtypes, 0);
@@ -169,25 +224,49 @@ read_vector_index(const char *table, const char *index, Oid *table_relid, Vector
 	if (isnull)
 		return false;
 	vi->index_relid = DatumGetObjectId(d);
+	vi->table_relid = *table_relid;
 	vi->dimensions = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
 	vi->distance = SPI_getvalue(tup, desc, 4);
 	vi->hash_attribute = SPI_getvalue(tup, desc, 5);
 	vi->status = SPI_getvalue(tup, desc, 7);
-	vi->filter_attributes = NIL;
 	d = SPI_getbinval(tup, desc, 6, &isnull);
-	if (!isnull)
-	{
-		Datum	   *elems;
-		bool	   *nulls;
-		int			n;
-
-		deconstruct_array(DatumGetArrayTypeP(d), TEXTOID, -1, false, TYPALIGN_INT,
-						  &elems, &nulls, &n);
-		for (int i = 0; i < n; i++)
-			if (!nulls[i])
-				vi->filter_attributes = lappend(vi->filter_attributes, TextDatumGetCString(elems[i]));
-	}
+	vi->filter_attributes = isnull ? NIL : text_list(d);
+	vi->projection_type = SPI_getvalue(tup, desc, 8);
+	d = SPI_getbinval(tup, desc, 9, &isnull);
+	vi->non_key_attributes = isnull ? NIL : text_list(d);
+	vi->hash_key = SPI_getvalue(tup, desc, 10);
+	vi->range_key = SPI_getvalue(tup, desc, 11);
 	return true;
+}
+
+/*
+ * the kept read of the items a search found (shape VSHAPE_ITEMS), entered
+ * under key in vector_plans
+ */
+static SPIPlanPtr
+items_plan_prepare(VectorIndexInfo *vi, VectorPlanKey *key)
+{
+	VectorPlanEntry *e;
+	bool		found;
+	Oid			keyarray[1] = {get_array_type(ItemKeyTypeOid())};
+
+	e = hash_search(vector_plans, key, HASH_ENTER, &found);
+	e->plan = NULL;
+	PG_TRY();
+	{
+		e->plan = ItemPrepareKept(psprintf("SELECT u.n, b.item"
+										   " FROM pg_catalog.unnest($1) WITH ORDINALITY u(k, n)"
+										   " JOIN %s b ON b.key OPERATOR(item_table.=) u.k ORDER BY u.n",
+										   ItemQualifiedName(vi->table_relid)),
+								  1, keyarray, CURSOR_OPT_GENERIC_PLAN);
+	}
+	PG_CATCH();
+	{
+		hash_search(vector_plans, key, HASH_REMOVE, NULL);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return e->plan;
 }
 
 /* the kept plan of one shape of a search on one index (as the catalog owner) */
@@ -202,6 +281,8 @@ search_plan(VectorIndexInfo *vi, int shape)
 	const char *op;
 	char	   *qexpr;
 	char	   *dist;
+	char	   *pdist;
+	char	   *rel;
 	const char *where;
 	Oid			argtypes[4] = {FLOAT4ARRAYOID, JSONBOID, JSONBOID, INT8OID};
 	bool		isnull;
@@ -223,6 +304,9 @@ search_plan(VectorIndexInfo *vi, int shape)
 	if (e != NULL)
 		return e->plan;
 
+	if (shape == VSHAPE_ITEMS)
+		return items_plan_prepare(vi, &key);
+
 	/* pgvector's type, schema-qualified (or the error saying what to install) */
 	if (SPI_execute("SELECT item_table.vector_type()", true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
@@ -233,18 +317,33 @@ search_plan(VectorIndexInfo *vi, int shape)
 		strcmp(vi->distance, "EUCLIDEAN") == 0 ? "<->" : "<#>";
 	qexpr = psprintf("$1::%s", vtype);
 	dist = psprintf("embedding OPERATOR(%s.%s) %s", nsp, op, qexpr);
+	pdist = psprintf("pending OPERATOR(%s.%s) %s", nsp, op, qexpr);
 	where = shape == 0 ? "" :
-		shape == VSHAPE_PART ? " WHERE part OPERATOR(pg_catalog.=) $2" :
-		shape == VSHAPE_FILTERS ? " WHERE filters OPERATOR(pg_catalog.@>) $3" :
-		" WHERE part OPERATOR(pg_catalog.=) $2 AND filters OPERATOR(pg_catalog.@>) $3";
+		shape == VSHAPE_PART ? " AND part OPERATOR(pg_catalog.=) $2" :
+		shape == VSHAPE_FILTERS ? " AND filters OPERATOR(pg_catalog.@>) $3" :
+		" AND part OPERATOR(pg_catalog.=) $2 AND filters OPERATOR(pg_catalog.@>) $3";
+	rel = ItemQualifiedName(vi->index_relid);
 
 	e = hash_search(vector_plans, &key, HASH_ENTER, &found);
 	e->plan = NULL;
 	PG_TRY();
 	{
-		e->plan = ItemPrepareKept(psprintf("SELECT s.key, s.item, s.d FROM (SELECT key, item, %s AS d FROM %s%s"
-										   " ORDER BY %s LIMIT $4) s ORDER BY s.d, s.key",
-										   dist, ItemQualifiedName(vi->index_relid), where, dist),
+		/*
+		 * the graph's TopK (rows whose vector is in embedding) and the
+		 * exact TopK of the rows still pending, merged: a row is in exactly
+		 * one of the two (an updated row's version in the graph is not in
+		 * the search's snapshot).  The outer sort key is an expression
+		 * the planner does not take as presorted, so the rows are sorted
+		 * again whatever order the HNSW scan gives (relaxed_order).
+		 */
+		e->plan = ItemPrepareKept(psprintf("SELECT s.key, s.d FROM ("
+										   "(SELECT key, %s AS d FROM %s WHERE embedding IS NOT NULL%s"
+										   " ORDER BY %s LIMIT $4)"
+										   " UNION ALL "
+										   "(SELECT key, %s AS d FROM %s WHERE pending IS NOT NULL%s"
+										   " ORDER BY 2 LIMIT $4)"
+										   ") s ORDER BY s.d OPERATOR(pg_catalog.+) 0::pg_catalog.float8, s.key LIMIT $4",
+										   dist, rel, where, dist, pdist, rel, where),
 								  4, argtypes, CURSOR_OPT_GENERIC_PLAN);
 	}
 	PG_CATCH();
@@ -311,6 +410,10 @@ item_table_search_vectors(PG_FUNCTION_ARGS)
 	ProjectionExpr *proj = NULL;
 	int			shape = 0;
 	SPIPlanPtr	plan;
+	SPIPlanPtr	items_plan;
+	uint64		found_n;
+	double	   *found_d;
+	Datum	   *found_keys;
 	Datum		values[4];
 	char		nulls[4] = {' ', ' ', ' ', ' '};
 	int			ef;
@@ -574,15 +677,45 @@ item_table_search_vectors(PG_FUNCTION_ARGS)
 	plan = search_plan(&vi, shape);
 	nest = NewGUCNestLevel();
 	cur_ef = GetConfigOption("hnsw.ef_search", true, false);
-	ef = Max(200, cur_ef != NULL ? atoi(cur_ef) : 40);
+	ef = Max(VECTOR_EF_SEARCH, cur_ef != NULL ? atoi(cur_ef) : 40);
 	ef = Max(ef, (int) Min(topk, 1000));
 	set_search_option("hnsw.ef_search", psprintf("%d", ef));
 	if (shape != 0)
 		set_search_option("hnsw.iterative_scan", "relaxed_order");
+	/* the pending rows through their partial index, however few the planner expects */
+	set_search_option("enable_seqscan", "off");
 	if (SPI_execute_plan(plan, values, nulls, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "item_table: the vector search failed");
 	AtEOXact_GUC(true, nest);
+	found_n = SPI_processed;
+	found_d = palloc(sizeof(double) * Max(found_n, 1));
+	found_keys = palloc(sizeof(Datum) * Max(found_n, 1));
+	for (uint64 i = 0; i < found_n; i++)
+	{
+		bool		isnull;
+
+		found_keys[i] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+		found_d[i] = DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	items_plan = search_plan(&vi, VSHAPE_ITEMS);
 	ItemAsRoleEnd(&sw);
+
+	/* the items found, as the item table's owner, in the same snapshot */
+	if (found_n > 0)
+	{
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+		Datum		keyarg[1];
+
+		get_typlenbyvalalign(ItemKeyTypeOid(), &typlen, &typbyval, &typalign);
+		keyarg[0] = PointerGetDatum(construct_array(found_keys, (int) found_n, ItemKeyTypeOid(),
+													 typlen, typbyval, typalign));
+		ItemAsRoleBegin(&sw, ItemRelationOwner(vi.table_relid), SECURITY_NOFORCE_RLS);
+		if (SPI_execute_plan(items_plan, keyarg, NULL, true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "item_table: could not read the items found by the vector search");
+		ItemAsRoleEnd(&sw);
+	}
 
 	if (result_cxt == NULL)
 		result_cxt = AllocSetContextCreate(TopMemoryContext, "item_table SearchVectors response",
@@ -592,15 +725,18 @@ item_table_search_vectors(PG_FUNCTION_ARGS)
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	ApiPushKey(&state, "SearchResults");
 	pushJsonbValue(&state, WJB_BEGIN_ARRAY, NULL);
-	for (uint64 i = 0; i < SPI_processed; i++)
+	for (uint64 i = 0; found_n > 0 && i < SPI_processed; i++)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[i];
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 		bool		isnull;
+		int64		pos = DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
 		Jsonb	   *item = DatumGetJsonbP(SPI_getbinval(tup, desc, 2, &isnull));
-		double		d = DatumGetFloat8(SPI_getbinval(tup, desc, 3, &isnull));
+		double		d = found_d[pos - 1];
 
 		CHECK_FOR_INTERRUPTS();
+		item = ApiVectorProject(item, vi.projection_type, vi.hash_key, vi.range_key,
+								vi.hash_attribute, vi.filter_attributes, vi.non_key_attributes);
 		pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 		ApiPushKey(&state, "Item");
 		if (proj != NULL)

@@ -16,8 +16,18 @@
  * catalog is read by one kept plan per write; each index table has a kept
  * DELETE and a kept INSERT (their text names only the index
  * table, by its oid, and pgvector's type), run with the key, the HASH
- * value, the INLINE_FILTER values, the vector as real[] and the projected
- * item as parameters, as the catalog owner, who owns every index table.
+ * value, the INLINE_FILTER values and the vector as real[] as parameters,
+ * as the catalog owner, who owns every index table.  The row holds no copy
+ * of the item: SearchVectors reads the items it finds from the item table
+ * and projects them as the index does (api_vector_search.c), so a write
+ * pays one small row (the key, the search schema's values, the vector).
+ *
+ * The INSERT puts the vector in the row's pending column, not in embedding
+ * (the HNSW-indexed one): pgvector's HNSW index skips a NULL embedding, so
+ * a write never pays the graph's insert.  SearchVectors reads the pending
+ * rows exactly beside the graph; the background worker (or CALL
+ * backfill_indexes) moves them into the graph, a batch per transaction
+ * (ApiVectorDrainBatch).
  *
  *-------------------------------------------------------------------------
  */
@@ -32,23 +42,30 @@
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/hsearch.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "miscadmin.h"
 
 #include "api.h"
 #include "api_vector.h"
 #include "catalog.h"
 #include "direct_check.h"
+#include "index_build.h"
 #include "errors.h"
 #include "table_def.h"
+#include "worker_start.h"
 
 PG_FUNCTION_INFO_V1(item_table_vector_index_trigger);
 PG_FUNCTION_INFO_V1(item_table_vector_index_entry);
 PG_FUNCTION_INFO_V1(item_table_vector_backfill_batch);
+PG_FUNCTION_INFO_V1(item_table_vector_drain_batch);
+PG_FUNCTION_INFO_V1(item_table_vector_pending);
+PG_FUNCTION_INFO_V1(item_table_vector_build_graph);
 
 typedef struct VectorUpkeepPlans
 {
@@ -58,10 +75,11 @@ typedef struct VectorUpkeepPlans
 } VectorUpkeepPlans;
 
 static HTAB *upkeep_plans = NULL;
-static void vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey,
-						Datum newitem, bool has_new, bool strict);
+static void vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old,
+						Datum newkey, Datum newitem, bool has_new, bool strict);
 static SPIPlanPtr indexes_plan = NULL;
 static SPIPlanPtr entry_plan = NULL;
+static bool worker_asked = false;
 
 /* the kept DELETE and INSERT of one index table (as the catalog owner) */
 static VectorUpkeepPlans *
@@ -73,7 +91,7 @@ upkeep_plans_for(Oid index_relid)
 	char	   *vtype;
 	char	   *rel;
 	Oid			deltypes[1];
-	Oid			instypes[5];
+	Oid			instypes[4];
 
 	if (upkeep_plans == NULL)
 	{
@@ -99,7 +117,6 @@ upkeep_plans_for(Oid index_relid)
 	instypes[1] = JSONBOID;
 	instypes[2] = JSONBOID;
 	instypes[3] = FLOAT4ARRAYOID;
-	instypes[4] = JSONBOID;
 
 	e = hash_search(upkeep_plans, &index_relid, HASH_ENTER, &found);
 	e->del = e->ins = NULL;
@@ -107,9 +124,9 @@ upkeep_plans_for(Oid index_relid)
 	{
 		e->del = ItemPrepareKept(psprintf("DELETE FROM %s WHERE key OPERATOR(item_table.=) $1", rel),
 								 1, deltypes, 0);
-		e->ins = ItemPrepareKept(psprintf("INSERT INTO %s (key, part, filters, embedding, item)"
-										  " VALUES ($1, $2, $3, $4::%s, $5)", rel, vtype),
-								 5, instypes, 0);
+		e->ins = ItemPrepareKept(psprintf("INSERT INTO %s (key, part, filters, pending)"
+										  " VALUES ($1, $2, $3, $4::%s)", rel, vtype),
+								 4, instypes, 0);
 	}
 	PG_CATCH();
 	{
@@ -227,6 +244,23 @@ ApiVectorElement(const char *s, float4 *out)
 	}
 	if (*p != '\0')
 		return false;
+
+	/*
+	 * One parse as a float4 decides almost every number: a magnitude
+	 * between 1e-36 and 1e38 as a float4 is one between 1e-37 and 3.4e38
+	 * as a double (the rounding is far smaller than the margins), so it is
+	 * the element.  Only the rest is parsed again as a double, to apply
+	 * the limits exactly.
+	 */
+	{
+		float4		f = strtof(s, NULL);
+
+		if (fabsf(f) >= 1e-36f && fabsf(f) <= 1e38f)
+		{
+			*out = f;
+			return true;
+		}
+	}
 	d = strtod(s, NULL);
 	if (fabs(d) > 3.4e38)
 		return false;
@@ -286,10 +320,34 @@ item_vector(JsonbValue *attr, int dims, bool cosine, bool *invalid)
 }
 
 /*
+ * ApiVectorProject
+ *		item as a vector index projects it: all of it (ProjectionType ALL),
+ *		or its table keys, the search schema's attributes (hash_attribute,
+ *		filters) and, for INCLUDE, the non-key attributes (nonkey).
+ *		SearchVectors projects the items it reads from the item table with
+ *		it; vector_index_entry() shows it.
+ */
+Jsonb *
+ApiVectorProject(Jsonb *item, const char *projection_type, const char *hash_key,
+				 const char *range_key, const char *hash_attribute, List *filters, List *nonkey)
+{
+	List	   *keep;
+
+	if (strcmp(projection_type, "ALL") == 0)
+		return item;
+	keep = list_make3(unconstify(char *, hash_key), unconstify(char *, range_key),
+					  unconstify(char *, hash_attribute));
+	keep = list_concat(keep, filters);
+	keep = list_concat(keep, nonkey);
+	return item_subset(item, keep);
+}
+
+/*
  * The index row of item for the vector index described by the catalog
  * tuple tup (the columns of VECTOR_INDEX_COLUMNS): false when the item is
- * not in the index; else part (or (Datum) 0 for none), filters, the vector
- * (real[]) and the projected item.
+ * not in the index; else part (or (Datum) 0 for none), filters and the
+ * vector (real[]), and, when projected is not NULL, the item as the index
+ * projects it (what SearchVectors returns of it; the row does not hold it).
  */
 static bool
 vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *filters,
@@ -302,7 +360,6 @@ vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *fil
 	char	   *hash = SPI_getvalue(tup, desc, 5);
 	Datum		fd = SPI_getbinval(tup, desc, 6, &isnull);
 	List	   *filter_names = text_array_list(fd, isnull);
-	char	   *ptype = SPI_getvalue(tup, desc, 7);
 	JsonbValue *pv;
 	bool		invalid;
 
@@ -315,16 +372,15 @@ vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *fil
 	pv = item_member(item, hash);
 	*part = pv != NULL ? JsonbPGetDatum(JsonbValueToJsonb(pv)) : (Datum) 0;
 	*filters = JsonbPGetDatum(item_subset(item, filter_names));
-	if (strcmp(ptype, "ALL") == 0)
-		*projected = JsonbPGetDatum(item);
-	else
+	if (projected != NULL)
 	{
 		Datum		nk = SPI_getbinval(tup, desc, 8, &isnull);
-		List	   *keep = list_make3(SPI_getvalue(tup, desc, 9), SPI_getvalue(tup, desc, 10), hash);
 
-		keep = list_concat(keep, filter_names);
-		keep = list_concat(keep, text_array_list(nk, isnull));
-		*projected = JsonbPGetDatum(item_subset(item, keep));
+		*projected = JsonbPGetDatum(ApiVectorProject(item, SPI_getvalue(tup, desc, 7),
+													 SPI_getvalue(tup, desc, 9),
+													 SPI_getvalue(tup, desc, 10), hash,
+													 list_copy(filter_names),
+													 text_array_list(nk, isnull)));
 	}
 	return true;
 }
@@ -345,26 +401,80 @@ vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *fil
  *		refuses the write.  SPI connected.
  */
 void
-ApiVectorSync(Oid relid, Datum oldkey, bool has_old, Datum newkey, Datum newitem, bool has_new)
+ApiVectorSync(Oid relid, Datum oldkey, Datum olditem, bool has_old, Datum newkey, Datum newitem,
+			  bool has_new)
 {
-	vector_sync(relid, InvalidOid, oldkey, has_old, newkey, newitem, has_new, true);
+	vector_sync(relid, InvalidOid, oldkey, olditem, has_old, newkey, newitem, has_new, true);
+}
+
+/* the same value of member name in both items, or absent from both? */
+static bool
+member_unchanged(Jsonb *a, Jsonb *b, const char *name)
+{
+	JsonbValue *va;
+	JsonbValue *vb;
+	Jsonb	   *ja;
+	Jsonb	   *jb;
+
+	if (name == NULL)
+		return true;
+	va = item_member(a, name);
+	vb = item_member(b, name);
+	if (va == NULL || vb == NULL)
+		return va == vb;
+	ja = JsonbValueToJsonb(va);
+	jb = JsonbValueToJsonb(vb);
+	return VARSIZE(ja) == VARSIZE(jb) && memcmp(ja, jb, VARSIZE(ja)) == 0;
+}
+
+/*
+ * Would the index row of the vector index described by tup be the same
+ * for olditem and newitem: the vector attribute, the HASH attribute and
+ * every INLINE_FILTER attribute the same (byte for byte: a number written
+ * differently counts as a change)?  The row holds nothing else.
+ */
+static bool
+entry_unchanged(HeapTuple tup, TupleDesc desc, Jsonb *olditem, Jsonb *newitem)
+{
+	bool		isnull;
+	Datum		fd;
+	ListCell   *lc;
+	List	   *filters;
+
+	if (!member_unchanged(olditem, newitem, SPI_getvalue(tup, desc, 2)) ||
+		!member_unchanged(olditem, newitem, SPI_getvalue(tup, desc, 5)))
+		return false;
+	fd = SPI_getbinval(tup, desc, 6, &isnull);
+	filters = text_array_list(fd, isnull);
+	foreach(lc, filters)
+		if (!member_unchanged(olditem, newitem, (char *) lfirst(lc)))
+			return false;
+	return true;
 }
 
 /*
  * ApiVectorSync's work, for every vector index of relid or only one;
  * strict: a new item whose vector attribute is not a vector of the index is
- * refused (a write), else it is left out of the index (a build).
+ * refused (a write), else it is left out of the index (a build).  With the
+ * old item (olditem not 0) and the same key, an index whose row would not
+ * change is left alone: an update of other attributes neither rewrites the
+ * row nor sends its vector through the graph again.
  */
 static void
-vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey, Datum newitem,
-			bool has_new, bool strict)
+vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old, Datum newkey,
+			Datum newitem, bool has_new, bool strict)
 {
 	Oid			argtypes[1] = {OIDOID};
 	Datum		arg[1];
 	SPITupleTable *tt;
 	uint64		n;
 	Jsonb	   *item = has_new ? DatumGetJsonbP(newitem) : NULL;
+	Jsonb	   *old = NULL;
 	ItemRoleSwitch sw;
+
+	if (has_old && has_new && olditem != (Datum) 0 &&
+		datumIsEqual(oldkey, newkey, false, -1))
+		old = DatumGetJsonbP(olditem);
 
 	if (indexes_plan == NULL)
 		indexes_plan = ItemPrepareKept(VECTOR_INDEX_COLUMNS
@@ -383,11 +493,18 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey,
 		bool		isnull;
 		Oid			index_relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
 		VectorUpkeepPlans *plans;
-		Datum		v[5];
-		char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+		Datum		v[4];
+		char		nulls[4] = {' ', ' ', ' ', ' '};
 
 		if (OidIsValid(only_index) && index_relid != only_index)
 			continue;
+		if (old != NULL && entry_unchanged(tup, desc, old, item))
+		{
+			/* the row stays; a write still has its vector checked */
+			if (strict)
+				(void) vector_entry(tup, desc, item, &v[1], &v[2], &v[3], NULL, true);
+			continue;
+		}
 		plans = upkeep_plans_for(index_relid);
 		if (has_old)
 		{
@@ -397,15 +514,227 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, bool has_old, Datum newkey,
 			if (SPI_execute_plan(plans->del, k, NULL, false, 0) != SPI_OK_DELETE)
 				elog(ERROR, "item_table: could not delete from a vector index");
 		}
-		if (!has_new || !vector_entry(tup, desc, item, &v[1], &v[2], &v[3], &v[4], strict))
+		if (!has_new || !vector_entry(tup, desc, item, &v[1], &v[2], &v[3], NULL, strict))
 			continue;
 		v[0] = newkey;
 		if (v[1] == (Datum) 0)
 			nulls[1] = 'n';
 		if (SPI_execute_plan(plans->ins, v, nulls, false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "item_table: could not insert into a vector index");
+		/*
+		 * the vector waits in pending for the background worker: make sure
+		 * this database has one (asked once per session; it comes back
+		 * every worker_naptime while vector indexes exist)
+		 */
+		if (!worker_asked)
+		{
+			ItemWorkerRequest();
+			worker_asked = true;
+		}
 	}
 	ItemAsRoleEnd(&sw);
+}
+
+/*
+ * ApiVectorDrainBatch
+ *		Move up to batch pending vectors of the vector index (table, index)
+ *		into its HNSW graph (embedding = pending, pending = NULL), taking
+ *		the rows FOR UPDATE SKIP LOCKED so that writes in progress are not
+ *		waited for (their rows are taken by a later batch).  Returns the
+ *		rows moved, -1 when there is no such index.  SPI connected, in a
+ *		transaction the caller commits (one batch per transaction keeps the
+ *		graph's inserts of a batch together and a crash loses at most the
+ *		batch in progress, which stays pending).
+ */
+int64
+ApiVectorDrainBatch(const char *table, const char *index, int batch)
+{
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2];
+	Oid			index_relid;
+	bool		isnull;
+	int			rc;
+	char	   *rel;
+	int64		n;
+	ItemRoleSwitch sw;
+
+	args[0] = CStringGetTextDatum(table);
+	args[1] = CStringGetTextDatum(index);
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.vector_indexes"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
+							   " AND index_name OPERATOR(pg_catalog.=) $2",
+							   2, argtypes, args, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+	{
+		ItemAsRoleEnd(&sw);
+		return -1;
+	}
+	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+	rel = ItemQualifiedName(index_relid);
+	CHECK_FOR_INTERRUPTS();
+	rc = SPI_execute_with_args(psprintf("UPDATE %s r SET embedding = r.pending, pending = NULL"
+										" FROM (SELECT key FROM %s WHERE pending IS NOT NULL"
+										" LIMIT $1 FOR UPDATE SKIP LOCKED) b"
+										" WHERE r.key OPERATOR(item_table.=) b.key", rel, rel),
+							   1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(batch)}, NULL, false, 0);
+	if (rc != SPI_OK_UPDATE)
+		elog(ERROR, "vector index: moving pending vectors failed: %s", SPI_result_code_string(rc));
+	n = (int64) SPI_processed;
+	ItemAsRoleEnd(&sw);
+	return n;
+}
+
+/*
+ * ApiVectorBuildGraph
+ *		Move every pending vector of the vector index (table, index) into
+ *		its HNSW graph at once, by building the graph again over all the
+ *		index table's vectors: the HNSW index dropped, the pending vectors
+ *		moved into embedding (no graph to insert into meanwhile), the index
+ *		made again from its own definition (pg_get_indexdef: the same
+ *		operator class, m and ef_construction) by CREATE INDEX, which builds
+ *		the graph in memory when maintenance_work_mem allows, and in
+ *		parallel when max_parallel_maintenance_workers does: several times
+ *		faster than the worker's inserts, one per vector, when many are
+ *		pending (a bulk load, a restore).  The index table is locked
+ *		against writes (and searches) until the transaction ends.  With
+ *		when_cheaper, nothing is done (0) unless at least
+ *		VECTOR_BULK_MIN vectors are pending and they outnumber the graph's.
+ *		Returns the vectors moved, -1 when there is no such index.  SPI
+ *		connected; the caller checked the right to do it.
+ */
+#define VECTOR_BULK_MIN 1000
+
+int64
+ApiVectorBuildGraph(const char *table, const char *index, bool when_cheaper)
+{
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2];
+	Oid			index_relid;
+	bool		isnull;
+	int			rc;
+	char	   *rel;
+	char	   *def;
+	char	   *hnsw;
+	int64		n;
+	ItemRoleSwitch sw;
+
+	args[0] = CStringGetTextDatum(table);
+	args[1] = CStringGetTextDatum(index);
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.vector_indexes"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
+							   " AND index_name OPERATOR(pg_catalog.=) $2",
+							   2, argtypes, args, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+	{
+		ItemAsRoleEnd(&sw);
+		return -1;
+	}
+	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+	rel = ItemQualifiedName(index_relid);
+	/* writers of the index table wait from here on: the counts hold */
+	LockRelationOid(index_relid, ShareRowExclusiveLock);
+	if (when_cheaper)
+	{
+		int64		pending;
+		int64		graph;
+
+		if (SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM %s WHERE pending IS NOT NULL", rel),
+						true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "item_table: could not count the pending vectors");
+		pending = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		if (pending < VECTOR_BULK_MIN)
+		{
+			ItemAsRoleEnd(&sw);
+			return 0;
+		}
+		if (SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM %s WHERE embedding IS NOT NULL", rel),
+						true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "item_table: could not count the vectors of the graph");
+		graph = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		if (pending <= graph)
+		{
+			ItemAsRoleEnd(&sw);
+			return 0;
+		}
+	}
+	/* the HNSW index's definition, as the catalog has it */
+	if (SPI_execute_with_args("SELECT pg_catalog.pg_get_indexdef(i.indexrelid),"
+							  " i.indexrelid::pg_catalog.regclass::pg_catalog.text"
+							  " FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.indexrelid"
+							  " JOIN pg_catalog.pg_am a ON a.oid OPERATOR(pg_catalog.=) c.relam"
+							  " WHERE i.indrelid OPERATOR(pg_catalog.=) $1 AND a.amname OPERATOR(pg_catalog.=) 'hnsw'",
+							  1, (Oid[]) {OIDOID}, (Datum[]) {ObjectIdGetDatum(index_relid)},
+							  NULL, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "item_table: the HNSW index of vector index %s was not found", index);
+	def = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	hnsw = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+	if (SPI_execute(psprintf("DROP INDEX %s", hnsw), false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "item_table: could not drop the HNSW index of vector index %s", index);
+	CHECK_FOR_INTERRUPTS();
+	if (SPI_execute(psprintf("UPDATE %s SET embedding = pending, pending = NULL WHERE pending IS NOT NULL", rel),
+					false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "item_table: could not move the pending vectors of vector index %s", index);
+	n = (int64) SPI_processed;
+	CHECK_FOR_INTERRUPTS();
+	if (SPI_execute(def, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "item_table: could not build the HNSW index of vector index %s", index);
+	ItemAsRoleEnd(&sw);
+	return n;
+}
+
+/*
+ * vector_build_graph(table_name text, index_name text) RETURNS bigint
+ *		ApiVectorBuildGraph for the table's owner: every pending vector
+ *		moved into the graph, which is built again by CREATE INDEX; the
+ *		vectors moved.
+ */
+Datum
+item_table_vector_build_graph(PG_FUNCTION_ARGS)
+{
+	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *index = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	bool		when_cheaper = PG_GETARG_BOOL(2);
+	int64		n;
+
+	SPI_connect();
+	ItemCheckOwner(TableDefLookup(table)->relid);
+	n = ApiVectorBuildGraph(table, index, when_cheaper);
+	SPI_finish();
+	PG_RETURN_INT64(Max(n, 0));
+}
+
+/*
+ * vector_drain_batch(table_name text, index_name text, batch_size integer)
+ *		RETURNS bigint
+ *		One batch of ApiVectorDrainBatch, for the table's owner: the
+ *		pending vectors moved into the graph.  CALL backfill_indexes runs
+ *		it until none is left.
+ */
+Datum
+item_table_vector_drain_batch(PG_FUNCTION_ARGS)
+{
+	char	   *table = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *index = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	int			batch = PG_GETARG_INT32(2);
+	int64		n;
+
+	if (batch < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("batch_size must be positive")));
+	SPI_connect();
+	ItemCheckOwner(TableDefLookup(table)->relid);
+	n = ApiVectorDrainBatch(table, index, batch);
+	SPI_finish();
+	PG_RETURN_INT64(Max(n, 0));
 }
 
 /*
@@ -512,6 +841,7 @@ item_table_vector_index_trigger(PG_FUNCTION_ARGS)
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	TupleDesc	desc;
 	Datum		oldkey = (Datum) 0;
+	Datum		olditem = (Datum) 0;
 	Datum		newkey = (Datum) 0;
 	Datum		newitem = (Datum) 0;
 	bool		has_old = false;
@@ -532,8 +862,13 @@ item_table_vector_index_trigger(PG_FUNCTION_ARGS)
 	desc = RelationGetDescr(td->tg_relation);
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event) || TRIGGER_FIRED_BY_DELETE(td->tg_event))
 	{
+		bool		oldnull;
+
 		oldkey = heap_getattr(td->tg_trigtuple, 1, desc, &isnull);
 		has_old = !isnull;
+		olditem = heap_getattr(td->tg_trigtuple, 2, desc, &oldnull);
+		if (oldnull)
+			olditem = (Datum) 0;
 	}
 	if (TRIGGER_FIRED_BY_INSERT(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 	{
@@ -545,7 +880,7 @@ item_table_vector_index_trigger(PG_FUNCTION_ARGS)
 		has_new = !isnull && !itemnull;
 	}
 	SPI_connect();
-	ApiVectorSync(RelationGetRelid(td->tg_relation), oldkey, has_old, newkey, newitem, has_new);
+	ApiVectorSync(RelationGetRelid(td->tg_relation), oldkey, olditem, has_old, newkey, newitem, has_new);
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }
@@ -598,53 +933,9 @@ ApiVectorBackfillBatch(const char *table, const char *index, int batch, int64 *d
 	args[0] = CStringGetTextDatum(table);
 	args[1] = CStringGetTextDatum(index);
 
-	/* which relations, read without locks; then lock in the agreed order */
-	ItemAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args("SELECT t.relid::pg_catalog.oid, v.relid::pg_catalog.oid"
-							   " FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
-							   " WHERE v.table_name OPERATOR(pg_catalog.=) $1"
-							   " AND v.index_name OPERATOR(pg_catalog.=) $2"
-							   " AND v.status OPERATOR(pg_catalog.=) 'CREATING'",
-							   2, argtypes, args, NULL, true, 1);
-	ItemAsRoleEnd(&sw);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed == 0)
+	if (!IndexBuildClaim(INDEX_BUILD_VECTOR, args[0], args[1], &base_relid, &index_relid,
+						 &after, &count))
 		return false;
-	base_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	SPI_freetuptable(SPI_tuptable);
-	LockRelationOid(base_relid, RowShareLock);
-	LockRelationOid(index_relid, RowExclusiveLock);
-
-	/* the position, locked: one build of an index at a time */
-	ItemAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args("SELECT backfill_after, backfilled FROM item_table.vector_indexes"
-							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
-							   " AND index_name OPERATOR(pg_catalog.=) $2"
-							   " AND status OPERATOR(pg_catalog.=) 'CREATING'"
-							   " AND relid OPERATOR(pg_catalog.=) $3::pg_catalog.oid::pg_catalog.regclass FOR UPDATE",
-							   3, (Oid[]) {TEXTOID, TEXTOID, OIDOID},
-							   (Datum[]) {args[0], args[1], ObjectIdGetDatum(index_relid)},
-							   NULL, false, 1);
-	ItemAsRoleEnd(&sw);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed == 0)
-		return false;			/* finished, deleted or replaced meanwhile */
-	{
-		Datum		a = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-
-		if (!isnull)
-		{
-			MemoryContext old = MemoryContextSwitchTo(outer);
-
-			after = PointerGetDatum(PG_DETOAST_DATUM_COPY(a));
-			MemoryContextSwitchTo(old);
-		}
-		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	}
-	SPI_freetuptable(SPI_tuptable);
 
 	/*
 	 * The items, read as the table's owner without its forced row-level
@@ -678,7 +969,7 @@ ApiVectorBackfillBatch(const char *table, const char *index, int batch, int64 *d
 		CHECK_FOR_INTERRUPTS();
 		item = SPI_getbinval(tt->vals[r], tt->tupdesc, 2, &itemnull);
 		if (!isnull)
-			vector_sync(base_relid, index_relid, key, true, key, item, !itemnull, false);
+			vector_sync(base_relid, index_relid, key, (Datum) 0, true, key, item, !itemnull, false);
 		if (r == n - 1 && !isnull)
 		{
 			/* the next batch starts after this key */
@@ -737,4 +1028,56 @@ item_table_vector_backfill_batch(PG_FUNCTION_ARGS)
 	more = ApiVectorBackfillBatch(table, index, batch, &done);
 	SPI_finish();
 	PG_RETURN_BOOL(more);
+}
+
+/*
+ * vector_pending(table_name text, index_name text) RETURNS bigint
+ *		The vectors of a vector index still waiting in pending for the
+ *		background worker (searched exactly, not yet in the HNSW graph), or
+ *		NULL when there is no such index or the caller may not read the
+ *		table.  background_work lists the indexes that have some.
+ */
+Datum
+item_table_vector_pending(PG_FUNCTION_ARGS)
+{
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2];
+	Oid			table_relid;
+	Oid			index_relid;
+	bool		isnull;
+	int64		n;
+	ItemRoleSwitch sw;
+
+	args[0] = PG_GETARG_DATUM(0);
+	args[1] = PG_GETARG_DATUM(1);
+	SPI_connect();
+	ItemAsCatalogOwnerBegin(&sw);
+	if (SPI_execute_with_args("SELECT t.relid::pg_catalog.oid, v.relid::pg_catalog.oid"
+							  " FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
+							  " WHERE v.table_name OPERATOR(pg_catalog.=) $1"
+							  " AND v.index_name OPERATOR(pg_catalog.=) $2",
+							  2, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not read the vector index catalog");
+	if (SPI_processed == 0)
+	{
+		ItemAsRoleEnd(&sw);
+		SPI_finish();
+		PG_RETURN_NULL();
+	}
+	table_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	ItemAsRoleEnd(&sw);
+	if (pg_class_aclcheck(table_relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+	{
+		SPI_finish();
+		PG_RETURN_NULL();
+	}
+	ItemAsCatalogOwnerBegin(&sw);
+	if (SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM %s WHERE pending IS NOT NULL",
+							 ItemQualifiedName(index_relid)), true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not count the pending vectors");
+	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	ItemAsRoleEnd(&sw);
+	SPI_finish();
+	PG_RETURN_INT64(n);
 }

@@ -150,5 +150,6 @@ ApiDirectUpkeep(Relation rel, int upkeep, Datum key,
 								has_new ? key : (Datum) 0,
 								has_new ? newitem : (Datum) 0);
 	if (upkeep & API_UPKEEP_VECTORS)
-		ApiVectorSync(RelationGetRelid(rel), key, has_old, key, newitem, has_new);
+		ApiVectorSync(RelationGetRelid(rel), key, has_old && !oldnull ? olditem : (Datum) 0, has_old,
+					  key, newitem, has_new);
 }

@@ -179,8 +179,10 @@ ItemWorkerInit(void)
  */
 typedef struct WorkItem
 {
-	char		kind;			/* 'b' backfill, 'v' vector index build, 't' time to live, 'c' stream
-								 * consumer, 's' stream trimming */
+	char		kind;			/* 'b' backfill, 'v' vector index build, 'd' vector
+								 * index draining, 't' time to live, 'c' stream
+								 * consumer, 's' stream trimming, 'p' point-in-time
+								 * recovery trimming */
 	char	   *table;			/* consumer: its name; trimming: NULL */
 	char	   *index;			/* backfill: the index */
 } WorkItem;
@@ -374,7 +376,18 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 		/* vector indexes being built (1.2) */
 		if (OidIsValid(get_relname_relid("vector_indexes", get_namespace_oid("item_table", true))))
 		{
-			rc = SPI_execute("SELECT 'v', table_name, index_name FROM item_table.vector_indexes"
+			/*
+			 * and every vector index, whose pending vectors the worker moves
+			 * into the HNSW graph ('d'): periodic work, as Time to Live is
+			 */
+			rc = SPI_execute(item_table_vector_drain == INDEX_BACKFILL_WORKER ?
+							 "SELECT 'v', table_name, index_name FROM item_table.vector_indexes"
+							 " WHERE status OPERATOR(pg_catalog.=) 'CREATING'"
+							 " AND backfill_by OPERATOR(pg_catalog.=) 'worker'"
+							 " UNION ALL SELECT 'd', table_name, index_name FROM item_table.vector_indexes"
+							 " ORDER BY 1 DESC, 2, 3" :
+			/* item_table.vector_drain = manual: builds only */
+							 "SELECT 'v', table_name, index_name FROM item_table.vector_indexes"
 							 " WHERE status OPERATOR(pg_catalog.=) 'CREATING'"
 							 " AND backfill_by OPERATOR(pg_catalog.=) 'worker'"
 							 " ORDER BY 2, 3", true, 0);
@@ -385,7 +398,9 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 				MemoryContext old = MemoryContextSwitchTo(cxt);
 				WorkItem   *w = palloc0(sizeof(WorkItem));
 
-				w->kind = 'v';
+				w->kind = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1)[0];
+				if (w->kind == 'd')
+					(*ttl_tables)++;
 				w->table = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
 				w->index = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3);
 				work = lappend(work, w);
@@ -497,6 +512,22 @@ run_batch(WorkItem *w, bool *failed)
 						(errmsg("item_table: vector index \"%s\" of table \"%s\" is ACTIVE (" INT64_FORMAT " items scanned)",
 								w->index, w->table, done)));
 		}
+		else if (w->kind == 'd')
+		{
+			int64		n;
+
+			begin_xact(psprintf("item_table: moving pending vectors of vector index \"%s\" of table \"%s\"",
+								w->index, w->table));
+			ItemWorkerLimitStart(psprintf("the draining of vector index \"%s\" of table \"%s\"",
+										  w->index, w->table));
+			n = ApiVectorDrainBatch(w->table, w->index, item_table_backfill_batch_size);
+			(void) ItemWorkerLimitStop();
+			end_xact();
+			/* polled while vectors keep coming, as stream consumers are */
+			if (n > 0)
+				records_delivered = true;
+			more = n >= item_table_backfill_batch_size;
+		}
 		else if (w->kind == 'c')
 		{
 			bool		full = false;
@@ -590,8 +621,10 @@ run_batch(WorkItem *w, bool *failed)
 			ereport(LOG,
 					(errmsg("item_table worker: a batch (%s%s%s) ran longer than item_table.batch_timeout (%d ms) and was canceled",
 							w->kind == 'b' ? "index backfill of table " : w->kind == 'v' ? "vector index build of table " :
+							w->kind == 'd' ? "pending vectors of table " :
 							w->kind == 't' ? "Time to Live of table " :
-							w->kind == 'c' ? "stream consumer " : "stream trimming",
+							w->kind == 'c' ? "stream consumer " :
+							w->kind == 'p' ? "point-in-time recovery trimming" : "stream trimming",
 							w->table ? w->table : "", w->index ? w->index : "",
 							item_table_batch_timeout)));
 		AbortCurrentTransaction();
@@ -762,6 +795,8 @@ item_table_worker_main(Datum main_arg)
 			TimestampTz start = GetCurrentTimestamp();
 			bool		w_more;
 
+			if (w->kind == 'd')
+				consumers = true;
 			if (w->kind == 'c')
 			{
 				consumers = true;

@@ -43,6 +43,7 @@
 PG_FUNCTION_INFO_V1(item_table_start_worker);
 
 int			item_table_index_backfill = INDEX_BACKFILL_WORKER;
+int			item_table_vector_drain = INDEX_BACKFILL_WORKER;
 int			item_table_worker_naptime = 10;
 int			item_table_backfill_batch_size = 1000;
 int			item_table_ttl_batch_size = 1000;
@@ -67,6 +68,11 @@ ItemWorkerDefineSettings(void)
 							 "With 'manual' the index stays CREATING until the procedure is called.",
 							 &item_table_index_backfill, INDEX_BACKFILL_WORKER,
 							 index_backfill_options, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("item_table.vector_drain",
+							 "Who moves the vectors written to vector indexes into their HNSW graphs: the background worker or only CALL item_table.backfill_indexes().",
+							 "With 'manual' written vectors wait (searched exactly) until the procedure or item_table.vector_drain_batch() moves them, as for a bulk load whose graph CALL item_table.backfill_indexes() then builds at once.",
+							 &item_table_vector_drain, INDEX_BACKFILL_WORKER,
+							 index_backfill_options, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("item_table.worker_naptime",
 							"Seconds between the background worker's rounds while tables have Time to Live enabled.",
 							NULL, &item_table_worker_naptime, 10, 1, 3600,

@@ -21,6 +21,7 @@ typedef enum IndexBackfillMode
 } IndexBackfillMode;
 
 extern int	item_table_index_backfill;
+extern int	item_table_vector_drain;	/* INDEX_BACKFILL_WORKER or _MANUAL */
 extern int	item_table_worker_naptime;	/* seconds */
 extern int	item_table_backfill_batch_size;
 extern int	item_table_ttl_batch_size;

@@ -454,6 +454,30 @@ BEGIN
 	RETURN req;
 END $$;
 
+-- The vector indexes of the source's definition (DescribeTable's
+-- VectorIndexes) made again on the restored table, after its items: each
+-- created by UpdateTable as the caller (who owns the new table), built from
+-- the items in this transaction (vector_backfill_batch: an item whose
+-- attribute is not a vector of the index is left out, as a build leaves
+-- it), then its HNSW graph built at once (vector_build_graph): the restored
+-- table answers SearchVectors as soon as the restore commits.
+CREATE FUNCTION backup_restore_vector_indexes(target text, src jsonb) RETURNS void
+	LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+	v jsonb;
+BEGIN
+	FOR v IN SELECT x FROM jsonb_array_elements(coalesce(src -> 'VectorIndexes', '[]')) x LOOP
+		PERFORM item_table.update_table(jsonb_build_object('TableName', target,
+			'VectorIndexUpdates', jsonb_build_array(jsonb_build_object('Create', jsonb_strip_nulls(jsonb_build_object(
+				'IndexName', v -> 'IndexName', 'VectorAttribute', v -> 'VectorAttribute',
+				'Dimensions', v -> 'Dimensions', 'DistanceFunction', v -> 'DistanceFunction',
+				'SearchSchema', v -> 'SearchSchema', 'Projection', v -> 'Projection'))))));
+		WHILE item_table.vector_backfill_batch(target, v ->> 'IndexName', 10000) LOOP
+		END LOOP;
+		PERFORM item_table.vector_build_graph(target, v ->> 'IndexName');
+	END LOOP;
+END $$;
+
 -- The checks shared by both restores: the target's name and the overrides
 CREATE FUNCTION backup_restore_problems(request jsonb) RETURNS text[]
 	LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
@@ -487,6 +511,7 @@ DECLARE
 	target text := request ->> 'TargetTableName';
 	t item_table.tables;
 	c item_table.continuous_backups;
+	src jsonb;
 	latest_flag boolean := false;
 	at timestamptz;
 	earliest timestamptz;
@@ -538,12 +563,14 @@ BEGIN
 				to_char(earliest AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
 				to_char(latest AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')));
 	END IF;
-	-- the new table, as the caller (who owns it), then its items
-	PERFORM item_table.create_table(item_table.backup_create_request(target,
-		item_table.describe_table(jsonb_build_object('TableName', t.table_name)) -> 'Table', request));
+	-- the new table, as the caller (who owns it), then its items, then its
+	-- vector indexes
+	src := item_table.describe_table(jsonb_build_object('TableName', t.table_name)) -> 'Table';
+	PERFORM item_table.create_table(item_table.backup_create_request(target, src, request));
 	SELECT * INTO n FROM item_table.tables x WHERE x.table_name = target;
 	PERFORM item_table.pitr_restore(t.relid, t.table_id, at, n.relid, n.table_id,
 		'arn:aws:dynamodb:local:000000000000:table/' || t.table_name);
+	PERFORM item_table.backup_restore_vector_indexes(target, src);
 	RETURN item_table.backup_restored_description(target);
 END $$;
 COMMENT ON FUNCTION restore_table_to_point_in_time(jsonb) IS 'DynamoDB RestoreTableToPointInTime';
@@ -583,6 +610,11 @@ CREATE FUNCTION backup_description(b item_table.backups, status text DEFAULT 'AV
 						'ReadCapacityUnits', g #> '{ProvisionedThroughput,ReadCapacityUnits}',
 						'WriteCapacityUnits', g #> '{ProvisionedThroughput,WriteCapacityUnits}')))
 				FROM jsonb_array_elements(b.source -> 'GlobalSecondaryIndexes') g),
+			'VectorIndexes', (SELECT jsonb_agg(jsonb_strip_nulls(jsonb_build_object('IndexName', v -> 'IndexName',
+					'VectorAttribute', v -> 'VectorAttribute', 'Dimensions', v -> 'Dimensions',
+					'DistanceFunction', v -> 'DistanceFunction', 'SearchSchema', v -> 'SearchSchema',
+					'Projection', v -> 'Projection')))
+				FROM jsonb_array_elements(b.source -> 'VectorIndexes') v),
 			'StreamDescription', b.source -> 'StreamSpecification'))))
 $$;
 
@@ -734,6 +766,7 @@ BEGIN
 	SELECT * INTO n FROM item_table.tables x WHERE x.table_name = target;
 	PERFORM item_table.backup_restore(b.backup_id, n.relid, n.table_id, b.backup_arn,
 		'arn:aws:dynamodb:local:000000000000:table/' || b.table_name);
+	PERFORM item_table.backup_restore_vector_indexes(target, b.source);
 	RETURN item_table.backup_restored_description(target);
 END $$;
 COMMENT ON FUNCTION restore_table_from_backup(jsonb) IS 'DynamoDB RestoreTableFromBackup';

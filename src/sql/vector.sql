@@ -36,22 +36,6 @@ SELECT pg_catalog.pg_extension_config_dump('vector_indexes', '');
 REVOKE ALL ON vector_indexes FROM PUBLIC;
 GRANT SELECT ON vector_indexes TO PUBLIC;
 
--- background_work (background.sql) lists the vector indexes being built too.
-CREATE OR REPLACE VIEW background_work AS
-	SELECT 'backfill'::text AS work, i.table_name, i.index_name, i.status, i.backfill_by AS done_by,
-		i.backfilled AS items_done, i.backfill_after AS position, i.created_at AS since, NULL::timestamptz AS last_progress_at
-	FROM indexes i WHERE i.status OPERATOR(pg_catalog.=) 'CREATING'
-	UNION ALL
-	SELECT 'time to live', t.table_name, t.attribute_name, t.status, 'worker',
-		t.items_expired, NULL, t.updated_at, t.last_expired_at
-	FROM time_to_live t WHERE t.status OPERATOR(pg_catalog.=) 'ENABLED'
-	UNION ALL
-	SELECT 'vector index build', v.table_name, v.index_name, v.status, v.backfill_by,
-		v.backfilled, v.backfill_after, v.created_at, NULL
-	FROM vector_indexes v WHERE v.status OPERATOR(pg_catalog.=) 'CREATING';
-COMMENT ON VIEW background_work IS
-	'background work: indexes and vector indexes being built (items done, resume position) and tables with Time to Live enabled (items expired)';
-
 -- A DynamoDB error from PL/pgSQL, in the form errors.c gives every other one.
 CREATE FUNCTION vector_raise(kind text, message text) RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
@@ -86,8 +70,8 @@ END $$;
 
 -- Validate a CreateTable's VectorIndexes (or one UpdateTable Create: then
 -- p_path names its place in VectorIndexUpdates and p_status is CREATING) and
--- create each index: its index table (key, search partition, vector,
--- projected item) and its HNSW index.  taken: the names of the table's GSIs
+-- create each index: its index table (key, search partition, filter
+-- values, vector) and its HNSW index.  taken: the names of the table's GSIs
 -- and LSIs; its vector indexes are read here.
 CREATE FUNCTION vector_create_indexes(p_table text, p_relid oid, specs jsonb, taken text[],
 									  p_path text DEFAULT 'vectorIndexes.%s.member',
@@ -243,13 +227,24 @@ BEGIN
 		  INTO hash, filters
 		  FROM jsonb_array_elements(coalesce(spec -> 'SearchSchema', '[]')) e;
 		vrel := 'vector_' || md5(p_table || '/' || name);
+		-- m 24 and ef_construction 128 (pgvector's defaults are 16 and 64):
+		-- the recall docs/vectors.md gives on random vectors, paid by the
+		-- background worker, never by a write.
+		-- A write puts its vector in pending (not in the HNSW graph: the
+		-- graph skips NULL embeddings); the background worker moves pending
+		-- vectors into embedding (the graph) batch by batch, and a search
+		-- reads the graph and, exactly, the pending rows
+		-- The row holds no copy of the item: a search reads the items it
+		-- finds from the item table and projects them as the index does
 		EXECUTE format('CREATE TABLE item_data.%I (key item_table.item_key PRIMARY KEY, part jsonb,'
-					   ' filters jsonb NOT NULL, embedding %s(%s) NOT NULL, item jsonb NOT NULL)',
-					   vrel, vtype, dims);
+					   ' filters jsonb NOT NULL, embedding %s(%s), pending %s(%s),'
+					   ' CHECK ((embedding IS NULL) <> (pending IS NULL)))',
+					   vrel, vtype, dims, vtype, dims);
 		opclass := CASE dist WHEN 'COSINE' THEN 'vector_cosine_ops'
 							 WHEN 'EUCLIDEAN' THEN 'vector_l2_ops' ELSE 'vector_ip_ops' END;
-		EXECUTE format('CREATE INDEX ON item_data.%I USING hnsw (embedding %s.%I)',
-					   vrel, split_part(vtype, '.', 1), opclass);
+		EXECUTE format('CREATE INDEX ON item_data.%I USING hnsw (embedding %s.%I) WITH (m = %s, ef_construction = %s)',
+					   vrel, split_part(vtype, '.', 1), opclass, 24, 128);
+		EXECUTE format('CREATE INDEX ON item_data.%I (key) WHERE pending IS NOT NULL', vrel);
 		IF hash IS NOT NULL THEN
 			EXECUTE format('CREATE INDEX ON item_data.%I (part)', vrel);
 		END IF;
@@ -326,6 +321,59 @@ CREATE FUNCTION vector_backfill_batch(table_name text, index_name text, batch_si
 	AS 'MODULE_PATHNAME', 'item_table_vector_backfill_batch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION vector_backfill_batch(text, text, integer) IS
 	'one batch of the build of a vector index being created: its next items indexed, ACTIVE when none is left (true while more is left)';
+
+-- One batch of the draining of a vector index, for the table's owner: up to
+-- batch_size vectors written since the last batches (kept in the index
+-- table's pending column, searched exactly) moved into its HNSW graph; the
+-- rows moved.  The background worker runs the same batches; so does CALL
+-- backfill_indexes.
+CREATE FUNCTION vector_drain_batch(table_name text, index_name text, batch_size integer DEFAULT 1000)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'item_table_vector_drain_batch' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION vector_drain_batch(text, text, integer) IS
+	'one batch of the draining of a vector index: vectors written since the last batches moved from pending into the HNSW graph (the rows moved)';
+
+-- Every pending vector of a vector index moved into its HNSW graph at once,
+-- for the table's owner: the HNSW index dropped and built again by CREATE
+-- INDEX over all the index table's vectors (in memory when
+-- maintenance_work_mem holds the graph), much faster than the worker's
+-- inserts when many vectors are pending (a bulk load, a restore); the index
+-- table takes no writes meanwhile.  With when_cheaper, only when at least
+-- 1,000 vectors are pending and they outnumber the graph's (what CALL
+-- backfill_indexes does first).  The vectors moved.
+CREATE FUNCTION vector_build_graph(table_name text, index_name text, when_cheaper boolean DEFAULT false)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'item_table_vector_build_graph' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION vector_build_graph(text, text, boolean) IS
+	'the pending vectors of a vector index moved into its HNSW graph at once, the graph built again by CREATE INDEX (the vectors moved)';
+
+-- The vectors of a vector index waiting for the worker (NULL when there is
+-- no such index or the caller may not read the table).
+CREATE FUNCTION vector_pending(table_name text, index_name text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'item_table_vector_pending' LANGUAGE C STABLE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION vector_pending(text, text) IS
+	'the vectors of a vector index written since the worker last moved them into the HNSW graph (searched exactly meanwhile)';
+
+-- background_work (background.sql) lists the vector indexes being built,
+-- and those with vectors waiting for the worker ('vector index draining', items_done: the vectors waiting).
+CREATE OR REPLACE VIEW background_work AS
+	SELECT 'backfill'::text AS work, i.table_name, i.index_name, i.status, i.backfill_by AS done_by,
+		i.backfilled AS items_done, i.backfill_after AS position, i.created_at AS since, NULL::timestamptz AS last_progress_at
+	FROM indexes i WHERE i.status OPERATOR(pg_catalog.=) 'CREATING'
+	UNION ALL
+	SELECT 'time to live', t.table_name, t.attribute_name, t.status, 'worker',
+		t.items_expired, NULL, t.updated_at, t.last_expired_at
+	FROM time_to_live t WHERE t.status OPERATOR(pg_catalog.=) 'ENABLED'
+	UNION ALL
+	SELECT 'vector index build', v.table_name, v.index_name, v.status, v.backfill_by,
+		v.backfilled, v.backfill_after, v.created_at, NULL
+	FROM vector_indexes v WHERE v.status OPERATOR(pg_catalog.=) 'CREATING'
+	UNION ALL
+	SELECT 'vector index draining', p.table_name, p.index_name, p.status, 'worker', p.pending, NULL, p.created_at, NULL
+	FROM (SELECT v.*, vector_pending(v.table_name, v.index_name) AS pending FROM vector_indexes v) p
+	WHERE p.pending OPERATOR(pg_catalog.>) 0;
+COMMENT ON VIEW background_work IS
+	'background work: indexes and vector indexes being built (items done, resume position), vector indexes with vectors waiting to enter their HNSW graph (items_done: the vectors waiting) and tables with Time to Live enabled (items expired)';
 
 -- The row an item has (or would have) in a vector index (none when it holds
 -- no valid vector for it); verify() compares the index tables with it.

@@ -143,12 +143,16 @@ verify_vector_indexes(ReturnSetInfo *rsinfo, ItemTableDef *def, MemoryContext ca
 		vargs[1] = CStringGetTextDatum(name);
 		sql = psprintf("SELECT CASE WHEN i.key IS NULL THEN 'missing' WHEN x.key IS NULL THEN 'extra' ELSE 'stale' END,"
 					   " coalesce(x.key, i.key),"
-					   " pg_catalog.jsonb_build_object('expected', x.item, 'found', i.item)"
+					   " pg_catalog.jsonb_build_object('expected', x.item, 'found',"
+					   "   CASE WHEN i.key IS NOT NULL THEN pg_catalog.jsonb_build_object('part', i.part, 'filters', i.filters,"
+					   "     'pending', NOT i.in_graph) END)"
 					   " FROM (SELECT b.key, e.part, e.filters, e.embedding, e.item FROM %s b,"
 					   "       LATERAL item_table.vector_index_entry($1, $2, b.item) e) x"
-					   " FULL JOIN (SELECT key, part, filters, embedding::pg_catalog.float4[] AS embedding, item FROM %s) i"
+					   " FULL JOIN (SELECT key, part, filters, coalesce(embedding, pending)::pg_catalog.float4[] AS embedding,"
+					   "            embedding IS NOT NULL AS in_graph,"
+					   "            (embedding IS NULL) = (pending IS NULL) AS neither_or_both FROM %s) i"
 					   "   ON i.key OPERATOR(item_table.=) x.key"
-					   " WHERE i.key IS NULL OR x.key IS NULL OR i.item OPERATOR(pg_catalog.<>) x.item"
+					   " WHERE i.key IS NULL OR x.key IS NULL OR i.neither_or_both"
 					   "    OR i.part IS DISTINCT FROM x.part OR i.filters OPERATOR(pg_catalog.<>) x.filters"
 					   "    OR i.embedding OPERATOR(pg_catalog.<>) x.embedding"
 					   " ORDER BY 2",
@@ -329,6 +333,89 @@ backfill_plans(Oid base_relid, const char *base)
 }
 
 /*
+ * IndexBuildClaim
+ *		The start of one build batch of an index in state CREATING, shared by
+ *		the GSI backfill (IndexBackfillBatch) and the vector index build
+ *		(api_vector_upkeep.c): which base table and index table (read
+ *		without locks), those locked in the agreed order (base table ROW
+ *		SHARE, index table ROW EXCLUSIVE), then the catalog row's position
+ *		FOR UPDATE, so that two builds of one index take turns.  which names
+ *		the catalog: item_table.indexes or item_table.vector_indexes.
+ *		Returns false when the index is not (or no longer) CREATING, or was
+ *		replaced meanwhile; otherwise *base_relid, *index_relid, *after (the
+ *		last key built, copied into the caller's memory context, or 0 at
+ *		the start) and *count (items built so far).  SPI connected.
+ */
+bool
+IndexBuildClaim(IndexBuildCatalog which, Datum table, Datum index,
+				Oid *base_relid, Oid *index_relid, Datum *after, int64 *count)
+{
+	const char *catalog = which == INDEX_BUILD_VECTOR ? "vector_indexes" : "indexes";
+	Oid			argtypes[3] = {TEXTOID, TEXTOID, OIDOID};
+	Datum		args[3];
+	MemoryContext outer = CurrentMemoryContext;
+	ItemRoleSwitch sw;
+	bool		isnull;
+	int			rc;
+
+	*after = (Datum) 0;
+	*count = 0;
+	args[0] = table;
+	args[1] = index;
+
+	/* which relations, read without locks; then lock in the agreed order */
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args(psprintf("SELECT t.relid::pg_catalog.oid, i.relid::pg_catalog.oid"
+										" FROM item_table.%s i JOIN item_table.tables t USING (table_name)"
+										" WHERE i.table_name OPERATOR(pg_catalog.=) $1"
+										" AND i.index_name OPERATOR(pg_catalog.=) $2"
+										" AND i.status OPERATOR(pg_catalog.=) 'CREATING'", catalog),
+							   2, argtypes, args, NULL, true, 1);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "%s catalog read failed: %s",
+			 which == INDEX_BUILD_VECTOR ? "vector index" : "index", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return false;
+	*base_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	*index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+	LockRelationOid(*base_relid, RowShareLock);
+	LockRelationOid(*index_relid, RowExclusiveLock);
+
+	/* the position, locked: one build of an index at a time */
+	args[2] = ObjectIdGetDatum(*index_relid);
+	ItemAsCatalogOwnerBegin(&sw);
+	rc = SPI_execute_with_args(psprintf("SELECT backfill_after, backfilled FROM item_table.%s"
+										" WHERE table_name OPERATOR(pg_catalog.=) $1"
+										" AND index_name OPERATOR(pg_catalog.=) $2"
+										" AND status OPERATOR(pg_catalog.=) 'CREATING'"
+										" AND relid OPERATOR(pg_catalog.=) $3::pg_catalog.oid::pg_catalog.regclass"
+										" FOR UPDATE", catalog),
+							   3, argtypes, args, NULL, false, 1);
+	ItemAsRoleEnd(&sw);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "%s catalog read failed: %s",
+			 which == INDEX_BUILD_VECTOR ? "vector index" : "index", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return false;			/* finished, deleted or replaced meanwhile */
+	{
+		Datum		a = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+		{
+			MemoryContext old = MemoryContextSwitchTo(outer);
+
+			*after = PointerGetDatum(PG_DETOAST_DATUM_COPY(a));
+			MemoryContextSwitchTo(old);
+		}
+		*count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	SPI_freetuptable(SPI_tuptable);
+	return true;
+}
+
+/*
  * IndexBackfillBatch
  *		Index the next batch of at most batch items for index of table
  *		(SPI connected, in a transaction the caller commits).  Returns
@@ -351,6 +438,7 @@ IndexBackfillBatch(const char *table, const char *index, int batch,
 	IndexDef   *idx;
 	ItemKey    *after = NULL;
 	ItemKey    *last = NULL;
+	Datum		a;
 	int64		count;
 	uint64		n;
 	uint64		r;
@@ -365,52 +453,11 @@ IndexBackfillBatch(const char *table, const char *index, int batch,
 	args[0] = CStringGetTextDatum(table);
 	args[1] = CStringGetTextDatum(index);
 
-	/* which relations, read without locks; then lock in the agreed order */
-	ItemAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args("SELECT t.relid::pg_catalog.oid, i.relid::pg_catalog.oid"
-							   " FROM item_table.indexes i JOIN item_table.tables t USING (table_name)"
-							   " WHERE i.table_name OPERATOR(pg_catalog.=) $1"
-							   " AND i.index_name OPERATOR(pg_catalog.=) $2"
-							   " AND i.status OPERATOR(pg_catalog.=) 'CREATING'",
-							   2, argtypes, args, NULL, true, 1);
-	ItemAsRoleEnd(&sw);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "index catalog read failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed == 0)
+	if (!IndexBuildClaim(INDEX_BUILD_GSI, args[0], args[1], &base_relid, &index_relid,
+						 &a, &count))
 		return false;
-	base_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	SPI_freetuptable(SPI_tuptable);
-	LockRelationOid(base_relid, RowShareLock);
-	LockRelationOid(index_relid, RowExclusiveLock);
-
-	/* the position, locked: one backfill of an index at a time */
-	ItemAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args("SELECT backfill_after, backfilled FROM item_table.indexes"
-							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
-							   " AND index_name OPERATOR(pg_catalog.=) $2"
-							   " AND status OPERATOR(pg_catalog.=) 'CREATING'"
-							   " AND relid OPERATOR(pg_catalog.=) $3::pg_catalog.oid::pg_catalog.regclass FOR UPDATE",
-							   3, (Oid[]) {TEXTOID, TEXTOID, OIDOID}, (Datum[]) {args[0], args[1], ObjectIdGetDatum(index_relid)},
-							   NULL, false, 1);
-	ItemAsRoleEnd(&sw);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "index catalog read failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed == 0)
-		return false;			/* finished, deleted or replaced meanwhile */
-	{
-		Datum		a = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-
-		if (!isnull)
-		{
-			MemoryContext old = MemoryContextSwitchTo(outer);
-
-			after = (ItemKey *) PG_DETOAST_DATUM_COPY(a);
-			MemoryContextSwitchTo(old);
-		}
-		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-	}
-	SPI_freetuptable(SPI_tuptable);
+	if (a != (Datum) 0)
+		after = (ItemKey *) DatumGetPointer(a);
 
 	def = TableDefLookup(table);
 	idx = TableDefFindIndex(def, index);
@@ -547,19 +594,27 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 		if (OidIsValid(nsp) && OidIsValid(get_relname_relid("vector_indexes", nsp)))
 		{
 			List	   *vcreating = NIL;
+			List	   *vall = NIL;
 
-			if (SPI_execute_with_args("SELECT index_name FROM item_table.vector_indexes"
-									  " WHERE table_name OPERATOR(pg_catalog.=) $1"
-									  " AND status OPERATOR(pg_catalog.=) 'CREATING' ORDER BY 1",
+			if (SPI_execute_with_args("SELECT index_name, status OPERATOR(pg_catalog.=) 'CREATING'"
+									  " FROM item_table.vector_indexes"
+									  " WHERE table_name OPERATOR(pg_catalog.=) $1 ORDER BY 1",
 									  1, (Oid[]) {TEXTOID}, (Datum[]) {CStringGetTextDatum(table)},
 									  NULL, true, 0) != SPI_OK_SELECT)
 				elog(ERROR, "backfill_indexes: could not read the vector indexes");
 			for (uint64 r = 0; r < SPI_processed; r++)
-				vcreating = lappend(vcreating, SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1));
-			foreach(lc, vcreating)
+			{
+				bool		isnull;
+				char	   *name = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
+
+				vall = lappend(vall, name);
+				if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &isnull)))
+					vcreating = lappend(vcreating, name);
+			}
+			foreach(lc, vall)
 			{
 				char	   *index = (char *) lfirst(lc);
-				bool		more = true;
+				bool		more = list_member_ptr(vcreating, index);
 
 				while (more)
 				{
@@ -574,8 +629,34 @@ item_table_backfill_indexes(PG_FUNCTION_ARGS)
 					more = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 					SPI_commit();
 				}
-				ereport(NOTICE,
-						(errmsg("vector index \"%s\" of table \"%s\" is ACTIVE", index, table)));
+				if (list_member_ptr(vcreating, index))
+					ereport(NOTICE,
+							(errmsg("vector index \"%s\" of table \"%s\" is ACTIVE", index, table)));
+				/*
+				 * then its pending vectors into its graph: at once, the
+				 * graph built again by CREATE INDEX, when they outnumber
+				 * the graph's (a bulk load), then batch by batch
+				 */
+				if (SPI_execute_with_args("SELECT item_table.vector_build_graph($1, $2, true)", 2,
+										  (Oid[]) {TEXTOID, TEXTOID},
+										  (Datum[]) {CStringGetTextDatum(table), CStringGetTextDatum(index)},
+										  NULL, false, 1) != SPI_OK_SELECT)
+					elog(ERROR, "backfill_indexes: the graph of vector index %s could not be built", index);
+				SPI_commit();
+				more = true;
+				while (more)
+				{
+					bool		isnull;
+
+					CHECK_FOR_INTERRUPTS();
+					if (SPI_execute_with_args("SELECT item_table.vector_drain_batch($1, $2, $3)", 3,
+											  (Oid[]) {TEXTOID, TEXTOID, INT4OID},
+											  (Datum[]) {CStringGetTextDatum(table), CStringGetTextDatum(index),
+											  Int32GetDatum(batch)}, NULL, false, 1) != SPI_OK_SELECT)
+						elog(ERROR, "backfill_indexes: the draining of vector index %s failed", index);
+					more = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) >= batch;
+					SPI_commit();
+				}
 			}
 			if (vcreating != NIL && creating == NIL)
 			{

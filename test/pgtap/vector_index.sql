@@ -192,8 +192,8 @@ DO $$
 DECLARE r regclass := (SELECT relid FROM vector_indexes WHERE table_name = 'vtab' AND index_name = 'l2-idx');
 BEGIN
 	EXECUTE format('DELETE FROM %s WHERE key = item_key(''{"S": "i7"}''::jsonb)', r);
-	EXECUTE format('UPDATE %s SET embedding = embedding + embedding WHERE key = item_key(''{"S": "i8"}''::jsonb)', r);
-	EXECUTE format('INSERT INTO %s SELECT item_key(''{"S": "ghost"}''::jsonb), part, filters, embedding, item FROM %s WHERE key = item_key(''{"S": "i9"}''::jsonb)', r, r);
+	EXECUTE format('UPDATE %s SET embedding = embedding + embedding, pending = pending + pending WHERE key = item_key(''{"S": "i8"}''::jsonb)', r);
+	EXECUTE format('INSERT INTO %s (key, part, filters, embedding, pending) SELECT item_key(''{"S": "ghost"}''::jsonb), part, filters, embedding, pending FROM %s WHERE key = item_key(''{"S": "i9"}''::jsonb)', r, r);
 END $$;
 SELECT is((SELECT array_agg(index_name || ' ' || problem || ' ' || (index_key = base_key)::text ORDER BY problem) FROM verify('vtab')),
 	ARRAY['l2-idx extra true', 'l2-idx missing true', 'l2-idx stale true'], 'verify(): a missing, an extra and a stale vector index row');
