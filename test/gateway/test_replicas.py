@@ -98,28 +98,32 @@ class Standby:
     def resume(self):
         self.sql("SELECT pg_wal_replay_resume()")
 
-    def caught_up(self):
+    def caught_up(self, name=None):
         """Wait until the standby has replayed everything the primary has written.
         The test cluster commits with synchronous_commit off, so a commit's
         record can still be in the WAL buffers, past pg_current_wal_lsn():
         first a transaction of ours commits with synchronous_commit local, which
-        flushes the WAL through every earlier commit."""
+        flushes the WAL through every earlier commit.  Then, what the test
+        reads next must be there: every table of the primary's catalog and,
+        given a table, its item "k" as the primary has it."""
         psql("SET synchronous_commit = local; SELECT pg_catalog.txid_current()")
         lsn = psql("SELECT pg_current_wal_lsn()")
         assert wait_until(lambda: self.sql(f"SELECT pg_last_wal_replay_lsn() >= '{lsn}'") == "t",
                           timeout=WAIT)
-        # What the tests read next must be there: every table of the
-        # primary's catalog.  Replay past the position should mean exactly
-        # that; if it ever does not, say so in the test's output (the wait
-        # below then keeps the routing tests to their subject).
-        tables = psql("SELECT count(*) FROM item_table.tables")
-        seen = lambda: self.sql("SELECT count(*) FROM item_table.tables")
-        if seen() != tables:
-            t0 = time.monotonic()
-            assert wait_until(lambda: seen() == tables, timeout=WAIT), \
-                f"standby replayed past {lsn} but lists {seen()} tables of {tables}"
-            print(f"standby: replayed past {lsn}, but its catalog caught up "
-                  f"{time.monotonic() - t0:.2f} s later")
+        checks = ["SELECT count(*) FROM item_table.tables"]
+        if name is not None:
+            checks.append("SELECT item_table.dynamodb('GetItem', $j$" +
+                          json.dumps({"TableName": name, "Key": {"pk": {"S": "k"}}}) + "$j$)::text")
+        for sql in checks:
+            want = psql(sql)
+            if self.sql(sql) != want:
+                # Replay past the position should have been enough; if it
+                # ever is not, the test's output says so and by how much.
+                t0 = time.monotonic()
+                assert wait_until(lambda: self.sql(sql) == want, timeout=WAIT), \
+                    f"standby replayed past {lsn} but answers {self.sql(sql)!r} to {sql!r}, not {want!r}"
+                print(f"standby: replayed past {lsn}, but {sql!r} answered as the primary's "
+                      f"{time.monotonic() - t0:.2f} s later")
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +158,7 @@ def test_eventual_reads_go_to_the_replica(start_gateway, standby, ddb):
     c = client(g.url, *new_key("gw_app"))
     name = make_table(ddb, unique("rep"), sort=False)
     c.put_item(TableName=name, Item={"pk": {"S": "k"}, "v": {"N": "1"}})
-    standby.caught_up()
+    standby.caught_up(name)
     assert wait_until(lambda: metric(metrics_of(g), "item_table_gateway_replica_healthy",
                                      pool="replica1") == 1, timeout=WAIT)
     standby.pause()
@@ -201,7 +205,7 @@ def test_eventual_reads_go_to_the_replica(start_gateway, standby, ddb):
                 metric(after, "item_table_gateway_pool_requests_total", pool="replica1")) == 1
     finally:
         standby.resume()
-    standby.caught_up()
+    standby.caught_up(name)
     assert item(c, name, False) == "3"
     ddb.delete_table(TableName=name)
 
@@ -211,7 +215,7 @@ def test_the_callers_role_holds_on_the_replica(start_gateway, standby, ddb):
     name = make_table(ddb, unique("reprole"))
     ddb.put_item(TableName=name, Item={"pk": {"S": "k"}, "v": {"N": "1"}})
     reader_key = new_key("gw_reader")        # a role with no rights on the table
-    standby.caught_up()
+    standby.caught_up(name)
     assert wait_until(lambda: metric(metrics_of(g), "item_table_gateway_replica_healthy",
                                      pool="replica1") == 1, timeout=WAIT)
     before = metrics_of(g)
@@ -231,7 +235,7 @@ def test_a_lagging_replica_is_skipped(start_gateway, standby, ddb):
     c = client(g.url, *new_key("gw_app"))
     name = make_table(ddb, unique("lag"))
     c.put_item(TableName=name, Item={"pk": {"S": "k"}, "v": {"N": "1"}})
-    standby.caught_up()
+    standby.caught_up(name)
     # an idle primary is no lag, however long since its last write
     time.sleep(1.5)
     m = metrics_of(g)
@@ -250,7 +254,7 @@ def test_a_lagging_replica_is_skipped(start_gateway, standby, ddb):
         assert metric(metrics_of(g), "item_table_gateway_replica_fallbacks_total") == before + 1
     finally:
         standby.resume()
-    standby.caught_up()
+    standby.caught_up(name)
     assert wait_until(lambda: metric(metrics_of(g), "item_table_gateway_replica_healthy",
                                      pool="replica1") == 1, timeout=WAIT)
     before = metric(metrics_of(g), "item_table_gateway_pool_requests_total", pool="replica1")
@@ -279,7 +283,7 @@ def test_a_stopped_replica_falls_back_to_the_primary(start_gateway, standby, ddb
     c = client(g.url, *new_key("gw_app"))
     name = make_table(ddb, unique("stop"))
     c.put_item(TableName=name, Item={"pk": {"S": "k"}, "v": {"N": "1"}})
-    standby.caught_up()
+    standby.caught_up(name)
     assert wait_until(lambda: metric(metrics_of(g), "item_table_gateway_replica_healthy",
                                      pool="replica1") == 1, timeout=WAIT)
     assert item(c, name, False) == "1"          # a replica connection is made
@@ -331,7 +335,7 @@ def test_how_the_body_is_read(start_gateway, standby, ddb):
     name = make_table(ddb, unique("body"))
     for pk in ("k", "k\u00e9"):
         ddb.put_item(TableName=name, Item={"pk": {"S": pk}, "v": {"N": "1"}})
-    standby.caught_up()
+    standby.caught_up(name)
     assert wait_until(lambda: metric(metrics_of(g), "item_table_gateway_replica_healthy",
                                      pool="replica1") == 1, timeout=WAIT)
     standby.pause()
@@ -374,7 +378,7 @@ def test_index_reads_on_the_replica(start_gateway, standby, ddb):
                                             "Projection": {"ProjectionType": "ALL"}}])
     c.get_waiter("table_exists").wait(TableName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
     c.put_item(TableName=name, Item={"pk": {"S": "k"}, "g": {"S": "a"}, "v": {"N": "1"}})
-    standby.caught_up()
+    standby.caught_up(name)
     assert wait_until(lambda: metric(metrics_of(g), "item_table_gateway_replica_healthy",
                                      pool="replica1") == 1, timeout=WAIT)
     standby.pause()
@@ -423,7 +427,7 @@ def test_a_table_the_replica_lacks_is_read_on_the_primary(start_gateway, standby
                 metric(before, "item_table_gateway_pool_requests_total", pool="replica1")) == 3
     finally:
         standby.resume()
-    standby.caught_up()
+    standby.caught_up(name)
     before = metrics_of(g)
     assert item(c, name, False) == "1"
     after = metrics_of(g)
