@@ -461,8 +461,9 @@ typedef struct LineReader
 {
 	const char *path;
 	int			compression;	/* 0 none, 1 gzip, 2 zstd */
-	gzFile		gz;
 	FILE	   *plain;
+	z_stream	gzs;			/* gzip: inflate over zin */
+	bool		gz_started;		/* inflateInit2 done */
 	ZSTD_DStream *zs;
 	char	   *zin;
 	size_t		zin_size;
@@ -471,6 +472,7 @@ typedef struct LineReader
 	size_t		zout_len;
 	size_t		zout_pos;
 	bool		eof;
+	bool		unfinished;		/* a gzip member or zstd frame begun, not ended */
 	int64		bytes;			/* uncompressed bytes read */
 } LineReader;
 
@@ -485,8 +487,18 @@ reader_open(LineReader *r, const char *path, const char *compression)
 		ereport(ERROR, (errcode_for_file_access(), errmsg("could not open \"%s\": %m", path)));
 	if (strcmp(compression, "GZIP") == 0)
 	{
+		/*
+		 * inflate itself, not gzread: a file cut short must fail the import,
+		 * and what gzread says at such an end differs between zlib builds
+		 */
 		r->compression = 1;
-		r->gz = gzdopen(fd, "rb");
+		r->plain = fdopen(fd, "rb");
+		if (inflateInit2(&r->gzs, 15 + 16) != Z_OK)
+			elog(ERROR, "could not start gzip decompression");
+		r->gz_started = true;
+		r->zin_size = 65536;
+		r->zin = palloc(r->zin_size);
+		r->zout = palloc(65536);
 	}
 	else if (strcmp(compression, "ZSTD") == 0)
 	{
@@ -503,7 +515,7 @@ reader_open(LineReader *r, const char *path, const char *compression)
 	}
 	else
 		r->plain = fdopen(fd, "rb");
-	if (r->gz == NULL && r->plain == NULL)
+	if (r->plain == NULL)
 	{
 		close(fd);
 		elog(ERROR, "could not open \"%s\"", path);
@@ -513,61 +525,130 @@ reader_open(LineReader *r, const char *path, const char *compression)
 static void
 reader_close(LineReader *r)
 {
-	if (r->gz)
-		gzclose(r->gz);
+	if (r->gz_started)
+		inflateEnd(&r->gzs);
 	if (r->plain)
 		fclose(r->plain);
 	if (r->zs)
 		ZSTD_freeDStream(r->zs);
-	r->gz = NULL;
+	r->gz_started = false;
 	r->plain = NULL;
 	r->zs = NULL;
+}
+
+/* more compressed input into zin; false at the file's end */
+static bool
+reader_fill(LineReader *r)
+{
+	size_t		n = fread(r->zin, 1, r->zin_size, r->plain);
+
+	if (n == 0 && ferror(r->plain))
+		ereport(ERROR, (errcode_for_file_access(), errmsg("could not read \"%s\": %m", r->path)));
+	if (n == 0)
+	{
+		r->eof = true;
+		return false;
+	}
+	if (r->compression == 1)
+	{
+		r->gzs.next_in = (Bytef *) r->zin;
+		r->gzs.avail_in = (uInt) n;
+	}
+	else
+	{
+		r->in.size = n;
+		r->in.pos = 0;
+	}
+	return true;
+}
+
+/* the input is over: a member or frame left unfinished means a cut file */
+static void
+reader_check_end(LineReader *r)
+{
+	if (r->unfinished)
+		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+						errmsg("\"%s\" is not a complete %s file", r->path,
+							   r->compression == 1 ? "gzip" : "zstd")));
+}
+
+/*
+ * The next output of gzip members, one after another (a file may hold
+ * several, as gzip makes them): false at the end of the file.
+ */
+static bool
+reader_inflate(LineReader *r)
+{
+	for (;;)
+	{
+		int			rc;
+
+		if (r->gzs.avail_in == 0 && !r->eof)
+			(void) reader_fill(r);
+		if (r->gzs.avail_in == 0 && r->eof && !r->unfinished)
+			return false;
+		if (!r->unfinished)
+		{
+			/* a new member begins here */
+			if (inflateReset(&r->gzs) != Z_OK)
+				elog(ERROR, "could not restart gzip decompression");
+			r->unfinished = true;
+		}
+		r->gzs.next_out = (Bytef *) r->zout;
+		r->gzs.avail_out = 65536;
+		rc = inflate(&r->gzs, Z_NO_FLUSH);
+		if (rc == Z_STREAM_END)
+			r->unfinished = false;
+		else if (rc != Z_OK && rc != Z_BUF_ERROR)
+			ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+							errmsg("\"%s\" is not a valid gzip file: %s", r->path,
+								   r->gzs.msg ? r->gzs.msg : "corrupt data")));
+		r->zout_len = 65536 - r->gzs.avail_out;
+		r->zout_pos = 0;
+		if (r->zout_len > 0)
+			return true;
+		if (r->gzs.avail_in == 0 && r->eof)
+		{
+			reader_check_end(r);
+			return false;
+		}
+	}
 }
 
 /* the next byte of the decompressed stream, or -1 at its end */
 static int
 reader_byte(LineReader *r)
 {
-	if (r->compression == 1)
-	{
-		int			c = gzgetc(r->gz);
-
-		if (c < 0)
-		{
-			int			err;
-
-			gzerror(r->gz, &err);
-			if (err != Z_OK && err != Z_STREAM_END)
-				ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-								errmsg("\"%s\" is not a complete gzip file", r->path)));
-		}
-		return c;
-	}
 	if (r->compression == 0)
 		return getc(r->plain);
+	if (r->compression == 1)
+	{
+		if (r->zout_pos >= r->zout_len && !reader_inflate(r))
+			return -1;
+		return (unsigned char) r->zout[r->zout_pos++];
+	}
 	while (r->zout_pos >= r->zout_len)
 	{
 		ZSTD_outBuffer out = {r->zout, ZSTD_DStreamOutSize(), 0};
 		size_t		rc;
 
-		if (r->in.pos >= r->in.size)
-		{
-			if (r->eof)
-				return -1;
-			r->in.size = fread(r->zin, 1, r->zin_size, r->plain);
-			r->in.pos = 0;
-			if (r->in.size == 0)
-			{
-				r->eof = true;
-				return -1;
-			}
-		}
+		if (r->in.pos >= r->in.size && !r->eof)
+			(void) reader_fill(r);
+		if (r->in.pos >= r->in.size && r->eof && !r->unfinished)
+			return -1;
 		rc = ZSTD_decompressStream(r->zs, &out, &r->in);
 		if (ZSTD_isError(rc))
 			ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
 							errmsg("\"%s\" is not a valid zstd file: %s", r->path, ZSTD_getErrorName(rc))));
+		/* 0: a frame ended here, and all its output is out */
+		r->unfinished = rc != 0;
 		r->zout_len = out.pos;
 		r->zout_pos = 0;
+		if (out.pos == 0 && r->in.pos >= r->in.size && r->eof)
+		{
+			reader_check_end(r);
+			return -1;
+		}
 	}
 	return (unsigned char) r->zout[r->zout_pos++];
 }

@@ -10,7 +10,7 @@
 -- skipped and described in the error file.  The bucket is a directory
 -- under the data directory, made by COPY TO PROGRAM and removed at the end.
 BEGIN;
-SELECT plan(43);
+SELECT plan(46);
 SET search_path = item_table, public;
 
 SELECT current_setting('data_directory') || '/it_export' AS root \gset
@@ -242,12 +242,23 @@ SELECT is(:'broken'::jsonb #>> '{ImportTableDescription,ImportStatus}', 'FAILED'
 SELECT matches(:'broken'::jsonb #>> '{ImportTableDescription,FailureMessage}', 'gzip', 'with the reason');
 SELECT ok(NOT EXISTS (SELECT FROM tables WHERE table_name = 'ex_broken') AND to_regclass('item_data.ex_broken') IS NULL,
 	'and no table');
+-- so does a zstd file cut short (its frame never ends)
+SELECT pg_temp.write('broken_zst/a.json.zst', ARRAY['{"Item":{"id":{"S":"c1"}}}', '{"Item":{"id":{"S":"c2"}}}'], 'zstd -q -c | head -c 30');
+SELECT dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "exp-test", "S3KeyPrefix": "broken_zst/"},
+	"InputFormat": "DYNAMODB_JSON", "InputCompressionType": "ZSTD",
+	"TableCreationParameters": {"TableName": "ex_broken_zst", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}') AS broken \gset
+SELECT is(:'broken'::jsonb #>> '{ImportTableDescription,ImportStatus}', 'FAILED', 'a truncated zstd file: the import FAILED');
+SELECT matches(:'broken'::jsonb #>> '{ImportTableDescription,FailureMessage}', 'zstd', 'with the reason');
+SELECT ok(NOT EXISTS (SELECT FROM tables WHERE table_name = 'ex_broken_zst') AND to_regclass('item_data.ex_broken_zst') IS NULL,
+	'and no table');
 -- a bucket path that cannot be written fails the export
 SELECT pg_temp.write('blocked/AWSDynamoDB', ARRAY['a file where a directory goes']);
 SELECT is(dynamodb('ExportTableToPointInTime', '{"TableArn": "arn:aws:dynamodb:local:000000000000:table/ex_src",
 	"S3Bucket": "exp-test", "S3Prefix": "blocked"}') #>> '{ExportDescription,ExportStatus}', 'FAILED',
 	'an export whose files cannot be written: FAILED');
-SELECT is(jsonb_array_length(dynamodb('ListImports', '{}') -> 'ImportSummaryList'), 8, 'ListImports');
+SELECT is(jsonb_array_length(dynamodb('ListImports', '{}') -> 'ImportSummaryList'), 9, 'ListImports');
 SELECT is(dynamodb('ListImports', '{"PageSize": 3}') -> 'NextToken' IS NOT NULL, true, 'ListImports pages');
 
 SELECT format('rm -rf %s', :'root') AS rm \gset
