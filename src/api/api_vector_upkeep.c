@@ -536,6 +536,34 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old
 }
 
 /*
+ * The index table of the vector index (table, index), InvalidOid when there
+ * is no such index; SPI connected, as the catalog owner.
+ */
+static Oid
+vector_index_table(const char *table, const char *index)
+{
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2];
+	Oid			relid;
+	bool		isnull;
+	int			rc;
+
+	args[0] = CStringGetTextDatum(table);
+	args[1] = CStringGetTextDatum(index);
+	rc = SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.vector_indexes"
+							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
+							   " AND index_name OPERATOR(pg_catalog.=) $2",
+							   2, argtypes, args, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return InvalidOid;
+	relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+	return relid;
+}
+
+/*
  * ApiVectorDrainBatch
  *		Move up to batch pending vectors of the vector index (table, index)
  *		into its HNSW graph (embedding = pending, pending = NULL), taking
@@ -549,31 +577,19 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old
 int64
 ApiVectorDrainBatch(const char *table, const char *index, int batch)
 {
-	Oid			argtypes[2] = {TEXTOID, TEXTOID};
-	Datum		args[2];
 	Oid			index_relid;
-	bool		isnull;
 	int			rc;
 	char	   *rel;
 	int64		n;
 	ItemRoleSwitch sw;
 
-	args[0] = CStringGetTextDatum(table);
-	args[1] = CStringGetTextDatum(index);
 	ItemAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.vector_indexes"
-							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
-							   " AND index_name OPERATOR(pg_catalog.=) $2",
-							   2, argtypes, args, NULL, true, 1);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed == 0)
+	index_relid = vector_index_table(table, index);
+	if (!OidIsValid(index_relid))
 	{
 		ItemAsRoleEnd(&sw);
 		return -1;
 	}
-	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	SPI_freetuptable(SPI_tuptable);
 	rel = ItemQualifiedName(index_relid);
 	CHECK_FOR_INTERRUPTS();
 	rc = SPI_execute_with_args(psprintf("UPDATE %s r SET embedding = r.pending, pending = NULL"
@@ -611,33 +627,21 @@ ApiVectorDrainBatch(const char *table, const char *index, int batch)
 int64
 ApiVectorBuildGraph(const char *table, const char *index, bool when_cheaper)
 {
-	Oid			argtypes[2] = {TEXTOID, TEXTOID};
-	Datum		args[2];
 	Oid			index_relid;
 	bool		isnull;
-	int			rc;
 	char	   *rel;
 	char	   *def;
 	char	   *hnsw;
 	int64		n;
 	ItemRoleSwitch sw;
 
-	args[0] = CStringGetTextDatum(table);
-	args[1] = CStringGetTextDatum(index);
 	ItemAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args("SELECT relid::pg_catalog.oid FROM item_table.vector_indexes"
-							   " WHERE table_name OPERATOR(pg_catalog.=) $1"
-							   " AND index_name OPERATOR(pg_catalog.=) $2",
-							   2, argtypes, args, NULL, true, 1);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "vector index catalog read failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed == 0)
+	index_relid = vector_index_table(table, index);
+	if (!OidIsValid(index_relid))
 	{
 		ItemAsRoleEnd(&sw);
 		return -1;
 	}
-	index_relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	SPI_freetuptable(SPI_tuptable);
 	rel = ItemQualifiedName(index_relid);
 	/* writers of the index table wait from here on: the counts hold */
 	LockRelationOid(index_relid, ShareRowExclusiveLock);
