@@ -688,7 +688,7 @@ typedef struct ImportSpec
 	Jsonb	   *key_types;		/* CSV: {attribute: "S"|"N"|"B"} of the key attributes */
 } ImportSpec;
 
-/* one CSV line's fields (quotes as RFC 4180, within one line) */
+/* one CSV record's fields (quotes as RFC 4180; a quoted field may hold line ends) */
 static int
 csv_fields(const char *line, char delim, char ***out)
 {
@@ -742,6 +742,39 @@ csv_fields(const char *line, char delim, char ***out)
 	}
 	*out = f;
 	return n;
+}
+
+/*
+ * Whether a CSV record ends inside a quoted field (so the line's end is
+ * part of the field, and the record goes on on the next line).  It follows
+ * csv_fields(): a quote opens a quoted field only at the field's start, and
+ * "" inside one is a quote.
+ */
+static bool
+csv_open_quote(const char *p, char delim)
+{
+	bool		field_start = true;
+	bool		quoted = false;
+
+	for (; *p != '\0'; p++)
+	{
+		if (quoted)
+		{
+			if (*p == '"' && p[1] == '"')
+				p++;
+			else if (*p == '"')
+				quoted = false;
+		}
+		else if (field_start && *p == '"')
+			quoted = true;
+		else if (*p == delim)
+		{
+			field_start = true;
+			continue;
+		}
+		field_start = false;
+	}
+	return quoted;
 }
 
 /* the item of a line, as JSON text in DynamoDB's form */
@@ -836,7 +869,7 @@ typedef struct LoadState
 {
 	int64		loaded;
 	int64		errors;
-	int64		first_line;		/* the line number of lines[0] */
+	int64	   *line_numbers;	/* the line each record of the group starts on */
 	int			nmessages;
 	StringInfoData messages;	/* JSON array members */
 } LoadState;
@@ -916,7 +949,7 @@ flush_group(ImportSpec *spec, LoadState *ls, const char *file, char **lines, int
 					appendStringInfoChar(&ls->messages, ',');
 				appendStringInfo(&ls->messages, "{\"file\":");
 				escape_json(&ls->messages, file);
-				appendStringInfo(&ls->messages, ",\"line\":" INT64_FORMAT ",\"message\":", ls->first_line + i);
+				appendStringInfo(&ls->messages, ",\"line\":" INT64_FORMAT ",\"message\":", ls->line_numbers[i]);
 				escape_json(&ls->messages, err && err->message ? err->message : "error");
 				appendStringInfoChar(&ls->messages, '}');
 			}
@@ -931,6 +964,7 @@ static void
 import_lines(LineReader *r, ImportSpec *spec, LoadState *ls, const char *file)
 {
 	StringInfoData buf;
+	StringInfoData more;
 	char	  **lines = palloc0(sizeof(char *) * IMPORT_GROUP);
 	int			n = 0;
 	int64		lineno = 0;
@@ -939,18 +973,30 @@ import_lines(LineReader *r, ImportSpec *spec, LoadState *ls, const char *file)
 	MemoryContext old;
 
 	initStringInfo(&buf);
+	initStringInfo(&more);
+	ls->line_numbers = palloc(sizeof(int64) * IMPORT_GROUP);
 	while (reader_line(r, &buf))
 	{
-		lineno++;
+		int64		start = ++lineno;
+
 		CHECK_FOR_INTERRUPTS();
+		/* a quoted CSV field holding line ends: the record's next lines */
+		while (spec->csv && csv_open_quote(buf.data, spec->delimiter))
+		{
+			if (!reader_line(r, &more))
+				break;			/* csv_fields() reports the open quote */
+			lineno++;
+			appendStringInfoChar(&buf, '\n');
+			appendBinaryStringInfo(&buf, more.data, more.len);
+			CHECK_FOR_INTERRUPTS();
+		}
 		if (spec->csv && spec->columns == NULL)
 		{
 			/* the header line */
 			spec->ncols = csv_fields(buf.data, spec->delimiter, &spec->columns);
 			continue;
 		}
-		if (n == 0)
-			ls->first_line = lineno;
+		ls->line_numbers[n] = start;
 		old = MemoryContextSwitchTo(groupcxt);
 		/* a blank line is no item and no error */
 		lines[n++] = buf.len == 0 ? NULL : pstrdup(buf.data);

@@ -1,0 +1,64 @@
+-- ImportTable of CSV records whose quoted fields hold line ends (RFC 4180):
+-- such a record is one item however many lines it takes, a doubled quote
+-- inside it is a quote, a bad record after it is reported with the line it
+-- starts on, and a quoted field never closed before the file ends is one
+-- bad record.  The file is written byte for byte (base64 through COPY TO
+-- PROGRAM); the bucket is a directory under the data directory, removed
+-- at the end.
+BEGIN;
+SELECT plan(6);
+SET search_path = item_table, public;
+SELECT current_setting('data_directory') || '/it_csv' AS root \gset
+CREATE TEMP TABLE sh (line text);
+SELECT format('rm -rf %1$s && mkdir -p %1$s/b', :'root') AS mk \gset
+COPY sh FROM PROGRAM :'mk';
+SELECT ok(create_bucket('csv-test', :'root' || '/b') IS NOT NULL, 'a bucket');
+-- a file of the bucket, exactly these bytes
+CREATE FUNCTION pg_temp.write(key text, body text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('COPY (SELECT %L) TO PROGRAM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')',
+		translate(encode(convert_to(body, 'UTF8'), 'base64'), E'\n', ''),
+		format('mkdir -p $(dirname %1$s) && base64 -d > %1$s', current_setting('data_directory') || '/it_csv/b/' || key));
+END $$;
+CREATE FUNCTION pg_temp.lines(key text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+	TRUNCATE sh;
+	EXECUTE format('COPY sh FROM PROGRAM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')',
+		'cat ' || current_setting('data_directory') || '/it_csv/b/' || key);
+	RETURN QUERY SELECT s.line FROM sh s;
+END $$;
+
+SELECT pg_temp.write('m/a.csv', E'id,"the\nnote",n\r\n'
+	|| E'1,"line one\nline two",a\r\n'
+	|| E'2,"say ""hi""\n\nand, more",b\n'
+	|| E'3,plain,c\n'
+	|| E'4,too,many,fields\n'
+	|| E'5,"x\ny"z,d\n'
+	|| E'6,"never closed\nat all,e\n');
+SELECT dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "csv-test", "S3KeyPrefix": "m/"},
+	"InputFormat": "CSV",
+	"TableCreationParameters": {"TableName": "csv_multi", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "N"}],
+		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}') AS imp \gset
+SELECT is(jsonb_build_array(:'imp'::jsonb #>> '{ImportTableDescription,ImportedItemCount}',
+		:'imp'::jsonb #>> '{ImportTableDescription,ErrorCount}'), '["3", "3"]',
+	'three records over six lines imported; three bad records counted');
+SELECT is((SELECT jsonb_agg(item ORDER BY key) FROM item_data.csv_multi),
+	jsonb_build_array(
+		jsonb_build_object('id', '{"N": "1"}'::jsonb, 'n', '{"S": "a"}'::jsonb, E'the\nnote', jsonb_build_object('S', E'line one\nline two')),
+		jsonb_build_object('id', '{"N": "2"}'::jsonb, 'n', '{"S": "b"}'::jsonb, E'the\nnote', jsonb_build_object('S', E'say "hi"\n\nand, more')),
+		jsonb_build_object('id', '{"N": "3"}'::jsonb, 'n', '{"S": "c"}'::jsonb, E'the\nnote', '{"S": "plain"}'::jsonb)),
+	'line ends and doubled quotes inside quoted fields are kept, in the header too');
+SELECT is((SELECT array_agg(l::jsonb ->> 'line' ORDER BY (l::jsonb ->> 'line')::int) FROM pg_temp.lines(
+		:'imp'::jsonb #>> '{ImportTableDescription,ErrorLogS3Location,S3Key}') l),
+	'{9,10,12}', 'bad records are reported with the line they start on');
+SELECT ok((SELECT bool_and(l::jsonb ->> 'message' ~ 'fields|after a quoted|unterminated') FROM pg_temp.lines(
+		:'imp'::jsonb #>> '{ImportTableDescription,ErrorLogS3Location,S3Key}') l),
+	'each with its reason');
+SELECT is((SELECT l::jsonb ->> 'message' FROM pg_temp.lines(
+		:'imp'::jsonb #>> '{ImportTableDescription,ErrorLogS3Location,S3Key}') l WHERE l::jsonb ->> 'line' = '12'),
+	'unterminated quoted field', 'a quoted field open at the end of the file');
+SELECT format('rm -rf %s', :'root') AS rm \gset
+COPY sh FROM PROGRAM :'rm';
+SELECT * FROM finish();
+ROLLBACK;
