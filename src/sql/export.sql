@@ -113,7 +113,7 @@ DECLARE
 		WHEN 'InvalidExportTimeException' THEN 'XD028'
 		WHEN 'ImportNotFoundException' THEN 'XD029'
 		WHEN 'ExportConflictException' THEN 'XD030'
-		WHEN 'ImportConflictException' THEN 'XD030'
+		WHEN 'ImportConflictException' THEN 'XD031'
 		ELSE NULL END;
 BEGIN
 	IF code IS NULL THEN

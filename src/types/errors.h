@@ -73,7 +73,17 @@ typedef enum DynError
 #define ERRCODE_DYN_DUPLICATE_ITEM					MAKE_SQLSTATE('X','D','0','1','9')
 #define ERRCODE_DYN_EXPIRED_ITERATOR				MAKE_SQLSTATE('X','D','0','2','0')
 #define ERRCODE_DYN_TRIMMED_DATA_ACCESS				MAKE_SQLSTATE('X','D','0','2','1')
+/* raised by the PL/pgSQL of the backup and export calls (backup.sql, export.sql) */
+#define ERRCODE_DYN_TABLE_ALREADY_EXISTS			MAKE_SQLSTATE('X','D','0','2','2')
+#define ERRCODE_DYN_BACKUP_NOT_FOUND				MAKE_SQLSTATE('X','D','0','2','3')
+#define ERRCODE_DYN_PITR_UNAVAILABLE				MAKE_SQLSTATE('X','D','0','2','4')
+#define ERRCODE_DYN_INVALID_RESTORE_TIME			MAKE_SQLSTATE('X','D','0','2','5')
 #define ERRCODE_DYN_SERVICE_UNAVAILABLE				MAKE_SQLSTATE('X','D','0','2','6')
+#define ERRCODE_DYN_EXPORT_NOT_FOUND				MAKE_SQLSTATE('X','D','0','2','7')
+#define ERRCODE_DYN_INVALID_EXPORT_TIME				MAKE_SQLSTATE('X','D','0','2','8')
+#define ERRCODE_DYN_IMPORT_NOT_FOUND				MAKE_SQLSTATE('X','D','0','2','9')
+#define ERRCODE_DYN_EXPORT_CONFLICT					MAKE_SQLSTATE('X','D','0','3','0')
+#define ERRCODE_DYN_IMPORT_CONFLICT					MAKE_SQLSTATE('X','D','0','3','1')
 
 /* Name ("ValidationException") and namespace of an exception */
 extern const char *DynErrorName(DynError err);

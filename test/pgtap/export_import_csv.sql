@@ -6,7 +6,7 @@
 -- PROGRAM); the bucket is a directory under the data directory, removed
 -- at the end.
 BEGIN;
-SELECT plan(6);
+SELECT plan(8);
 SET search_path = item_table, public;
 SELECT current_setting('data_directory') || '/it_csv' AS root \gset
 CREATE TEMP TABLE sh (line text);
@@ -58,6 +58,27 @@ SELECT ok((SELECT bool_and(l::jsonb ->> 'message' ~ 'fields|after a quoted|unter
 SELECT is((SELECT l::jsonb ->> 'message' FROM pg_temp.lines(
 		:'imp'::jsonb #>> '{ImportTableDescription,ErrorLogS3Location,S3Key}') l WHERE l::jsonb ->> 'line' = '12'),
 	'unterminated quoted field', 'a quoted field open at the end of the file');
+-- ImportTable's ClientToken: the same request is the same import; other
+-- parameters with the token are ImportConflictException (XD031)
+SELECT pg_temp.write('t/a.csv', E'id\n1\n');
+SELECT dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "csv-test", "S3KeyPrefix": "t/"},
+	"InputFormat": "CSV", "ClientToken": "csv-tok",
+	"TableCreationParameters": {"TableName": "csv_tok", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}') #>> '{ImportTableDescription,ImportArn}' AS tok_arn \gset
+SELECT is(dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "csv-test", "S3KeyPrefix": "t/"},
+	"InputFormat": "CSV", "ClientToken": "csv-tok",
+	"TableCreationParameters": {"TableName": "csv_tok", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}') #>> '{ImportTableDescription,ImportArn}', :'tok_arn',
+	'the same ImportTable request with its ClientToken again: the same import');
+SELECT throws_ok($$SELECT dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "csv-test", "S3KeyPrefix": "t/"},
+	"InputFormat": "CSV", "ClientToken": "csv-tok",
+	"TableCreationParameters": {"TableName": "csv_tok2", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}')$$, 'XD031',
+	'ImportConflictException: There was a conflict when importing from the specified S3 source.',
+	'the token with other parameters: ImportConflictException, XD031');
 SELECT format('rm -rf %s', :'root') AS rm \gset
 COPY sh FROM PROGRAM :'rm';
 SELECT * FROM finish();
