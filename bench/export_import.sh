@@ -11,8 +11,11 @@
 #      COPY (SELECT item ...) TO PROGRAM 'gzip > file' of the same rows
 #      (goal: within 2x);
 #   2. ImportTable of that export into a new table with the same two GSIs
-#      against COPY FROM of the same rows into a plain table with a
-#      primary key and the same two indexes (goal: within 2x).
+#      against COPY FROM of the same items into an item table with the
+#      same two GSIs (the issue's baseline; goal: within 2x), and against
+#      COPY FROM of the same rows into a plain table with a primary key
+#      and two btree indexes (a stricter baseline: its indexes hold one
+#      column where a GSI projecting ALL holds the item).
 set -uo pipefail
 
 IT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -56,7 +59,15 @@ INSERT INTO item_data.ei_src (key, item)
 SELECT NULL, jsonb_build_object('pk', jsonb_build_object('S', 'k' || g), 'g', jsonb_build_object('S', 'g' || (g % 1000)),
 	'h', jsonb_build_object('N', (g % 5000)::text), 'pad', jsonb_build_object('S', repeat('x', 40)))
 FROM generate_series(1, :items) g;
--- the plain table of the baseline: the same rows, a primary key and two indexes
+-- the item table of the first baseline: the same two GSIs, loaded by COPY
+SELECT item_table.create_table('{"TableName": "ei_copy", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"},
+		{"AttributeName": "h", "AttributeType": "N"}],
+	"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+	"GlobalSecondaryIndexes": [
+		{"IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}},
+		{"IndexName": "by_h", "KeySchema": [{"AttributeName": "h", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}}]}');
+-- the plain table of the second baseline: the same rows, a primary key and two indexes
 CREATE TABLE plain (pk text PRIMARY KEY, g text, h numeric, item jsonb);
 CREATE INDEX plain_g ON plain (g);
 CREATE INDEX plain_h ON plain (h);
@@ -83,6 +94,7 @@ echo "export:  ExportTableToPointInTime ${export_s} s ($(rate "$ITEMS" "$export_
 prefix=$(q "SELECT replace(manifest_key, 'manifest-summary.json', 'data/') FROM item_table.exports")
 q "COPY (SELECT item ->> 'pk', item -> 'g' ->> 'S', (item -> 'h' ->> 'N')::numeric, item FROM item_data.ei_src)
 	TO '$DATA/ei_bucket/plain.copy'" >/dev/null || it_die "copy of the baseline rows"
+q "COPY (SELECT item FROM item_data.ei_src) TO '$DATA/ei_bucket/items.copy'" >/dev/null || it_die "copy of the baseline items"
 q "CHECKPOINT" >/dev/null
 t0=$(now_s)
 q "SELECT item_table.import_table('{\"S3BucketSource\": {\"S3Bucket\": \"ei-bench\", \"S3KeyPrefix\": \"$prefix\"},
@@ -100,8 +112,15 @@ import_s=$(secs "$t0" "$t1")
 [ "$(q "SELECT count(*) FROM item_data.ei_dst")" = "$ITEMS" ] || it_die "the import does not have every item"
 q "CHECKPOINT" >/dev/null
 t0=$(now_s)
+q "COPY item_data.ei_copy (item) FROM '$DATA/ei_bucket/items.copy'" >/dev/null || it_die "copy into the item table"
+t1=$(now_s)
+copyitems_s=$(secs "$t0" "$t1")
+[ "$(q "SELECT count(*) FROM item_data.ei_copy")" = "$ITEMS" ] || it_die "the COPY did not load every item"
+q "CHECKPOINT" >/dev/null
+t0=$(now_s)
 q "COPY plain FROM '$DATA/ei_bucket/plain.copy'" >/dev/null || it_die "copy from"
 t1=$(now_s)
 copyfrom_s=$(secs "$t0" "$t1")
 echo "import:  ImportTable ${import_s} s ($(rate "$ITEMS" "$import_s") items/s);" \
-	"COPY FROM (primary key + two indexes) ${copyfrom_s} s ($(rate "$ITEMS" "$copyfrom_s") items/s); ratio $(ratio "$import_s" "$copyfrom_s")x"
+	"COPY FROM into an item table with the two GSIs ${copyitems_s} s ($(rate "$ITEMS" "$copyitems_s") items/s); ratio $(ratio "$import_s" "$copyitems_s")x"
+echo "         COPY FROM into a plain table (primary key + two indexes) ${copyfrom_s} s ($(rate "$ITEMS" "$copyfrom_s") items/s); ratio $(ratio "$import_s" "$copyfrom_s")x"

@@ -78,6 +78,11 @@ CREATE FUNCTION import_load_file(table_name text, bucket text, key text, format 
 COMMENT ON FUNCTION import_load_file(text, text, text, text, text, text, text[], jsonb) IS
 	'one file of an import loaded into a table by PutItem, bad lines counted and skipped (needs read on the bucket)';
 
+CREATE FUNCTION import_build_indexes(table_name text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'item_table_import_build_indexes' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_build_indexes(text) IS
+	'the index rows of a table just loaded by import_load_file() built in one pass (only a table made in this transaction)';
+
 -- a catalog row of the caller's export or import written (made, or
 -- replacing one the caller made): the tables are the extension's own,
 -- written as their owner; the owner column is always the caller
@@ -593,6 +598,7 @@ BEGIN
 				messages := messages || (r -> 'messages');
 			END IF;
 		END LOOP;
+		PERFORM item_table.import_build_indexes(tname);
 	EXCEPTION WHEN insufficient_privilege OR query_canceled THEN
 		RAISE;
 	WHEN others THEN

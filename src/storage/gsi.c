@@ -69,6 +69,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "access/table.h"
@@ -86,6 +87,9 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "parser/parse_func.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_relation.h"
+#include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -884,6 +888,194 @@ GsiAsIndexOwner(Oid index_relid, ItemRoleSwitch *sw)
 	ItemAsRoleBegin(sw, ItemRelationOwner(index_relid), SECURITY_NOFORCE_RLS);
 }
 
+/* ----------------------------------------------------------------
+ * Bulk loads (ImportTable): entries checked per row, rows built after
+ *
+ * While GsiBulkLoadBegin(relid) is on in this backend, the upkeep of the
+ * item table relid computes every row's index entries -- so a wrong-typed
+ * or empty key attribute refuses the write exactly as it would -- but
+ * writes none (check_writer).  GsiBulkBuild then fills each index table
+ * from the loaded items in one pass: the rows go to the heap without index
+ * entries, and REINDEX builds the primary key by sorting them, as CREATE
+ * INDEX does, instead of one random btree insertion per row.  Only a table
+ * new in the transaction, whose index tables are still empty, may be bulk
+ * loaded (nobody else can see or write it); the caller turns the mode off
+ * on every exit, errors included.
+ * ----------------------------------------------------------------
+ */
+static Oid	bulk_relid = InvalidOid;
+
+static void
+check_remove(void *arg, IndexDef *idx, ItemKey *ikey, Datum basekey)
+{
+}
+
+static void
+check_upsert(void *arg, IndexDef *idx, ItemKey *ikey, Datum basekey, Jsonb *item,
+			 bool exists)
+{
+}
+
+static const GsiIndexWriter check_writer = {
+	.remove = check_remove,
+	.upsert = check_upsert,
+};
+
+/* an index table created in this transaction and still without rows */
+static bool
+new_and_empty(Relation rel)
+{
+	return rel->rd_createSubid != InvalidSubTransactionId &&
+		RelationGetNumberOfBlocks(rel) == 0;
+}
+
+void
+GsiBulkLoadBegin(Oid relid)
+{
+	ItemTableDef *def = TableDefByRelid(relid);
+	int			i;
+
+	if (def == NULL)
+		elog(ERROR, "relation %u is not an item table", relid);
+	for (i = 0; i < def->nindexes; i++)
+	{
+		Relation	rel = table_open(def->indexes[i].relid, AccessExclusiveLock);
+		bool		ok = new_and_empty(rel);
+
+		table_close(rel, NoLock);
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("item table \"%s\" cannot be bulk loaded: its index \"%s\" is not new and empty",
+							def->name, def->indexes[i].name)));
+	}
+	bulk_relid = relid;
+}
+
+void
+GsiBulkLoadEnd(void)
+{
+	bulk_relid = InvalidOid;
+}
+
+/*
+ * GsiBulkBuild
+ *		The rows of every index table of the item table relid made from its
+ *		items: one scan of the base table (each item parsed once, its
+ *		entries for every index), the rows written to the index tables'
+ *		heaps without index entries, then each index table REINDEXed.  As
+ *		the index owner.  Returns the number of index rows written.
+ */
+int64
+GsiBulkBuild(Oid relid)
+{
+	ItemTableDef *def = TableDefByRelid(relid);
+	Relation	base;
+	Relation   *rels;
+	BulkInsertState *bis;
+	TupleTableSlot **slots;
+	TableScanDesc scan;
+	TupleTableSlot *row;
+	Snapshot	snapshot;
+	MemoryContext rowcxt;
+	MemoryContext oldcxt;
+	ItemRoleSwitch sw;
+	CommandId	cid;
+	int64		written = 0;
+	int			keycol;
+	int			itemcol;
+	int			i;
+
+	if (def == NULL)
+		elog(ERROR, "relation %u is not an item table", relid);
+	if (def->nindexes == 0)
+		return 0;
+	GsiAsIndexOwner(def->indexes[0].relid, &sw);
+	base = table_open(relid, AccessShareLock);
+	keycol = attnameAttNum(base, "key", false);
+	itemcol = attnameAttNum(base, "item", false);
+	rels = palloc(sizeof(Relation) * def->nindexes);
+	bis = palloc(sizeof(BulkInsertState) * def->nindexes);
+	slots = palloc(sizeof(TupleTableSlot *) * def->nindexes);
+	for (i = 0; i < def->nindexes; i++)
+	{
+		rels[i] = table_open(def->indexes[i].relid, AccessExclusiveLock);
+		if (!new_and_empty(rels[i]) || RelationGetDescr(rels[i])->natts != 3)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("the index \"%s\" of item table \"%s\" is not new and empty",
+							def->indexes[i].name, def->name)));
+		bis[i] = GetBulkInsertState();
+		slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(rels[i]), &TTSOpsVirtual);
+	}
+	cid = GetCurrentCommandId(true);
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	scan = table_beginscan(base, snapshot, 0, NULL);
+	row = table_slot_create(base, NULL);
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table index bulk build row",
+								   ALLOCSET_DEFAULT_SIZES);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, row))
+	{
+		bool		keynull;
+		bool		itemnull;
+		Datum		key;
+		Datum		itemd;
+		AttrValue  *item;
+		Jsonb	   *asis;
+
+		CHECK_FOR_INTERRUPTS();
+		oldcxt = MemoryContextSwitchTo(rowcxt);
+		key = slot_getattr(row, keycol, &keynull);
+		itemd = slot_getattr(row, itemcol, &itemnull);
+		if (keynull)
+			StoredRaiseNullKey(def->name, NULL);
+		item = parse_stored(def, key, itemd, itemnull, &asis);
+		for (i = 0; i < def->nindexes; i++)
+		{
+			IndexDef   *idx = &def->indexes[i];
+			ListCell   *lc;
+
+			foreach(lc, GsiEntries(def, idx, item, NULL, true))
+			{
+				IndexEntry *e = (IndexEntry *) lfirst(lc);
+				TupleTableSlot *slot = slots[i];
+
+				ExecClearTuple(slot);
+				slot->tts_values[0] = PointerGetDatum(e->ikey);
+				slot->tts_values[1] = key;
+				slot->tts_values[2] = JsonbPGetDatum(asis != NULL && idx->projection == PROJ_ALL ?
+													 asis : AttrItemToJsonb(e->projected));
+				memset(slot->tts_isnull, 0, 3 * sizeof(bool));
+				ExecStoreVirtualTuple(slot);
+				table_tuple_insert(rels[i], slot, cid, 0, bis[i]);
+				written++;
+			}
+		}
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(rowcxt);
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(row);
+	UnregisterSnapshot(snapshot);
+	MemoryContextDelete(rowcxt);
+	for (i = 0; i < def->nindexes; i++)
+	{
+		ReindexStmt *stmt = makeNode(ReindexStmt);
+
+		FreeBulkInsertState(bis[i]);
+		ExecDropSingleTupleTableSlot(slots[i]);
+		stmt->kind = REINDEX_OBJECT_TABLE;
+		stmt->relation = makeRangeVar(get_namespace_name(RelationGetNamespace(rels[i])),
+									  pstrdup(RelationGetRelationName(rels[i])), -1);
+		table_close(rels[i], NoLock);
+		/* the primary key built from the rows, sorted */
+		ItemRunUtility((Node *) stmt, "item_table index bulk build");
+	}
+	table_close(base, NoLock);
+	ItemAsRoleEnd(&sw);
+	return written;
+}
+
 /*
  * sync_row
  *		The index changes of one base row change, as the index owner: oldkey
@@ -921,7 +1113,7 @@ sync_row(ItemTableDef *def, Datum oldkey, Datum olditemd, bool oldnull,
 	lw.ctx = &ctx;
 	for (i = 0; i < def->nindexes; i++)
 		GsiSyncIndex(def, &def->indexes[i], oldkey, olditem, newkey, newitem, newj,
-					 same_key, &local_writer, &lw);
+					 same_key, def->relid == bulk_relid ? &check_writer : &local_writer, &lw);
 	if (ctx.switched)
 		ItemAsRoleEnd(&ctx.sw);
 

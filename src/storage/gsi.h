@@ -105,6 +105,17 @@ extern bool GsiDirectTrigger(const Trigger *t);
 extern void GsiSyncDirect(Relation rel, Datum oldkey, Datum olditem, bool oldnull,
 						  Datum newkey, Datum newitem, bool newnull);
 
+/*
+ * Bulk loads (ImportTable): while on, the writes of the item table relid
+ * check their index entries but write no index rows; GsiBulkBuild then
+ * fills the index tables from the items in one pass and REINDEXes them.
+ * Only for a table whose index tables are new in the transaction and
+ * empty; the caller turns the mode off on every exit (PG_FINALLY).
+ */
+extern void GsiBulkLoadBegin(Oid relid);
+extern void GsiBulkLoadEnd(void);
+extern int64 GsiBulkBuild(Oid relid);
+
 /* SQL-callable, gsi.c */
 extern Datum item_table_index_trigger(PG_FUNCTION_ARGS);
 

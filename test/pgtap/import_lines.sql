@@ -1,12 +1,16 @@
--- ImportTable of CSV records whose quoted fields hold line ends (RFC 4180):
--- such a record is one item however many lines it takes, a doubled quote
--- inside it is a quote, a bad record after it is reported with the line it
--- starts on, and a quoted field never closed before the file ends is one
--- bad record.  The file is written byte for byte (base64 through COPY TO
--- PROGRAM); the bucket is a directory under the data directory, removed
--- at the end.
+-- ImportTable's lines and what becomes of them.  CSV records whose quoted
+-- fields hold line ends (RFC 4180): such a record is one item however many
+-- lines it takes, a doubled quote inside it is a quote, a bad record after
+-- it is reported with the line it starts on, and a quoted field never
+-- closed before the file ends is one bad record.  ClientToken.  The index
+-- rows of an imported table are built after the load, in one pass: a line
+-- whose index key has the wrong type is still a bad line, an item without
+-- the key is in no index, a key given twice keeps its last item, and the
+-- indexes equal their items (verify()) and keep working for later writes.
+-- The files are written byte for byte (base64 through COPY TO PROGRAM);
+-- the bucket is a directory under the data directory, removed at the end.
 BEGIN;
-SELECT plan(8);
+SELECT plan(14);
 SET search_path = item_table, public;
 SELECT current_setting('data_directory') || '/it_csv' AS root \gset
 CREATE TEMP TABLE sh (line text);
@@ -79,6 +83,38 @@ SELECT throws_ok($$SELECT dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket
 		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]}}')$$, 'XD031',
 	'ImportConflictException: There was a conflict when importing from the specified S3 source.',
 	'the token with other parameters: ImportConflictException, XD031');
+-- index rows built after the load
+SELECT pg_temp.write('g/a.json', E'{"Item":{"id":{"S":"a"},"g":{"S":"x"},"n":{"N":"1"}}}\n'
+	|| E'{"Item":{"id":{"S":"b"},"g":{"N":"5"}}}\n'
+	|| E'{"Item":{"id":{"S":"c"}}}\n'
+	|| E'{"Item":{"id":{"S":"d"},"g":{"S":"y"},"n":{"N":"2"}}}\n'
+	|| E'{"Item":{"id":{"S":"a"},"g":{"S":"z"},"n":{"N":"3"}}}\n'
+	|| E'{"Item":{"id":{"S":"e"},"g":{"S":""}}}\n');
+SELECT dynamodb('ImportTable', '{"S3BucketSource": {"S3Bucket": "csv-test", "S3KeyPrefix": "g/"},
+	"InputFormat": "DYNAMODB_JSON",
+	"TableCreationParameters": {"TableName": "imp_gsi", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"},
+			{"AttributeName": "n", "AttributeType": "N"}],
+		"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+		"GlobalSecondaryIndexes": [
+			{"IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}], "Projection": {"ProjectionType": "ALL"}},
+			{"IndexName": "by_n", "KeySchema": [{"AttributeName": "n", "KeyType": "HASH"}],
+			 "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["g"]}}]}}') AS gi \gset
+SELECT is(jsonb_build_array(:'gi'::jsonb #>> '{ImportTableDescription,ImportedItemCount}',
+		:'gi'::jsonb #>> '{ImportTableDescription,ErrorCount}'), '["4", "2"]',
+	'an index key of the wrong type, and an empty one, are bad lines (the second a of four items overwrites the first)');
+SELECT is((SELECT array_agg(l::jsonb ->> 'line' ORDER BY l) FROM pg_temp.lines(
+		:'gi'::jsonb #>> '{ImportTableDescription,ErrorLogS3Location,S3Key}') l), '{2,6}', 'which are lines 2 and 6');
+SELECT is((SELECT jsonb_agg(i -> 'id' ->> 'S' ORDER BY i -> 'g' ->> 'S') FROM jsonb_array_elements(
+		dynamodb('Scan', '{"TableName": "imp_gsi", "IndexName": "by_g"}') -> 'Items') i), '["d", "a"]',
+	'the GSI holds the items with its key, the last item of a key given twice');
+SELECT is(dynamodb('Query', '{"TableName": "imp_gsi", "IndexName": "by_n", "KeyConditionExpression": "n = :n",
+		"ExpressionAttributeValues": {":n": {"N": "3"}}}') -> 'Items',
+	'[{"g": {"S": "z"}, "n": {"N": "3"}, "id": {"S": "a"}}]', 'an INCLUDE projection built after the load');
+SELECT is((SELECT count(*) FROM verify('imp_gsi'))::int, 0, 'verify(): every index row equals its item');
+SELECT dynamodb('PutItem', '{"TableName": "imp_gsi", "Item": {"id": {"S": "f"}, "g": {"S": "w"}, "n": {"N": "3"}}}');
+SELECT is(dynamodb('Query', '{"TableName": "imp_gsi", "IndexName": "by_n", "KeyConditionExpression": "n = :n",
+		"ExpressionAttributeValues": {":n": {"N": "3"}}}') #> '{Count}', '2', 'and a later PutItem is indexed at once');
 SELECT format('rm -rf %s', :'root') AS rm \gset
 COPY sh FROM PROGRAM :'rm';
 SELECT * FROM finish();
