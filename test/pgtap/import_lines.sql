@@ -10,7 +10,7 @@
 -- The files are written byte for byte (base64 through COPY TO PROGRAM);
 -- the bucket is a directory under the data directory, removed at the end.
 BEGIN;
-SELECT plan(14);
+SELECT plan(15);
 SET search_path = item_table, public;
 SELECT current_setting('data_directory') || '/it_csv' AS root \gset
 CREATE TEMP TABLE sh (line text);
@@ -112,6 +112,8 @@ SELECT is(dynamodb('Query', '{"TableName": "imp_gsi", "IndexName": "by_n", "KeyC
 		"ExpressionAttributeValues": {":n": {"N": "3"}}}') -> 'Items',
 	'[{"g": {"S": "z"}, "n": {"N": "3"}, "id": {"S": "a"}}]', 'an INCLUDE projection built after the load');
 SELECT is((SELECT count(*) FROM verify('imp_gsi'))::int, 0, 'verify(): every index row equals its item');
+SELECT throws_ok($$SELECT import_build_indexes('imp_gsi')$$, '55000',
+	'the index "by_g" of item table "imp_gsi" is not new and empty', 'the bulk build refuses index tables that have rows');
 SELECT dynamodb('PutItem', '{"TableName": "imp_gsi", "Item": {"id": {"S": "f"}, "g": {"S": "w"}, "n": {"N": "3"}}}');
 SELECT is(dynamodb('Query', '{"TableName": "imp_gsi", "IndexName": "by_n", "KeyConditionExpression": "n = :n",
 		"ExpressionAttributeValues": {":n": {"N": "3"}}}') #> '{Count}', '2', 'and a later PutItem is indexed at once');
