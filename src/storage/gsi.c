@@ -1008,6 +1008,8 @@ GsiBulkBuild(Oid relid)
 		bis[i] = GetBulkInsertState();
 		slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(rels[i]), &TTSOpsVirtual);
 	}
+	/* every item the load wrote, in this transaction's earlier commands */
+	CommandCounterIncrement();
 	cid = GetCurrentCommandId(true);
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	scan = table_beginscan(base, snapshot, 0, NULL);
