@@ -57,6 +57,7 @@
 #include "direct_check.h"
 #include "index_build.h"
 #include "errors.h"
+#include "gsi.h"
 #include "table_def.h"
 #include "worker_start.h"
 
@@ -388,7 +389,7 @@ vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *fil
 #define VECTOR_INDEX_COLUMNS \
 	"SELECT v.relid::pg_catalog.oid, v.attribute_name, v.dimensions, v.distance_function," \
 	" v.hash_attribute, v.filter_attributes, v.projection_type, v.non_key_attributes," \
-	" t.hash_key, t.range_key, v.index_name" \
+	" t.hash_key, t.range_key, v.index_name, v.attribute_types" \
 	" FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
 
 /*
@@ -452,6 +453,67 @@ entry_unchanged(HeapTuple tup, TupleDesc desc, Jsonb *olditem, Jsonb *newitem)
 	return true;
 }
 
+/* the type of an attribute value of an item ("S", "N", ...), or NULL */
+static char *
+value_type(JsonbValue *v)
+{
+	JsonbIterator *it;
+	JsonbValue	k;
+
+	if (v == NULL || v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		return NULL;
+	it = JsonbIteratorInit(v->val.binary.data);
+	if (JsonbIteratorNext(&it, &k, true) != WJB_BEGIN_OBJECT ||
+		JsonbIteratorNext(&it, &k, true) != WJB_KEY)
+		return NULL;
+	return pnstrdup(k.val.string.val, k.val.string.len);
+}
+
+/*
+ * A write's search schema attributes against the types the index's
+ * AttributeDefinitions gave them (attribute_types, column 12): one of
+ * another type is refused as DynamoDB refuses a GSI key of another type
+ * (an absent one is not: the item is then in no partition of the index).
+ * With the old item, only the attributes the write changed are checked.
+ */
+static void
+check_search_types(HeapTuple tup, TupleDesc desc, Jsonb *item, Jsonb *old)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tup, desc, 12, &isnull);
+	Jsonb	   *types;
+	JsonbIterator *it;
+	JsonbValue	k;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	if (isnull)
+		return;
+	types = DatumGetJsonbP(d);
+	if (JB_ROOT_COUNT(types) == 0)
+		return;
+	it = JsonbIteratorInit(&types->root);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		char	   *name;
+		char	   *expected;
+		char	   *actual;
+
+		if (tok != WJB_KEY)
+			continue;
+		name = pnstrdup(k.val.string.val, k.val.string.len);
+		if (JsonbIteratorNext(&it, &v, true) != WJB_VALUE || v.type != jbvString)
+			continue;
+		expected = pnstrdup(v.val.string.val, v.val.string.len);
+		actual = value_type(item_member(item, name));
+		if (actual == NULL || strcmp(actual, expected) == 0)
+			continue;
+		if (old != NULL && member_unchanged(old, item, name))
+			continue;
+		GsiTypeMismatch(name, expected, actual, SPI_getvalue(tup, desc, 11));
+	}
+}
+
 /*
  * ApiVectorSync's work, for every vector index of relid or only one;
  * strict: a new item whose vector attribute is not a vector of the index is
@@ -498,6 +560,8 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old
 
 		if (OidIsValid(only_index) && index_relid != only_index)
 			continue;
+		if (strict && item != NULL)
+			check_search_types(tup, desc, item, old);
 		if (old != NULL && entry_unchanged(tup, desc, old, item))
 		{
 			/* the row stays; a write still has its vector checked */
