@@ -389,7 +389,7 @@ vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *fil
 #define VECTOR_INDEX_COLUMNS \
 	"SELECT v.relid::pg_catalog.oid, v.attribute_name, v.dimensions, v.distance_function," \
 	" v.hash_attribute, v.filter_attributes, v.projection_type, v.non_key_attributes," \
-	" t.hash_key, t.range_key, v.index_name, v.attribute_types" \
+	" t.hash_key, t.range_key, v.index_name, v.attribute_types, v.table_name" \
 	" FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
 
 /*
@@ -515,6 +515,21 @@ check_search_types(HeapTuple tup, TupleDesc desc, Jsonb *item, Jsonb *old)
 }
 
 /*
+ * A write changed the row of the vector index described by tup: its
+ * ConsumedCapacity reports VectorWriteRequestBytes, 4 bytes (a 32-bit
+ * float) per dimension, whether the write put a vector in, replaced it or
+ * took it out.
+ */
+static void
+note_vector_write(HeapTuple tup, TupleDesc desc)
+{
+	bool		isnull;
+	int			dims = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
+
+	ApiVectorWriteNote(SPI_getvalue(tup, desc, 13), SPI_getvalue(tup, desc, 11), (int64) dims * 4);
+}
+
+/*
  * ApiVectorSync's work, for every vector index of relid or only one;
  * strict: a new item whose vector attribute is not a vector of the index is
  * refused (a write), else it is left out of the index (a build).  With the
@@ -555,6 +570,7 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old
 		bool		isnull;
 		Oid			index_relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
 		VectorUpkeepPlans *plans;
+		bool		removed;
 		Datum		v[4];
 		char		nulls[4] = {' ', ' ', ' ', ' '};
 
@@ -570,6 +586,7 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old
 			continue;
 		}
 		plans = upkeep_plans_for(index_relid);
+		removed = false;
 		if (has_old)
 		{
 			Datum		k[1];
@@ -577,14 +594,22 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old
 			k[0] = oldkey;
 			if (SPI_execute_plan(plans->del, k, NULL, false, 0) != SPI_OK_DELETE)
 				elog(ERROR, "item_table: could not delete from a vector index");
+			removed = SPI_processed > 0;
 		}
 		if (!has_new || !vector_entry(tup, desc, item, &v[1], &v[2], &v[3], NULL, strict))
+		{
+			/* a write that took the item (or its vector) out of the index */
+			if (removed && strict)
+				note_vector_write(tup, desc);
 			continue;
+		}
 		v[0] = newkey;
 		if (v[1] == (Datum) 0)
 			nulls[1] = 'n';
 		if (SPI_execute_plan(plans->ins, v, nulls, false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "item_table: could not insert into a vector index");
+		if (strict)
+			note_vector_write(tup, desc);
 		/*
 		 * the vector waits in pending for the background worker: make sure
 		 * this database has one (asked once per session; it comes back

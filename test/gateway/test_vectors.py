@@ -1,7 +1,8 @@
 """Vector indexes through the gateway: CreateTable with VectorIndexes and
 PutItem through boto3 (which passes the member on), SearchVectors as raw
 signed JSON (boto3's model may not have it yet): results best first, the
-HASH condition, projection, ConsumedCapacity, and DynamoDB's error body.
+HASH condition, projection, ConsumedCapacity (a write's
+VectorWriteRequestBytes too), and DynamoDB's error body.
 Skipped when pgvector is not installed."""
 import json
 
@@ -54,8 +55,11 @@ def test_search_vectors(endpoint, app_key, vector_ready):
     assert body["TableDescription"]["VectorIndexes"][0]["IndexStatus"] == "ACTIVE"
     for i, (x, y, cat) in enumerate([(0, 0, "a"), (1, 0, "a"), (5, 5, "a"), (0.5, 0, "b")]):
         status, body = call(endpoint, app_key, "PutItem", {
-            "TableName": name, "Item": {"id": {"S": f"i{i}"}, "cat": {"S": cat}, "emb": vec(x, y)}})
+            "TableName": name, "Item": {"id": {"S": f"i{i}"}, "cat": {"S": cat}, "emb": vec(x, y)},
+            "ReturnConsumedCapacity": "TOTAL"})
         assert status == 200, body
+        # the write's vector: 4 bytes a dimension
+        assert body["ConsumedCapacity"]["VectorIndexes"] == {"emb-idx": {"VectorWriteRequestBytes": 8}}
     status, body = call(endpoint, app_key, "SearchVectors", {
         "TableName": name, "IndexName": "emb-idx", "TopK": 2, "SearchVector": [{"N": "0.9"}, {"N": "0"}],
         "SearchConditionExpression": "cat = :c", "ExpressionAttributeValues": {":c": {"S": "a"}},

@@ -5,11 +5,13 @@
 -- left as it was, on every write path (PutItem, UpdateItem, BatchWriteItem,
 -- TransactWriteItems, PartiQL INSERT and UPDATE, plain SQL); the right type
 -- and a missing attribute pass; DescribeTable lists the definitions.
+-- With ReturnConsumedCapacity, a write that changes a vector index's row
+-- reports VectorWriteRequestBytes (4 bytes a dimension) for that index.
 -- In one transaction, rolled back.  Skipped when pgvector is not installed.
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
-SELECT plan(25);
+SELECT plan(36);
 SET search_path = item_table, public;
 CREATE EXTENSION IF NOT EXISTS vector;
 
@@ -121,6 +123,44 @@ SELECT lives_ok($$SELECT dynamodb('UpdateTable', '{"TableName": "vchk", "VectorI
 	'the index deleted');
 SELECT lives_ok($$SELECT dynamodb('PutItem', '{"TableName": "vchk", "Item": {"id": {"S": "e"}, "cat": {"S": "x"}}}')$$,
 	'once it is deleted, the attribute is free again');
+
+-- VectorWriteRequestBytes
+CREATE FUNCTION pg_temp.cc(op text, req jsonb) RETURNS jsonb LANGUAGE sql AS $$
+	SELECT dynamodb(op, req || '{"ReturnConsumedCapacity": "TOTAL"}') -> 'ConsumedCapacity'
+$$;
+SELECT is(pg_temp.cc('PutItem', '{"TableName": "vchk", "Item": {"id": {"S": "w1"}, "emb": {"L": [{"N": "1"}, {"N": "0"}]}}}'),
+	'{"TableName": "vchk", "CapacityUnits": 1.0, "VectorIndexes": {"vchk-idx": {"VectorWriteRequestBytes": 8}}}',
+	'PutItem of a vector: 4 bytes a dimension');
+SELECT is(pg_temp.cc('PutItem', '{"TableName": "vchk", "Item": {"id": {"S": "w1"}, "emb": {"L": [{"N": "2"}, {"N": "0"}]}}}') -> 'VectorIndexes',
+	'{"vchk-idx": {"VectorWriteRequestBytes": 8}}', 'PutItem replacing a vector: counted once');
+SELECT is(pg_temp.cc('UpdateItem', '{"TableName": "vchk", "Key": {"id": {"S": "w1"}}, "UpdateExpression": "SET note = :v",
+	"ExpressionAttributeValues": {":v": {"N": "1"}}}'),
+	'{"TableName": "vchk", "CapacityUnits": 1.0}', 'UpdateItem leaving the index row alone: no VectorIndexes');
+SELECT is(pg_temp.cc('UpdateItem', '{"TableName": "vchk", "Key": {"id": {"S": "w1"}}, "UpdateExpression": "SET yr = :v",
+	"ExpressionAttributeValues": {":v": {"N": "1999"}}}') -> 'VectorIndexes',
+	'{"vchk-idx": {"VectorWriteRequestBytes": 8}}', 'UpdateItem of an INLINE_FILTER attribute rewrites the row');
+SELECT is(pg_temp.cc('UpdateItem', '{"TableName": "vchk", "Key": {"id": {"S": "w1"}}, "UpdateExpression": "REMOVE emb"}') -> 'VectorIndexes',
+	'{"vchk-idx": {"VectorWriteRequestBytes": 8}}', 'UpdateItem removing the vector: the same count');
+SELECT is(pg_temp.cc('DeleteItem', '{"TableName": "vchk", "Key": {"id": {"S": "w1"}}}') -> 'VectorIndexes',
+	NULL, 'DeleteItem of an item not in the index: no VectorIndexes');
+SELECT is(pg_temp.cc('DeleteItem', '{"TableName": "vchk", "Key": {"id": {"S": "m"}}}') -> 'VectorIndexes',
+	'{"vchk-idx": {"VectorWriteRequestBytes": 8}}', 'DeleteItem of an item in the index');
+SELECT is(pg_temp.cc('BatchWriteItem', '{"RequestItems": {"vchk": [
+	{"PutRequest": {"Item": {"id": {"S": "w2"}, "emb": {"L": [{"N": "1"}, {"N": "1"}]}}}},
+	{"PutRequest": {"Item": {"id": {"S": "w3"}, "emb": {"L": [{"N": "1"}, {"N": "2"}]}}}},
+	{"PutRequest": {"Item": {"id": {"S": "w4"}}}}]}}'),
+	'[{"TableName": "vchk", "CapacityUnits": 3.0, "VectorIndexes": {"vchk-idx": {"VectorWriteRequestBytes": 16}}}]',
+	'BatchWriteItem: the table entry sums its writes');
+SELECT is(dynamodb('TransactWriteItems', '{"ReturnConsumedCapacity": "INDEXES", "TransactItems": [
+	{"Delete": {"TableName": "vchk", "Key": {"id": {"S": "w2"}}}},
+	{"Put": {"TableName": "vchk", "Item": {"id": {"S": "w5"}, "emb": {"L": [{"N": "3"}, {"N": "1"}]}}}}]}') -> 'ConsumedCapacity',
+	'[{"TableName": "vchk", "CapacityUnits": 4.0, "Table": {"CapacityUnits": 4.0},
+	   "VectorIndexes": {"vchk-idx": {"VectorWriteRequestBytes": 16}}}]',
+	'TransactWriteItems (INDEXES): the table entry sums its writes');
+SELECT is(dynamodb('PutItem', '{"TableName": "vchk", "Item": {"id": {"S": "w6"}, "emb": {"L": [{"N": "3"}, {"N": "1"}]}}}') -> 'ConsumedCapacity',
+	NULL, 'without ReturnConsumedCapacity: no ConsumedCapacity');
+SELECT is(dynamodb('GetItem', '{"TableName": "vchk", "Key": {"id": {"S": "w6"}}, "ReturnConsumedCapacity": "TOTAL"}') -> 'ConsumedCapacity' -> 'VectorIndexes',
+	NULL, 'a read after a write reports no vector writes');
 
 SELECT * FROM finish();
 ROLLBACK;
