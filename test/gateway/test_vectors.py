@@ -87,3 +87,37 @@ def test_search_vectors_unknown_table(endpoint, app_key):
         "TableName": unique("gw_none"), "IndexName": "emb-idx", "TopK": 1, "SearchVector": [{"N": "1"}]})
     assert status == 400
     assert body["__type"] == "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException"
+
+
+def test_vector_index_change_seen_by_other_sessions(endpoint, app_key, vector_ready):
+    """Each backend keeps the vector indexes of a table it writes: an index
+    created or deleted by another session (here psql) is seen by the
+    gateway's connections at their next write."""
+    name = unique("gw_vecx")
+    status, body = call(endpoint, app_key, "CreateTable", {
+        "TableName": name, "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+        "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}]})
+    assert status == 200, body
+
+    def put_all(prefix):
+        for i in range(20):
+            status, body = call(endpoint, app_key, "PutItem", {
+                "TableName": name, "Item": {"id": {"S": f"{prefix}{i}"}, "emb": vec(i, 1)}})
+            assert status == 200, body
+
+    put_all("before")       # every connection has read "no vector index"
+    psql("SET item_table.index_backfill = manual; "
+         "SELECT item_table.update_table(jsonb_build_object('TableName', '" + name + "', "
+         "'VectorIndexUpdates', '[{\"Create\": {\"IndexName\": \"emb-idx\", "
+         "\"VectorAttribute\": {\"AttributeName\": \"emb\"}, \"Dimensions\": 2, "
+         "\"DistanceFunction\": \"EUCLIDEAN\", \"Projection\": {\"ProjectionType\": \"KEYS_ONLY\"}}}]'::jsonb))")
+    put_all("after")        # no backfill: only these are in the index
+    rel = psql(f"SELECT relid FROM item_table.vector_indexes WHERE table_name = '{name}'")
+    assert psql(f"SELECT count(*) FROM {rel}") == "20"
+    assert psql(f"SELECT count(*) FROM {rel} WHERE (key::text) LIKE '%after%'") == "20"
+    psql("SELECT item_table.update_table(jsonb_build_object('TableName', '" + name + "', "
+         "'VectorIndexUpdates', '[{\"Delete\": {\"IndexName\": \"emb-idx\"}}]'::jsonb))")
+    put_all("gone")         # the dropped index table is not written any more
+    status, body = call(endpoint, app_key, "DeleteTable", {"TableName": name})
+    assert status == 200, body
