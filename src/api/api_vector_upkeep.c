@@ -356,8 +356,20 @@ vector_element_fast(const char *s, int len, float4 *out)
 	f = (float4) d;
 	if (!(f >= 1e-36f && f <= 1e38f))
 		return false;
-	lo = ((double) f + (double) nextafterf(f, 0.0f)) / 2;
-	hi = ((double) f + (double) nextafterf(f, INFINITY)) / 2;
+	/* f is a positive normal float: its neighbours are its bits -1 and +1 */
+	{
+		uint32		bits;
+		float4		down;
+		float4		up;
+
+		memcpy(&bits, &f, sizeof(bits));
+		bits--;
+		memcpy(&down, &bits, sizeof(bits));
+		bits += 2;
+		memcpy(&up, &bits, sizeof(bits));
+		lo = ((double) f + (double) down) / 2;
+		hi = ((double) f + (double) up) / 2;
+	}
 	tol = d * 4.5e-16;
 	if (fabs(d - lo) <= tol || fabs(d - hi) <= tol)
 		return false;

@@ -7,11 +7,13 @@
 -- and a missing attribute pass; DescribeTable lists the definitions.
 -- With ReturnConsumedCapacity, a write that changes a vector index's row
 -- reports VectorWriteRequestBytes (4 bytes a dimension) for that index.
+-- A vector's numbers are the 32-bit floats PostgreSQL's real gives them
+-- (the upkeep's own parse of the common case against float4in).
 -- In one transaction, rolled back.  Skipped when pgvector is not installed.
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
-SELECT plan(36);
+SELECT plan(38);
 SET search_path = item_table, public;
 CREATE EXTENSION IF NOT EXISTS vector;
 
@@ -161,6 +163,26 @@ SELECT is(dynamodb('PutItem', '{"TableName": "vchk", "Item": {"id": {"S": "w6"},
 	NULL, 'without ReturnConsumedCapacity: no ConsumedCapacity');
 SELECT is(dynamodb('GetItem', '{"TableName": "vchk", "Key": {"id": {"S": "w6"}}, "ReturnConsumedCapacity": "TOTAL"}') -> 'ConsumedCapacity' -> 'VectorIndexes',
 	NULL, 'a read after a write reports no vector writes');
+
+-- the upkeep's numbers against real's: many decimals, each pair's two
+SELECT setseed(0.5);
+CREATE TEMP TABLE nums AS
+SELECT g, CASE g % 6 WHEN 0 THEN round(random()::numeric, (g % 17))::text
+					 WHEN 1 THEN (random() * 1000 - 500)::numeric(20, 9)::text
+					 WHEN 2 THEN to_char(random() * 10, '9.999999999EEEE')
+					 WHEN 3 THEN ((random() - 0.5) * 1e-20)::text
+					 WHEN 4 THEN (g::bigint * 1000003)::text || '.' || (g % 97)::text
+					 ELSE (random() * 1e30)::text END AS a,
+	   CASE g % 3 WHEN 0 THEN '0.1' WHEN 1 THEN '-7.00000011920928955078125' ELSE '3.4e38' END AS b
+  FROM generate_series(1, 3000) g;
+SELECT is((SELECT count(*) FROM nums n, vector_index_entry('vchk', 'vchk-idx',
+		jsonb_build_object('emb', jsonb_build_object('L', jsonb_build_array(
+			jsonb_build_object('N', trim(n.a)), jsonb_build_object('N', n.b))))) e
+	WHERE e.embedding = ARRAY[trim(n.a)::real, n.b::real]), 3000::bigint,
+	'3,000 vectors: every number the real PostgreSQL reads from it');
+SELECT is((SELECT e.embedding FROM vector_index_entry('vchk', 'vchk-idx',
+		'{"emb": {"L": [{"N": "1e-40"}, {"N": "-0"}]}}') e), '{0,0}'::real[],
+	'a magnitude below a float''s smallest normal is 0');
 
 SELECT * FROM finish();
 ROLLBACK;
