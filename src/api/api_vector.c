@@ -317,24 +317,34 @@ List *
 ApiVectorSearchSchemaNames(Jsonb *specs)
 {
 	List	   *out = NIL;
-	ListCell   *lc;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
 
 	if (specs == NULL || !JB_ROOT_IS_ARRAY(specs))
 		return NIL;
-	foreach(lc, ApiArrayOfObjects(specs, "VectorIndexes"))
+	/* lenient: the shapes are checked (with their messages) at creation */
+	it = JsonbIteratorInit(&specs->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
-		JsonbValue *schema = getKeyJsonValueFromContainer(&((Jsonb *) lfirst(lc))->root,
-														  "SearchSchema", 12, NULL);
-		ListCell   *ec;
+		JsonbValue *schema;
+		JsonbIterator *eit;
+		JsonbValue	e;
 
+		if (tok != WJB_ELEM || v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+			continue;
+		schema = getKeyJsonValueFromContainer(v.val.binary.data, "SearchSchema", 12, NULL);
 		if (schema == NULL || schema->type != jbvBinary ||
 			!JsonContainerIsArray(schema->val.binary.data))
 			continue;
-		foreach(ec, ApiArrayOfObjects(JsonbValueToJsonb(schema), "SearchSchema"))
+		eit = JsonbIteratorInit(schema->val.binary.data);
+		while ((tok = JsonbIteratorNext(&eit, &e, true)) != WJB_DONE)
 		{
-			JsonbValue *n = getKeyJsonValueFromContainer(&((Jsonb *) lfirst(ec))->root,
-														 "AttributeName", 13, NULL);
+			JsonbValue *n;
 
+			if (tok != WJB_ELEM || e.type != jbvBinary || !JsonContainerIsObject(e.val.binary.data))
+				continue;
+			n = getKeyJsonValueFromContainer(e.val.binary.data, "AttributeName", 13, NULL);
 			if (n != NULL && n->type == jbvString)
 				out = lappend(out, pnstrdup(n->val.string.val, n->val.string.len));
 		}
