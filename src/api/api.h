@@ -235,6 +235,8 @@ extern List *ApiAddTableUnits(List *acc, const char *table, double units);
 extern void ApiPushTableCapacities(JsonbParseState **state, List *acc, int rcc);
 extern void ApiPushConsumedCapacity(JsonbParseState **state, const char *table,
 									double units, int rcc);
+/* a write of the current call changed a vector index's row (its capacity) */
+extern void ApiVectorWriteNote(const char *table, const char *index, int64 bytes);
 extern double ApiReadUnits(int64 size, bool consistent);
 extern double ApiWriteUnits(int64 size);
 

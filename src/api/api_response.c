@@ -22,6 +22,7 @@
 
 #include "executor/spi.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 
 #include "api.h"
 
@@ -255,21 +256,120 @@ ApiPushCollectionMetricsByTable(JsonbParseState **state, List *defs, List *keys,
  */
 static const char *const rcc_values[] = {"INDEXES", "TOTAL", "NONE"};
 
+/*
+ * The vector index writes of the current call, for its ConsumedCapacity
+ * (VectorIndexes: VectorWriteRequestBytes per index): one entry per table
+ * and index, summed, in a context of their own.  Reading a call's
+ * ReturnConsumedCapacity starts a call: the entries of the one before go,
+ * and the upkeep notes writes (ApiVectorWriteNote) only when the call asked
+ * for ConsumedCapacity.
+ */
+typedef struct VectorWriteBytes
+{
+	char	   *table;
+	char	   *index;
+	int64		bytes;
+} VectorWriteBytes;
+
+static MemoryContext vector_writes_cxt = NULL;
+static List *vector_writes = NIL;
+static bool vector_writes_armed = false;
+
+static void
+vector_writes_reset(bool arm)
+{
+	if (vector_writes_cxt == NULL)
+		vector_writes_cxt = AllocSetContextCreate(TopMemoryContext, "item_table vector write capacity",
+												  ALLOCSET_SMALL_SIZES);
+	else
+		MemoryContextReset(vector_writes_cxt);
+	vector_writes = NIL;
+	vector_writes_armed = arm;
+}
+
+/*
+ * ApiVectorWriteNote
+ *		A write of the current call changed the row of the vector index
+ *		(table, index), bytes of vector written or removed.
+ */
+void
+ApiVectorWriteNote(const char *table, const char *index, int64 bytes)
+{
+	ListCell   *lc;
+	VectorWriteBytes *w;
+	MemoryContext old;
+
+	if (!vector_writes_armed)
+		return;
+	foreach(lc, vector_writes)
+	{
+		w = (VectorWriteBytes *) lfirst(lc);
+		if (strcmp(w->table, table) == 0 && strcmp(w->index, index) == 0)
+		{
+			w->bytes += bytes;
+			return;
+		}
+	}
+	old = MemoryContextSwitchTo(vector_writes_cxt);
+	w = palloc(sizeof(VectorWriteBytes));
+	w->table = pstrdup(table);
+	w->index = pstrdup(index);
+	w->bytes = bytes;
+	vector_writes = lappend(vector_writes, w);
+	MemoryContextSwitchTo(old);
+}
+
+/* "VectorIndexes": {...} of the table's vector index writes, if any */
+static void
+push_vector_writes(JsonbParseState **state, const char *table)
+{
+	ListCell   *lc;
+	bool		any = false;
+
+	foreach(lc, vector_writes)
+	{
+		VectorWriteBytes *w = (VectorWriteBytes *) lfirst(lc);
+
+		if (strcmp(w->table, table) != 0)
+			continue;
+		if (!any)
+		{
+			ApiPushKey(state, "VectorIndexes");
+			pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+			any = true;
+		}
+		ApiPushKey(state, w->index);
+		pushJsonbValue(state, WJB_BEGIN_OBJECT, NULL);
+		ApiPushKey(state, "VectorWriteRequestBytes");
+		ApiPushNumeric(state, (double) w->bytes, 0);
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+	}
+	if (any)
+		pushJsonbValue(state, WJB_END_OBJECT, NULL);
+}
+
 int
 ApiGetReturnConsumedCapacity(ApiRequest *req)
 {
 	int			i = ApiGetEnum(req, "ReturnConsumedCapacity", "returnConsumedCapacity",
 							   rcc_values, lengthof(rcc_values));
+	int			rcc;
 
 	switch (i)
 	{
 		case 0:
-			return RCC_INDEXES;
+			rcc = RCC_INDEXES;
+			break;
 		case 1:
-			return RCC_TOTAL;
+			rcc = RCC_TOTAL;
+			break;
 		default:
-			return RCC_NONE;
+			rcc = RCC_NONE;
+			break;
 	}
+	/* a call starts: its vector index writes are noted when reported */
+	vector_writes_reset(rcc != RCC_NONE);
+	return rcc;
 }
 
 double
@@ -412,6 +512,7 @@ ApiPushTableCapacities(JsonbParseState **state, List *acc, int rcc)
 			ApiPushNumeric(state, tu->units, 1);
 			pushJsonbValue(state, WJB_END_OBJECT, NULL);
 		}
+		push_vector_writes(state, tu->table);
 		pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	}
 	pushJsonbValue(state, WJB_END_ARRAY, NULL);
@@ -437,6 +538,7 @@ ApiPushConsumedCapacity(JsonbParseState **state, const char *table,
 		ApiPushNumeric(state, units, 1);
 		pushJsonbValue(state, WJB_END_OBJECT, NULL);
 	}
+	push_vector_writes(state, table);
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 

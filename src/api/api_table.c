@@ -317,6 +317,19 @@ push_description(JsonbParseState **state, const TableRow *row,
 		foreach(lc, more)
 			push_attribute_definition(state, ((ApiAttrDef *) lfirst(lc))->name,
 									  ((ApiAttrDef *) lfirst(lc))->type);
+		/* the search schemas' definitions no key has given already */
+		foreach(lc, ApiVectorAttributeDefinitions(row->name))
+		{
+			ApiAttrDef *d = (ApiAttrDef *) lfirst(lc);
+			ListCell   *mc;
+			bool		seen = strcmp(d->name, row->hash_key) == 0 ||
+				(row->range_key != NULL && strcmp(d->name, row->range_key) == 0);
+
+			foreach(mc, more)
+				seen |= strcmp(((ApiAttrDef *) lfirst(mc))->name, d->name) == 0;
+			if (!seen)
+				push_attribute_definition(state, d->name, d->type);
+		}
 		pushJsonbValue(state, WJB_END_ARRAY, NULL);
 	}
 	ApiPushKey(state, "TableName");
@@ -487,6 +500,35 @@ check_unavailable(ApiRequest *req)
 		DynValidation("One or more parameter values were invalid: WarmThroughput is not available in item_table");
 }
 
+/*
+ * The definitions of defs that name a vector index's search schema
+ * attribute (search_attrs) and no key of the table.
+ */
+static int
+count_search_schema_defs(List *defs, List *search_attrs, const KeyElem *keys, int nkeys)
+{
+	ListCell   *lc;
+	int			n = 0;
+
+	foreach(lc, defs)
+	{
+		ApiAttrDef *d = (ApiAttrDef *) lfirst(lc);
+		ListCell   *sc;
+		bool		found = false;
+
+		for (int i = 0; i < nkeys; i++)
+			if (strcmp(keys[i].name, d->name) == 0)
+				found = true;
+		if (found)
+			continue;
+		foreach(sc, search_attrs)
+			if (strcmp((char *) lfirst(sc), d->name) == 0)
+				found = true;
+		n += found;
+	}
+	return n;
+}
+
 Datum
 item_table_create_table(PG_FUNCTION_ARGS)
 {
@@ -513,6 +555,7 @@ item_table_create_table(PG_FUNCTION_ARGS)
 	Jsonb	   *result;
 	List	   *indexes = NIL;
 	List	   *defs = NIL;
+	List	   *search_attrs;
 	int			nlsi = 0;
 	int			ngsi = 0;
 	int			nonkey_total = 0;
@@ -660,6 +703,9 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		defs = lappend(defs, d);
 	}
 
+	/* vector indexes' search schema attributes may be defined too */
+	search_attrs = ApiVectorSearchSchemaNames(ApiGetArray(&req, "VectorIndexes"));
+
 	/* semantic checks, in DynamoDB's order: the table's key schema */
 	ApiCheckKeysDefined(keys[0].name, nkeys == 2 ? keys[1].name : NULL, defs);
 	if (nkeys == 2 && strcmp(keys[0].name, keys[1].name) == 0)
@@ -668,7 +714,7 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		DynValidation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
 	if (nkeys == 2 && keys[1].keytype != 1)
 		DynValidation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
-	if (indexes == NIL && list_length(defs) != nkeys)
+	if (indexes == NIL && list_length(defs) - count_search_schema_defs(defs, search_attrs, keys, nkeys) != nkeys)
 		DynValidation("One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions");
 	foreach(lc, defs)
 	{
@@ -737,6 +783,11 @@ item_table_create_table(PG_FUNCTION_ARGS)
 				ApiIndexSpec *ix = (ApiIndexSpec *) lfirst(kc);
 
 				if (ApiIndexHasKey(ix, d->name))
+					is_key = true;
+			}
+			foreach(kc, search_attrs)
+			{
+				if (strcmp((char *) lfirst(kc), d->name) == 0)
 					is_key = true;
 			}
 			appendStringInfo(&all, "%s%s", all.len > 0 ? ", " : "", d->name);
@@ -827,7 +878,7 @@ item_table_create_table(PG_FUNCTION_ARGS)
 
 		foreach(lc, indexes)
 			taken = lappend(taken, ((ApiIndexSpec *) lfirst(lc))->name);
-		ApiCreateVectorIndexes(name, relid, ApiGetArray(&req, "VectorIndexes"), taken);
+		ApiCreateVectorIndexes(name, relid, ApiGetArray(&req, "VectorIndexes"), taken, attrdefs_j);
 	}
 	if (has_stream && stream_enabled)
 		ApiStreamSpecApply(relid, name, true, stream_view, true);
@@ -1203,7 +1254,8 @@ item_table_update_table(PG_FUNCTION_ARGS)
 		if (create != NULL)
 		{
 			DistCheckIndexCreate(def);
-			ApiCreateVectorIndexUpdate(name, def->relid, create, foreach_current_index(lc) + 1, taken);
+			ApiCreateVectorIndexUpdate(name, def->relid, create, foreach_current_index(lc) + 1, taken,
+									   attrdefs_j);
 		}
 		else
 		{
@@ -1213,7 +1265,7 @@ item_table_update_table(PG_FUNCTION_ARGS)
 			ApiRequestInit(&dr, del);
 			iname = ApiGetTableName(&dr, "IndexName", "indexName", true);
 			ApiRequestCheck(&dr);
-			ApiDeleteVectorIndex(name, iname);
+			ApiDeleteVectorIndex(name, def->relid, iname);
 		}
 		changed = true;
 	}

@@ -45,11 +45,13 @@
 #include "nodes/parsenodes.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 #include "api.h"
+#include "api_index.h"
 #include "api_vector.h"
 #include "catalog.h"
 #include "errors.h"
@@ -112,10 +114,11 @@ run_as_catalog_owner(const char *sql, int nargs, Oid *argtypes, Datum *values,
  */
 static void
 create_vector_indexes(const char *table, Oid relid, Jsonb *specs, List *taken,
-					  const char *path, const char *status, const char *builder)
+					  const char *path, const char *status, const char *builder, Jsonb *attrdefs)
 {
-	Oid			argtypes[7] = {TEXTOID, OIDOID, JSONBOID, TEXTARRAYOID, TEXTOID, TEXTOID, TEXTOID};
-	Datum		values[7];
+	Oid			argtypes[8] = {TEXTOID, OIDOID, JSONBOID, TEXTARRAYOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID};
+	Datum		values[8];
+	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	Datum	   *names;
 	ListCell   *lc;
 	int			n = 0;
@@ -133,8 +136,14 @@ create_vector_indexes(const char *table, Oid relid, Jsonb *specs, List *taken,
 	values[4] = CStringGetTextDatum(path);
 	values[5] = CStringGetTextDatum(status);
 	values[6] = CStringGetTextDatum(builder);
-	(void) run_as_catalog_owner("SELECT item_table.vector_create_indexes($1, $2, $3, $4, $5, $6, $7)",
-								7, argtypes, values, NULL, CurrentMemoryContext);
+	values[7] = attrdefs != NULL ? JsonbPGetDatum(attrdefs) : (Datum) 0;
+	if (attrdefs == NULL)
+		nulls[7] = 'n';
+	(void) run_as_catalog_owner("SELECT item_table.vector_create_indexes($1, $2, $3, $4, $5, $6, $7,"
+								" COALESCE($8, '[]'))",
+								8, argtypes, values, nulls, CurrentMemoryContext);
+	/* writers of the table read its vector indexes again (a cache) */
+	CacheInvalidateRelcacheByRelid(relid);
 
 	/*
 	 * Each index table depends on the item table, so DeleteTable (or a
@@ -189,9 +198,10 @@ create_vector_indexes(const char *table, Oid relid, Jsonb *specs, List *taken,
  *		relid, ACTIVE at once (the table is empty).  Inside SPI.
  */
 void
-ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken)
+ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken, Jsonb *attrdefs)
 {
-	create_vector_indexes(table, relid, specs, taken, "vectorIndexes.%s.member", "ACTIVE", "worker");
+	create_vector_indexes(table, relid, specs, taken, "vectorIndexes.%s.member", "ACTIVE", "worker",
+						  attrdefs);
 }
 
 /*
@@ -205,7 +215,8 @@ ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken)
  *		items and makes it ACTIVE.  Inside SPI.
  */
 void
-ApiCreateVectorIndexUpdate(const char *table, Oid relid, Jsonb *create, int n, List *taken)
+ApiCreateVectorIndexUpdate(const char *table, Oid relid, Jsonb *create, int n, List *taken,
+						   Jsonb *attrdefs)
 {
 	JsonbParseState *state = NULL;
 	JsonbValue	v;
@@ -218,7 +229,7 @@ ApiCreateVectorIndexUpdate(const char *table, Oid relid, Jsonb *create, int n, L
 	pushJsonbValue(&state, WJB_ELEM, &v);
 	create_vector_indexes(table, relid, JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_ARRAY, NULL)),
 						  taken, psprintf("vectorIndexUpdates.%d.member.create", n), "CREATING",
-						  manual ? "manual" : "worker");
+						  manual ? "manual" : "worker", attrdefs);
 	if (!manual)
 		ItemWorkerRequest();
 }
@@ -230,7 +241,7 @@ ApiCreateVectorIndexUpdate(const char *table, Oid relid, Jsonb *create, int n, L
  *		nothing).  Inside SPI, the table locked by the caller.
  */
 void
-ApiDeleteVectorIndex(const char *table, const char *index)
+ApiDeleteVectorIndex(const char *table, Oid relid, const char *index)
 {
 	Oid			argtypes[2] = {TEXTOID, TEXTOID};
 	Datum		values[2];
@@ -248,6 +259,8 @@ ApiDeleteVectorIndex(const char *table, const char *index)
 		elog(ERROR, "item_table: could not drop vector index %s", index);
 	found = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	ItemAsRoleEnd(&sw);
+	if (found)
+		CacheInvalidateRelcacheByRelid(relid);
 	if (!found)
 		DynRaise(DYN_RESOURCE_NOT_FOUND, "Requested resource not found: Requested index %s not found", index);
 }
@@ -292,4 +305,82 @@ ApiPushVectorIndexDescriptions(JsonbParseState **state, const char *table)
 		return;
 	ApiPushKey(state, "VectorIndexes");
 	ApiPushJsonb(state, d);
+}
+
+/*
+ * ApiVectorSearchSchemaNames
+ *		The attribute names of the search schemas of CreateTable's
+ *		VectorIndexes (specs, a JSON array; NULL: none), which
+ *		AttributeDefinitions may define (they give the types).
+ */
+List *
+ApiVectorSearchSchemaNames(Jsonb *specs)
+{
+	List	   *out = NIL;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	if (specs == NULL || !JB_ROOT_IS_ARRAY(specs))
+		return NIL;
+	/* lenient: the shapes are checked (with their messages) at creation */
+	it = JsonbIteratorInit(&specs->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		JsonbValue *schema;
+		JsonbIterator *eit;
+		JsonbValue	e;
+
+		if (tok != WJB_ELEM || v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+			continue;
+		schema = getKeyJsonValueFromContainer(v.val.binary.data, "SearchSchema", 12, NULL);
+		if (schema == NULL || schema->type != jbvBinary ||
+			!JsonContainerIsArray(schema->val.binary.data))
+			continue;
+		eit = JsonbIteratorInit(schema->val.binary.data);
+		while ((tok = JsonbIteratorNext(&eit, &e, true)) != WJB_DONE)
+		{
+			JsonbValue *n;
+
+			if (tok != WJB_ELEM || e.type != jbvBinary || !JsonContainerIsObject(e.val.binary.data))
+				continue;
+			n = getKeyJsonValueFromContainer(e.val.binary.data, "AttributeName", 13, NULL);
+			if (n != NULL && n->type == jbvString)
+				out = lappend(out, pnstrdup(n->val.string.val, n->val.string.len));
+		}
+	}
+	return out;
+}
+
+/*
+ * ApiVectorAttributeDefinitions
+ *		The attribute definitions the table's vector indexes' search
+ *		schemas recorded (List of ApiAttrDef), for DescribeTable.  Inside
+ *		SPI.
+ */
+List *
+ApiVectorAttributeDefinitions(const char *table)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		values[1];
+	List	   *out = NIL;
+
+	if (!vector_catalog_present())
+		return NIL;
+	values[0] = CStringGetTextDatum(table);
+	if (SPI_execute_with_args("SELECT a.key, pg_catalog.min(a.value) FROM item_table.vector_indexes v,"
+							  " pg_catalog.jsonb_each_text(v.attribute_types) a"
+							  " WHERE v.table_name OPERATOR(pg_catalog.=) $1 GROUP BY a.key"
+							  " ORDER BY pg_catalog.min(v.created_at), a.key",
+							  1, argtypes, values, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not read the vector indexes of %s", table);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		ApiAttrDef *d = palloc(sizeof(ApiAttrDef));
+
+		d->name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+		d->type = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+		out = lappend(out, d);
+	}
+	return out;
 }

@@ -13,9 +13,13 @@
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
-extern void ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken);
-extern void ApiCreateVectorIndexUpdate(const char *table, Oid relid, Jsonb *create, int n, List *taken);
-extern void ApiDeleteVectorIndex(const char *table, const char *index);
+extern void ApiCreateVectorIndexes(const char *table, Oid relid, Jsonb *specs, List *taken,
+								   Jsonb *attrdefs);
+extern void ApiCreateVectorIndexUpdate(const char *table, Oid relid, Jsonb *create, int n, List *taken,
+									   Jsonb *attrdefs);
+extern void ApiDeleteVectorIndex(const char *table, Oid relid, const char *index);
+extern List *ApiVectorSearchSchemaNames(Jsonb *specs);
+extern List *ApiVectorAttributeDefinitions(const char *table);
 extern bool ApiHasVectorIndexes(const char *table);
 extern void ApiPushVectorIndexDescriptions(JsonbParseState **state, const char *table);
 #define VECTOR_TRIGGER_NAME "item_table_vector_index"

@@ -12,8 +12,11 @@
  * not the zero vector for COSINE).  An item without the attribute, or
  * with the zero vector for COSINE, is simply not in the index; a write of
  * an item whose attribute is not such a vector is refused
- * (ValidationException), while a build leaves such an item out.  The
- * catalog is read by one kept plan per write; each index table has a kept
+ * (ValidationException), while a build leaves such an item out, and so is
+ * a write giving a search schema attribute another type than its
+ * AttributeDefinitions gave.  A table's vector indexes are read from the
+ * catalog once per backend (table_indexes: kept until a relcache
+ * invalidation of the table); each index table has a kept
  * DELETE and a kept INSERT (their text names only the index
  * table, by its oid, and pgvector's type), run with the key, the HASH
  * value, the INLINE_FILTER values and the vector as real[] as parameters,
@@ -44,6 +47,7 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -57,6 +61,7 @@
 #include "direct_check.h"
 #include "index_build.h"
 #include "errors.h"
+#include "gsi.h"
 #include "table_def.h"
 #include "worker_start.h"
 
@@ -269,6 +274,110 @@ ApiVectorElement(const char *s, float4 *out)
 }
 
 /*
+ * The common case of ApiVectorElement without strtof (a few hundred
+ * instructions a number in glibc, most of a write's parse): a number of at
+ * most 15 significant digits and a decimal exponent within 22 is
+ * m * 10^e with m and 10^e exact doubles, so the product or quotient is
+ * the correctly rounded double; its rounding to a float is the correctly
+ * rounded float unless the double lies within an ulp of a float midpoint,
+ * where (as for any other number) false sends the caller to the full
+ * parse.  s is len bytes, not terminated.
+ */
+static bool
+vector_element_fast(const char *s, int len, float4 *out)
+{
+	static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+		1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+	const char *p = s;
+	const char *end = s + len;
+	bool		neg = false;
+	bool		any = false;
+	uint64		m = 0;
+	int			ndigits = 0;
+	int			scale = 0;
+	double		d;
+	float4		f;
+	double		lo;
+	double		hi;
+	double		tol;
+
+	if (p < end && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	for (; p < end && isdigit((unsigned char) *p); p++, any = true)
+	{
+		if (m == 0 && *p == '0')
+			continue;
+		if (++ndigits > 15)
+			return false;
+		m = m * 10 + (*p - '0');
+	}
+	if (p < end && *p == '.')
+	{
+		for (p++; p < end && isdigit((unsigned char) *p); p++, any = true)
+		{
+			scale--;
+			if (m == 0 && *p == '0')
+				continue;
+			if (++ndigits > 15)
+				return false;
+			m = m * 10 + (*p - '0');
+		}
+	}
+	if (!any)
+		return false;
+	if (p < end && (*p == 'e' || *p == 'E'))
+	{
+		bool		eneg = false;
+		int			e = 0;
+
+		p++;
+		if (p < end && (*p == '-' || *p == '+'))
+			eneg = *p++ == '-';
+		if (p == end || !isdigit((unsigned char) *p))
+			return false;
+		for (; p < end && isdigit((unsigned char) *p); p++)
+		{
+			if (e > 1000)
+				return false;
+			e = e * 10 + (*p - '0');
+		}
+		scale += eneg ? -e : e;
+	}
+	if (p != end)
+		return false;
+	if (m == 0)
+	{
+		*out = 0.0f;
+		return true;
+	}
+	if (scale < -22 || scale > 22)
+		return false;
+	d = scale < 0 ? (double) m / pow10[-scale] : (double) m * pow10[scale];
+	f = (float4) d;
+	if (!(f >= 1e-36f && f <= 1e38f))
+		return false;
+	/* f is a positive normal float: its neighbours are its bits -1 and +1 */
+	{
+		uint32		bits;
+		float4		down;
+		float4		up;
+
+		memcpy(&bits, &f, sizeof(bits));
+		bits--;
+		memcpy(&down, &bits, sizeof(bits));
+		bits += 2;
+		memcpy(&up, &bits, sizeof(bits));
+		lo = ((double) f + (double) down) / 2;
+		hi = ((double) f + (double) up) / 2;
+	}
+	tol = d * 4.5e-16;
+	if (fabs(d - lo) <= tol || fabs(d - hi) <= tol)
+		return false;
+	*out = neg ? -f : f;
+	return true;
+}
+
+/*
  * The vector of an attribute value, as a real[] of dims elements, or
  * (Datum) 0 when it is not in the index: absent, the zero vector for
  * cosine, or not a vector of the index (*invalid set: a list of dims
@@ -307,9 +416,12 @@ item_vector(JsonbValue *attr, int dims, bool cosine, bool *invalid)
 		n = getKeyJsonValueFromContainer(el->val.binary.data, "N", 1, NULL);
 		if (n == NULL || n->type != jbvString)
 			return (Datum) 0;
-		s = pnstrdup(n->val.string.val, n->val.string.len);
-		if (!ApiVectorElement(s, &f))
-			return (Datum) 0;
+		if (!vector_element_fast(n->val.string.val, n->val.string.len, &f))
+		{
+			s = pnstrdup(n->val.string.val, n->val.string.len);
+			if (!ApiVectorElement(s, &f))
+				return (Datum) 0;
+		}
 		nonzero |= f != 0.0f;
 		elems[i] = Float4GetDatum(f);
 	}
@@ -343,53 +455,219 @@ ApiVectorProject(Jsonb *item, const char *projection_type, const char *hash_key,
 }
 
 /*
- * The index row of item for the vector index described by the catalog
- * tuple tup (the columns of VECTOR_INDEX_COLUMNS): false when the item is
+ * One vector index as the upkeep uses it: the catalog row (the columns of
+ * VECTOR_INDEX_COLUMNS) read once into C values.
+ */
+typedef struct VectorIndexInfo
+{
+	Oid			index_relid;
+	char	   *attr;			/* the vector attribute */
+	int			dims;
+	bool		cosine;
+	char	   *hash;			/* the HASH attribute, or NULL */
+	List	   *filters;		/* INLINE_FILTER attributes (char *) */
+	char	   *projection_type;
+	List	   *nonkey;
+	char	   *hash_key;		/* the table's key attributes */
+	char	   *range_key;
+	char	   *name;			/* the index's */
+	char	   *table;			/* the table's DynamoDB name */
+	int			ntypes;			/* search schema attributes with a type */
+	char	  **type_names;
+	char	  **types;
+} VectorIndexInfo;
+
+#define VECTOR_INDEX_COLUMNS \
+	"SELECT v.relid::pg_catalog.oid, v.attribute_name, v.dimensions, v.distance_function," \
+	" v.hash_attribute, v.filter_attributes, v.projection_type, v.non_key_attributes," \
+	" t.hash_key, t.range_key, v.index_name, v.attribute_types, v.table_name" \
+	" FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
+
+/* the catalog tuple tup as a VectorIndexInfo, in the current memory context */
+static void
+info_from_tuple(HeapTuple tup, TupleDesc desc, VectorIndexInfo *vi)
+{
+	bool		isnull;
+	Datum		d;
+
+	vi->index_relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
+	vi->attr = SPI_getvalue(tup, desc, 2);
+	vi->dims = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
+	vi->cosine = strcmp(SPI_getvalue(tup, desc, 4), "COSINE") == 0;
+	vi->hash = SPI_getvalue(tup, desc, 5);
+	d = SPI_getbinval(tup, desc, 6, &isnull);
+	vi->filters = text_array_list(d, isnull);
+	vi->projection_type = SPI_getvalue(tup, desc, 7);
+	d = SPI_getbinval(tup, desc, 8, &isnull);
+	vi->nonkey = text_array_list(d, isnull);
+	vi->hash_key = SPI_getvalue(tup, desc, 9);
+	vi->range_key = SPI_getvalue(tup, desc, 10);
+	vi->name = SPI_getvalue(tup, desc, 11);
+	vi->table = SPI_getvalue(tup, desc, 13);
+	vi->ntypes = 0;
+	vi->type_names = vi->types = NULL;
+	d = SPI_getbinval(tup, desc, 12, &isnull);
+	if (!isnull)
+	{
+		Jsonb	   *types = DatumGetJsonbPCopy(d);
+		JsonbIterator *it;
+		JsonbValue	k;
+		JsonbValue	v;
+		JsonbIteratorToken tok;
+		int			n = JB_ROOT_IS_OBJECT(types) ? JB_ROOT_COUNT(types) : 0;
+
+		vi->type_names = palloc0(sizeof(char *) * (n + 1));
+		vi->types = palloc0(sizeof(char *) * (n + 1));
+		it = JsonbIteratorInit(&types->root);
+		while (n > 0 && (tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+		{
+			if (tok != WJB_KEY || vi->ntypes >= n)
+				continue;
+			if (JsonbIteratorNext(&it, &v, true) != WJB_VALUE || v.type != jbvString)
+				continue;
+			vi->type_names[vi->ntypes] = pnstrdup(k.val.string.val, k.val.string.len);
+			vi->types[vi->ntypes] = pnstrdup(v.val.string.val, v.val.string.len);
+			vi->ntypes++;
+		}
+	}
+}
+
+/*
+ * The vector indexes of each item table, read from the catalog once per
+ * backend and kept until a relcache invalidation of the item table or of
+ * one of its index tables: api_vector.c sends one for the item table
+ * whenever it adds or drops a vector index (CreateTable, UpdateTable,
+ * restores), DeleteTable drops the item table.  A writer holds its lock
+ * on the item table, whose taking processes invalidations, before the
+ * upkeep runs, and UpdateTable's change of the indexes waits for the
+ * table's writers (and they for it), so the next write after its commit
+ * reads the catalog again.  An entry read again leaves its old version to
+ * the end of the transaction (a caller may still hold it).
+ */
+typedef struct VectorTableCache
+{
+	Oid			relid;			/* hash key: the item table */
+	bool		valid;
+	int			n;
+	VectorIndexInfo *indexes;
+	MemoryContext cxt;
+} VectorTableCache;
+
+static HTAB *table_cache = NULL;
+/* relcache invalidations seen, to notice one that arrives during a read */
+static uint64 table_cache_invals = 0;
+
+static void
+table_cache_inval(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	VectorTableCache *e;
+
+	table_cache_invals++;
+	hash_seq_init(&status, table_cache);
+	while ((e = hash_seq_search(&status)) != NULL)
+	{
+		if (relid == InvalidOid || e->relid == relid)
+			e->valid = false;
+		for (int i = 0; e->valid && i < e->n; i++)
+			if (e->indexes[i].index_relid == relid)
+				e->valid = false;
+	}
+}
+
+/* the vector indexes of the item table relid; SPI connected, as the catalog owner */
+static VectorTableCache *
+table_indexes(Oid relid)
+{
+	VectorTableCache *e;
+	bool		found;
+	Oid			argtypes[1] = {OIDOID};
+	Datum		arg[1];
+	MemoryContext cxt;
+	MemoryContext old;
+	VectorIndexInfo *indexes;
+	uint64		n;
+	uint64		invals;
+
+	if (table_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(VectorTableCache);
+		ctl.hcxt = CacheMemoryContext;
+		table_cache = hash_create("item_table vector indexes", 16, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		CacheRegisterRelcacheCallback(table_cache_inval, (Datum) 0);
+	}
+	e = hash_search(table_cache, &relid, HASH_ENTER, &found);
+	if (!found)
+	{
+		e->valid = false;
+		e->n = 0;
+		e->indexes = NULL;
+		e->cxt = NULL;
+	}
+	if (e->valid)
+		return e;
+
+	if (indexes_plan == NULL)
+		indexes_plan = ItemPrepareKept(VECTOR_INDEX_COLUMNS
+									   " WHERE t.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
+									   1, argtypes, 0);
+	arg[0] = ObjectIdGetDatum(relid);
+	invals = table_cache_invals;
+	if (SPI_execute_plan(indexes_plan, arg, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "item_table: could not read the vector indexes of table %u", relid);
+	n = SPI_processed;
+	cxt = AllocSetContextCreate(CacheMemoryContext, "item_table vector indexes of a table",
+								ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	indexes = palloc0(sizeof(VectorIndexInfo) * (n + 1));
+	for (uint64 i = 0; i < n; i++)
+		info_from_tuple(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &indexes[i]);
+	MemoryContextSwitchTo(old);
+	SPI_freetuptable(SPI_tuptable);
+	/* the old version lives until the transaction ends */
+	if (e->cxt != NULL)
+		MemoryContextSetParent(e->cxt, TopTransactionContext);
+	e->cxt = cxt;
+	e->indexes = indexes;
+	e->n = (int) n;
+	/* an invalidation that came during the read: read again next time */
+	e->valid = invals == table_cache_invals;
+	return e;
+}
+
+/*
+ * The index row of item for the vector index vi: false when the item is
  * not in the index; else part (or (Datum) 0 for none), filters and the
  * vector (real[]), and, when projected is not NULL, the item as the index
  * projects it (what SearchVectors returns of it; the row does not hold it).
  */
 static bool
-vector_entry(HeapTuple tup, TupleDesc desc, Jsonb *item, Datum *part, Datum *filters,
+vector_entry(const VectorIndexInfo *vi, Jsonb *item, Datum *part, Datum *filters,
 			 Datum *vec, Datum *projected, bool strict)
 {
-	bool		isnull;
-	char	   *attr = SPI_getvalue(tup, desc, 2);
-	int			dims = DatumGetInt32(SPI_getbinval(tup, desc, 3, &isnull));
-	char	   *dist = SPI_getvalue(tup, desc, 4);
-	char	   *hash = SPI_getvalue(tup, desc, 5);
-	Datum		fd = SPI_getbinval(tup, desc, 6, &isnull);
-	List	   *filter_names = text_array_list(fd, isnull);
 	JsonbValue *pv;
 	bool		invalid;
 
-	*vec = item_vector(item_member(item, attr), dims, strcmp(dist, "COSINE") == 0, &invalid);
+	*vec = item_vector(item_member(item, vi->attr), vi->dims, vi->cosine, &invalid);
 	if (invalid && strict)
 		DynValidation("One or more parameter values were invalid: The vector attribute %s must be a list of %d numbers that fit a 32-bit float. IndexName: %s",
-					  attr, dims, SPI_getvalue(tup, desc, 11));
+					  vi->attr, vi->dims, vi->name);
 	if (*vec == (Datum) 0)
 		return false;
-	pv = item_member(item, hash);
+	pv = item_member(item, vi->hash);
 	*part = pv != NULL ? JsonbPGetDatum(JsonbValueToJsonb(pv)) : (Datum) 0;
-	*filters = JsonbPGetDatum(item_subset(item, filter_names));
+	*filters = JsonbPGetDatum(item_subset(item, vi->filters));
 	if (projected != NULL)
-	{
-		Datum		nk = SPI_getbinval(tup, desc, 8, &isnull);
-
-		*projected = JsonbPGetDatum(ApiVectorProject(item, SPI_getvalue(tup, desc, 7),
-													 SPI_getvalue(tup, desc, 9),
-													 SPI_getvalue(tup, desc, 10), hash,
-													 list_copy(filter_names),
-													 text_array_list(nk, isnull)));
-	}
+		*projected = JsonbPGetDatum(ApiVectorProject(item, vi->projection_type, vi->hash_key,
+													 vi->range_key, vi->hash,
+													 list_copy(vi->filters),
+													 list_copy(vi->nonkey)));
 	return true;
 }
-
-#define VECTOR_INDEX_COLUMNS \
-	"SELECT v.relid::pg_catalog.oid, v.attribute_name, v.dimensions, v.distance_function," \
-	" v.hash_attribute, v.filter_attributes, v.projection_type, v.non_key_attributes," \
-	" t.hash_key, t.range_key, v.index_name" \
-	" FROM item_table.vector_indexes v JOIN item_table.tables t USING (table_name)"
 
 /*
  * ApiVectorSync
@@ -428,28 +706,79 @@ member_unchanged(Jsonb *a, Jsonb *b, const char *name)
 }
 
 /*
- * Would the index row of the vector index described by tup be the same
- * for olditem and newitem: the vector attribute, the HASH attribute and
- * every INLINE_FILTER attribute the same (byte for byte: a number written
+ * Would the index row of the vector index vi be the same for olditem and
+ * newitem: the vector attribute, the HASH attribute and every
+ * INLINE_FILTER attribute the same (byte for byte: a number written
  * differently counts as a change)?  The row holds nothing else.
  */
 static bool
-entry_unchanged(HeapTuple tup, TupleDesc desc, Jsonb *olditem, Jsonb *newitem)
+entry_unchanged(const VectorIndexInfo *vi, Jsonb *olditem, Jsonb *newitem)
 {
-	bool		isnull;
-	Datum		fd;
 	ListCell   *lc;
-	List	   *filters;
 
-	if (!member_unchanged(olditem, newitem, SPI_getvalue(tup, desc, 2)) ||
-		!member_unchanged(olditem, newitem, SPI_getvalue(tup, desc, 5)))
+	if (!member_unchanged(olditem, newitem, vi->attr) ||
+		!member_unchanged(olditem, newitem, vi->hash))
 		return false;
-	fd = SPI_getbinval(tup, desc, 6, &isnull);
-	filters = text_array_list(fd, isnull);
-	foreach(lc, filters)
+	foreach(lc, vi->filters)
 		if (!member_unchanged(olditem, newitem, (char *) lfirst(lc)))
 			return false;
 	return true;
+}
+
+/*
+ * Is the attribute value v absent or of type?  Else *actual is its type
+ * ("S", "N", ...).
+ */
+static bool
+value_type_is(JsonbValue *v, const char *type, const char **actual)
+{
+	JsonbIterator *it;
+	JsonbValue	k;
+
+	*actual = NULL;
+	if (v == NULL || v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
+		return true;
+	it = JsonbIteratorInit(v->val.binary.data);
+	if (JsonbIteratorNext(&it, &k, true) != WJB_BEGIN_OBJECT ||
+		JsonbIteratorNext(&it, &k, true) != WJB_KEY)
+		return true;
+	if ((int) strlen(type) == k.val.string.len && memcmp(type, k.val.string.val, k.val.string.len) == 0)
+		return true;
+	*actual = pnstrdup(k.val.string.val, k.val.string.len);
+	return false;
+}
+
+/*
+ * A write's search schema attributes against the types the index's
+ * AttributeDefinitions gave them: one of another type is refused as
+ * DynamoDB refuses a GSI key of another type (an absent one is not: the
+ * item is then in no partition of the index).  With the old item, only
+ * the attributes the write changed are checked.
+ */
+static void
+check_search_types(const VectorIndexInfo *vi, Jsonb *item, Jsonb *old)
+{
+	for (int i = 0; i < vi->ntypes; i++)
+	{
+		const char *actual;
+
+		if (value_type_is(item_member(item, vi->type_names[i]), vi->types[i], &actual))
+			continue;
+		if (old != NULL && member_unchanged(old, item, vi->type_names[i]))
+			continue;
+		GsiTypeMismatch(vi->type_names[i], vi->types[i], actual, vi->name);
+	}
+}
+
+/*
+ * A write changed the row of the vector index vi: its ConsumedCapacity
+ * reports VectorWriteRequestBytes, 4 bytes (a 32-bit float) per dimension,
+ * whether the write put a vector in, replaced it or took it out.
+ */
+static void
+note_vector_write(const VectorIndexInfo *vi)
+{
+	ApiVectorWriteNote(vi->table, vi->name, (int64) vi->dims * 4);
 }
 
 /*
@@ -464,10 +793,8 @@ static void
 vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old, Datum newkey,
 			Datum newitem, bool has_new, bool strict)
 {
-	Oid			argtypes[1] = {OIDOID};
-	Datum		arg[1];
-	SPITupleTable *tt;
-	uint64		n;
+	VectorIndexInfo *indexes;
+	int			nindexes;
 	Jsonb	   *item = has_new ? DatumGetJsonbP(newitem) : NULL;
 	Jsonb	   *old = NULL;
 	ItemRoleSwitch sw;
@@ -476,36 +803,35 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old
 		datumIsEqual(oldkey, newkey, false, -1))
 		old = DatumGetJsonbP(olditem);
 
-	if (indexes_plan == NULL)
-		indexes_plan = ItemPrepareKept(VECTOR_INDEX_COLUMNS
-									   " WHERE t.relid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
-									   1, argtypes, 0);
-	arg[0] = ObjectIdGetDatum(relid);
 	ItemAsCatalogOwnerBegin(&sw);
-	if (SPI_execute_plan(indexes_plan, arg, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "item_table: could not read the vector indexes of table %u", relid);
-	tt = SPI_tuptable;
-	n = SPI_processed;
-	for (uint64 i = 0; i < n; i++)
 	{
-		HeapTuple	tup = tt->vals[i];
-		TupleDesc	desc = tt->tupdesc;
-		bool		isnull;
-		Oid			index_relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
+		VectorTableCache *tc = table_indexes(relid);
+
+		/* this version stays until the transaction ends, even if replaced */
+		indexes = tc->indexes;
+		nindexes = tc->n;
+	}
+	for (int i = 0; i < nindexes; i++)
+	{
+		const VectorIndexInfo *vi = &indexes[i];
 		VectorUpkeepPlans *plans;
+		bool		removed;
 		Datum		v[4];
 		char		nulls[4] = {' ', ' ', ' ', ' '};
 
-		if (OidIsValid(only_index) && index_relid != only_index)
+		if (OidIsValid(only_index) && vi->index_relid != only_index)
 			continue;
-		if (old != NULL && entry_unchanged(tup, desc, old, item))
+		if (strict && item != NULL)
+			check_search_types(vi, item, old);
+		if (old != NULL && entry_unchanged(vi, old, item))
 		{
 			/* the row stays; a write still has its vector checked */
 			if (strict)
-				(void) vector_entry(tup, desc, item, &v[1], &v[2], &v[3], NULL, true);
+				(void) vector_entry(vi, item, &v[1], &v[2], &v[3], NULL, true);
 			continue;
 		}
-		plans = upkeep_plans_for(index_relid);
+		plans = upkeep_plans_for(vi->index_relid);
+		removed = false;
 		if (has_old)
 		{
 			Datum		k[1];
@@ -513,14 +839,22 @@ vector_sync(Oid relid, Oid only_index, Datum oldkey, Datum olditem, bool has_old
 			k[0] = oldkey;
 			if (SPI_execute_plan(plans->del, k, NULL, false, 0) != SPI_OK_DELETE)
 				elog(ERROR, "item_table: could not delete from a vector index");
+			removed = SPI_processed > 0;
 		}
-		if (!has_new || !vector_entry(tup, desc, item, &v[1], &v[2], &v[3], NULL, strict))
+		if (!has_new || !vector_entry(vi, item, &v[1], &v[2], &v[3], NULL, strict))
+		{
+			/* a write that took the item (or its vector) out of the index */
+			if (removed && strict)
+				note_vector_write(vi);
 			continue;
+		}
 		v[0] = newkey;
 		if (v[1] == (Datum) 0)
 			nulls[1] = 'n';
 		if (SPI_execute_plan(plans->ins, v, nulls, false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "item_table: could not insert into a vector index");
+		if (strict)
+			note_vector_write(vi);
 		/*
 		 * the vector waits in pending for the background worker: make sure
 		 * this database has one (asked once per session; it comes back
@@ -808,7 +1142,10 @@ item_table_vector_index_entry(PG_FUNCTION_ARGS)
 		Datum		v[4];
 		bool		nulls[4] = {false, false, false, false};
 
-		if (vector_entry(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, item, &v[0], &v[1], &v[2], &v[3], false))
+		VectorIndexInfo vi;
+
+		info_from_tuple(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, &vi);
+		if (vector_entry(&vi, item, &v[0], &v[1], &v[2], &v[3], false))
 		{
 			MemoryContext old = MemoryContextSwitchTo(callercxt);
 

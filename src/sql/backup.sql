@@ -468,6 +468,7 @@ DECLARE
 BEGIN
 	FOR v IN SELECT x FROM jsonb_array_elements(coalesce(src -> 'VectorIndexes', '[]')) x LOOP
 		PERFORM item_table.update_table(jsonb_build_object('TableName', target,
+			'AttributeDefinitions', coalesce(src -> 'AttributeDefinitions', '[]'),
 			'VectorIndexUpdates', jsonb_build_array(jsonb_build_object('Create', jsonb_strip_nulls(jsonb_build_object(
 				'IndexName', v -> 'IndexName', 'VectorAttribute', v -> 'VectorAttribute',
 				'Dimensions', v -> 'Dimensions', 'DistanceFunction', v -> 'DistanceFunction',

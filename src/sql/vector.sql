@@ -18,6 +18,9 @@ CREATE TABLE vector_indexes (
 	search_schema jsonb NOT NULL DEFAULT '[]',
 	hash_attribute text,
 	filter_attributes text[] NOT NULL DEFAULT '{}',
+	-- the AttributeDefinitions types of the search schema's attributes
+	-- ({"name": "S"}): a write giving one another type is refused
+	attribute_types jsonb NOT NULL DEFAULT '{}',
 	projection_type text NOT NULL CHECK (projection_type IN ('ALL', 'KEYS_ONLY', 'INCLUDE')),
 	non_key_attributes text[],
 	relid regclass NOT NULL,
@@ -72,10 +75,13 @@ END $$;
 -- p_path names its place in VectorIndexUpdates and p_status is CREATING) and
 -- create each index: its index table (key, search partition, filter
 -- values, vector) and its HNSW index.  taken: the names of the table's GSIs
--- and LSIs; its vector indexes are read here.
+-- and LSIs; its vector indexes are read here.  attr_defs: the request's
+-- AttributeDefinitions, which give the search schema's attributes their
+-- types (the table's own key attributes keep theirs).
 CREATE FUNCTION vector_create_indexes(p_table text, p_relid oid, specs jsonb, taken text[],
 									  p_path text DEFAULT 'vectorIndexes.%s.member',
-									  p_status text DEFAULT 'ACTIVE', p_backfill_by text DEFAULT 'worker')
+									  p_status text DEFAULT 'ACTIVE', p_backfill_by text DEFAULT 'worker',
+									  attr_defs jsonb DEFAULT '[]')
 	RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -98,6 +104,7 @@ DECLARE
 	seen jsonb := '{}';
 	dims_of jsonb := '{}';
 	existing text[];
+	types jsonb;
 BEGIN
 	IF jsonb_typeof(specs) <> 'array' THEN
 		PERFORM item_table.vector_raise('SerializationException', 'Unexpected value type in payload');
@@ -248,11 +255,23 @@ BEGIN
 		IF hash IS NOT NULL THEN
 			EXECUTE format('CREATE INDEX ON item_data.%I (part)', vrel);
 		END IF;
+		-- each search schema attribute's type: the table's key schema's for
+		-- a key attribute, else the request's AttributeDefinitions' (none:
+		-- not checked)
+		SELECT coalesce(jsonb_object_agg(a, ty), '{}') INTO types
+		  FROM (SELECT a, coalesce(CASE a WHEN t.hash_key THEN t.hash_type WHEN t.range_key THEN t.range_type END,
+								   (SELECT d ->> 'AttributeType'
+									  FROM jsonb_array_elements(CASE WHEN jsonb_typeof(attr_defs) = 'array'
+																	 THEN attr_defs ELSE '[]' END) d
+									 WHERE d ->> 'AttributeName' = a LIMIT 1)) AS ty
+				  FROM unnest(array_remove(ARRAY[hash], NULL) || filters) a,
+					   item_table.tables t WHERE t.table_name = p_table) s
+		 WHERE ty IS NOT NULL;
 		INSERT INTO item_table.vector_indexes (table_name, index_name, attribute_name, dimensions,
-			distance_function, search_schema, hash_attribute, filter_attributes, projection_type,
-			non_key_attributes, relid, status, backfill_by)
+			distance_function, search_schema, hash_attribute, filter_attributes, attribute_types,
+			projection_type, non_key_attributes, relid, status, backfill_by)
 		VALUES (p_table, name, attr, dims, dist, coalesce(spec -> 'SearchSchema', '[]'), hash, filters,
-				ptype, nonkey, format('item_data.%I', vrel)::regclass, p_status, p_backfill_by);
+				types, ptype, nonkey, format('item_data.%I', vrel)::regclass, p_status, p_backfill_by);
 	END LOOP;
 END $$;
 
@@ -300,7 +319,7 @@ BEGIN
 	RETURN true;
 END $$;
 
-REVOKE ALL ON FUNCTION vector_raise(text, text), vector_type(), vector_create_indexes(text, oid, jsonb, text[], text, text, text),
+REVOKE ALL ON FUNCTION vector_raise(text, text), vector_type(), vector_create_indexes(text, oid, jsonb, text[], text, text, text, jsonb),
 	vector_index_descriptions(text), vector_drop_index(text, text) FROM PUBLIC;
 
 -- The C entry points: the row trigger on a table with vector indexes, and

@@ -188,6 +188,19 @@ GsiCheckIndexRead(Oid base_relid, const char *table_name)
  */
 
 /*
+ * GsiTypeMismatch
+ *		DynamoDB's refusal of a write whose index key attribute attr has the
+ *		type actual where the index (a GSI, LSI or vector index's search
+ *		schema) defines expected.
+ */
+pg_noreturn void
+GsiTypeMismatch(const char *attr, const char *expected, const char *actual, const char *index)
+{
+	DynValidation("One or more parameter values were invalid: Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s",
+				  attr, expected, actual, index);
+}
+
+/*
  * key_value_ok
  *		Is v a valid value for an index key of type expected?  Raises
  *		DynamoDB's error when strict and the value was changed by the write.
@@ -202,8 +215,7 @@ key_value_ok(IndexDef *idx, const char *attr, AttrType expected, bool is_sort,
 	if (v->type != expected)
 	{
 		if (strict && touched)
-			DynValidation("One or more parameter values were invalid: Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s",
-						  attr, AttrTypeName(expected), AttrTypeName(v->type), idx->name);
+			GsiTypeMismatch(attr, AttrTypeName(expected), AttrTypeName(v->type), idx->name);
 		return false;
 	}
 	if ((v->type == ATTR_S || v->type == ATTR_B) && v->u.bytes.len == 0)
@@ -340,8 +352,7 @@ GsiEntries(ItemTableDef *def, IndexDef *idx, const AttrValue *item,
 		if (AttrTypeIsSet(h->type) && !set_of_type)
 		{
 			if (strict && (oldh == NULL || !AttrValueEquals(h, oldh)))
-				DynValidation("One or more parameter values were invalid: Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s",
-							  idx->hash_key, AttrTypeName(idx->hash_type), AttrTypeName(h->type), idx->name);
+				GsiTypeMismatch(idx->hash_key, AttrTypeName(idx->hash_type), AttrTypeName(h->type), idx->name);
 			return NIL;
 		}
 		for (i = 0; i < h->u.list.count; i++)

@@ -85,6 +85,10 @@ extern void GsiIndexUpsert(IndexDef *idx, ItemKey *ikey, Datum basekey, Jsonb *i
 /* act as the owner of the index tables (the base table's owner) */
 extern void GsiAsIndexOwner(Oid index_relid, ItemRoleSwitch *sw);
 
+/* a write's index key attribute of another type than the index's (ERROR) */
+pg_noreturn extern void GsiTypeMismatch(const char *attr, const char *expected,
+										const char *actual, const char *index);
+
 /*
  * ERROR unless the current user may read the indexes of a base table:
  * SELECT on it, and no row-level security applying to it (index tables
