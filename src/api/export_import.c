@@ -2,10 +2,12 @@
  *
  * export_import.c
  *		The file steps of ExportTableToPointInTime and ImportTable: a data
- *		file of an export written into a bucket (gzip, DynamoDB JSON), the
+ *		file of an export written into a bucket (gzip, DynamoDB JSON or Ion
+ *		text, by the file's name: *.ion.gz is Ion, ion.c), the
  *		small text files of an export or an import (manifests, the error
  *		file), the files under a bucket prefix listed, and one data file of
- *		an import read (GZIP, ZSTD or NONE; DynamoDB JSON or CSV) and
+ *		an import read (GZIP, ZSTD or NONE; DynamoDB JSON, CSV or ION, whose
+ *		top-level values ion.c finds and reads) and
  *		loaded into a table.
  *
  * The calls themselves are PL/pgSQL (src/sql/export.sql): they check the
