@@ -683,8 +683,15 @@ read_symbol(IonIn *in, StringInfo out)
 	n = ident_length(in);
 	if (n == 0)
 		return false;
-	if (in->p[0] == '$' && n > 1 && strspn(in->p + 1, "0123456789") >= (size_t) (n - 1))
-		ion_error(in, "a symbol ID ($n) with no symbol table");
+	if (in->p[0] == '$' && n > 1)
+	{
+		int			i = 1;
+
+		while (i < n && in->p[i] >= '0' && in->p[i] <= '9')
+			i++;
+		if (i == n)
+			ion_error(in, "a symbol ID ($n) with no symbol table");
+	}
 	appendBinaryStringInfo(out, in->p, n);
 	in->p += n;
 	return true;
