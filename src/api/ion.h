@@ -2,10 +2,10 @@
  *
  * ion.h
  *		Amazon Ion text, as DynamoDB's ION exports and imports use it: a
- *		file split into its top-level values, one value read into DynamoDB
- *		JSON, and a stored item (or an incremental export's line) written as
- *		one line of Ion text (ion.c's essay describes the subset and the
- *		mapping).
+ *		file split into its top-level values and one value read into
+ *		DynamoDB JSON (ion.c), and a stored item (or an incremental export's
+ *		line) written as one line of Ion text (ion_write.c); ion.c's essay
+ *		describes the subset and the mapping.
  *
  *-------------------------------------------------------------------------
  */
@@ -14,6 +14,19 @@
 
 #include "lib/stringinfo.h"
 #include "utils/jsonb.h"
+
+/* may c begin, or continue, an Ion identifier (a symbol without quotes)? */
+static inline bool
+IonIdentStart(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+}
+
+static inline bool
+IonIdentChar(char c)
+{
+	return IonIdentStart(c) || (c >= '0' && c <= '9');
+}
 
 /* the largest value text the splitter keeps (a DynamoDB item is 400 KB) */
 #define ION_MAX_VALUE	(16 * 1024 * 1024)
