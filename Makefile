@@ -50,6 +50,8 @@ OBJS = \
 	src/api/api_vector_upkeep.o \
 	src/api/backup.o \
 	src/api/export_import.o \
+	src/api/ion.o \
+	src/api/ion_write.o \
 	src/query/query_range.o \
 	src/query/query_target.o \
 	src/query/query_start_key.o \
@@ -97,6 +99,7 @@ SQL_PARTS = \
 	src/sql/bucket.sql \
 	src/sql/backup.sql \
 	src/sql/export.sql \
+	src/sql/ion.sql \
 	src/sql/stats.sql
 
 # Versions: src/sql/released/ keeps each released script as it was
@@ -120,6 +123,7 @@ UPDATE_1_2_NEW = \
 	src/sql/bucket.sql \
 	src/sql/backup.sql \
 	src/sql/export.sql \
+	src/sql/ion.sql \
 	src/sql/stats.sql
 DATA_built = item_table--$(EXTVERSION).sql item_table--1.1--1.2.sql
 DATA = src/sql/released/item_table--1.0.sql \

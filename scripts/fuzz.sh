@@ -17,7 +17,7 @@
 #
 # Environment knobs:
 #   PG_CONFIG          pg_config whose server headers and libpgcommon to use
-#   IT_FUZZ_TARGETS    targets to run (default: all, "expr key number attr request partiql jsonb key_tuple")
+#   IT_FUZZ_TARGETS    targets to run (default: all, "expr key number attr request partiql jsonb key_tuple ion")
 #   IT_FUZZ_TIMEOUT    seconds one input may take (default 10)
 #   IT_FUZZ_RSS_MB     memory limit in MB (default 2048)
 #   IT_FUZZ_KEEP=1     keep the grown corpora in log/fuzz/corpus/<target>/
@@ -37,7 +37,7 @@ SECONDS_TOTAL=${1:-60}
 case "$SECONDS_TOTAL" in
     ''|*[!0-9]*) it_die "usage: scripts/fuzz.sh [SECONDS]" ;;
 esac
-read -r -a TARGETS <<<"${IT_FUZZ_TARGETS:-expr key number attr request partiql jsonb key_tuple}"
+read -r -a TARGETS <<<"${IT_FUZZ_TARGETS:-expr key number attr request partiql jsonb key_tuple ion}"
 TIMEOUT=${IT_FUZZ_TIMEOUT:-10}
 RSS_MB=${IT_FUZZ_RSS_MB:-2048}
 FUZZ_LOG="$IT_LOG_DIR/fuzz"

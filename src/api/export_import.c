@@ -2,10 +2,12 @@
  *
  * export_import.c
  *		The file steps of ExportTableToPointInTime and ImportTable: a data
- *		file of an export written into a bucket (gzip, DynamoDB JSON), the
+ *		file of an export written into a bucket (gzip, DynamoDB JSON or Ion
+ *		text, by the file's name: *.ion.gz is Ion, ion.c), the
  *		small text files of an export or an import (manifests, the error
  *		file), the files under a bucket prefix listed, and one data file of
- *		an import read (GZIP, ZSTD or NONE; DynamoDB JSON or CSV) and
+ *		an import read (GZIP, ZSTD or NONE; DynamoDB JSON, CSV or ION, whose
+ *		top-level values ion.c finds and reads) and
  *		loaded into a table.
  *
  * The calls themselves are PL/pgSQL (src/sql/export.sql): they check the
@@ -72,6 +74,7 @@
 #include "attr_value.h"
 #include "catalog.h"
 #include "gsi.h"
+#include "ion.h"
 #include "table_def.h"
 
 PG_FUNCTION_INFO_V1(item_table_export_data_file);
@@ -167,7 +170,7 @@ file_md5(const char *path)
 /* the rows of sql written as lines of gz, a batch at a time */
 static void
 export_rows(const char *sql, Oid *types, Datum *values, const char *nulls, gzFile gz,
-			const char *path, MemoryContext batchcxt, int64 *count, int64 *size)
+			const char *path, bool ion, MemoryContext batchcxt, int64 *count, int64 *size)
 {
 	Portal		portal = SPI_cursor_open_with_args(NULL, sql, 4, types, values, nulls, true, 0);
 	StringInfoData line;
@@ -186,10 +189,16 @@ export_rows(const char *sql, Oid *types, Datum *values, const char *nulls, gzFil
 			bool		isnull;
 			Datum		j = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
 			MemoryContext old = MemoryContextSwitchTo(batchcxt);
-			text	   *decoded = DatumGetTextPP(DirectFunctionCall1(item_table_decode_item, j));
 
 			resetStringInfo(&line);
-			appendBinaryStringInfo(&line, VARDATA_ANY(decoded), VARSIZE_ANY_EXHDR(decoded));
+			if (ion)
+				IonWriteLine(&line, DatumGetJsonbP(j));
+			else
+			{
+				text	   *decoded = DatumGetTextPP(DirectFunctionCall1(item_table_decode_item, j));
+
+				appendBinaryStringInfo(&line, VARDATA_ANY(decoded), VARSIZE_ANY_EXHDR(decoded));
+			}
 			appendStringInfoChar(&line, '\n');
 			if (gzwrite(gz, line.data, line.len) != line.len)
 				ereport(ERROR, (errcode_for_file_access(), errmsg("could not write \"%s\"", path)));
@@ -231,6 +240,7 @@ item_table_export_data_file(PG_FUNCTION_ARGS)
 	int64	   *counts = palloc0(sizeof(int64) * 2);	/* lines, bytes */
 	struct stat st;
 	MemoryContext batchcxt;
+	bool		ion;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(5) || PG_ARGISNULL(6))
 		elog(ERROR, "export_data_file: source, bucket and key are required");
@@ -243,6 +253,8 @@ item_table_export_data_file(PG_FUNCTION_ARGS)
 				 errdetail("Exporting a table needs SELECT on it.")));
 	path = resolve(PG_GETARG_TEXT_PP(5), PG_GETARG_TEXT_PP(6), "write");
 	table = ItemQualifiedName(source);
+	/* the format is the data file's: *.ion.gz lines are Ion text (ion.c) */
+	ion = strlen(path) > 7 && strcmp(path + strlen(path) - 7, ".ion.gz") == 0;
 
 	values[0] = ObjectIdGetDatum(source);
 	values[1] = PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1);
@@ -309,7 +321,7 @@ item_table_export_data_file(PG_FUNCTION_ARGS)
 		ItemAsCatalogOwnerBegin(&sw);
 	PG_TRY();
 	{
-		export_rows(sql, types, values, nulls, gz, path, batchcxt, &counts[0], &counts[1]);
+		export_rows(sql, types, values, nulls, gz, path, ion, batchcxt, &counts[0], &counts[1]);
 	}
 	PG_CATCH();
 	{
@@ -689,6 +701,7 @@ typedef struct ImportSpec
 {
 	text	   *table;
 	bool		csv;
+	bool		ion;			/* ION: a "line" is one top-level Ion value */
 	char		delimiter;
 	int			ncols;
 	char	  **columns;		/* CSV: the header */
@@ -794,6 +807,8 @@ line_item_json(ImportSpec *spec, const char *line)
 	int			i;
 	bool		first = true;
 
+	if (spec->ion)
+		return IonToItemJson(line, strlen(line));
 	if (!spec->csv)
 		return (char *) line;
 	n = csv_fields(line, spec->delimiter, &f);
@@ -876,7 +891,6 @@ typedef struct LoadState
 {
 	int64		loaded;
 	int64		errors;
-	int64	   *line_numbers;	/* the line each record of the group starts on */
 	int			nmessages;
 	StringInfoData messages;	/* JSON array members */
 } LoadState;
@@ -924,7 +938,7 @@ load_group(ImportSpec *spec, char **lines, int n, ErrorData **err)
 }
 
 static void
-flush_group(ImportSpec *spec, LoadState *ls, const char *file, char **lines, int n)
+flush_group(ImportSpec *spec, LoadState *ls, const char *file, char **lines, int64 *numbers, int n)
 {
 	int			i;
 	int			present = 0;
@@ -956,7 +970,7 @@ flush_group(ImportSpec *spec, LoadState *ls, const char *file, char **lines, int
 					appendStringInfoChar(&ls->messages, ',');
 				appendStringInfo(&ls->messages, "{\"file\":");
 				escape_json(&ls->messages, file);
-				appendStringInfo(&ls->messages, ",\"line\":" INT64_FORMAT ",\"message\":", ls->line_numbers[i]);
+				appendStringInfo(&ls->messages, ",\"line\":" INT64_FORMAT ",\"message\":", numbers[i]);
 				escape_json(&ls->messages, err && err->message ? err->message : "error");
 				appendStringInfoChar(&ls->messages, '}');
 			}
@@ -973,6 +987,7 @@ import_lines(LineReader *r, ImportSpec *spec, LoadState *ls, const char *file)
 	StringInfoData buf;
 	StringInfoData more;
 	char	  **lines = palloc0(sizeof(char *) * IMPORT_GROUP);
+	int64	   *numbers = palloc0(sizeof(int64) * IMPORT_GROUP);
 	int			n = 0;
 	int64		lineno = 0;
 	MemoryContext groupcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table import group",
@@ -981,7 +996,6 @@ import_lines(LineReader *r, ImportSpec *spec, LoadState *ls, const char *file)
 
 	initStringInfo(&buf);
 	initStringInfo(&more);
-	ls->line_numbers = palloc(sizeof(int64) * IMPORT_GROUP);
 	while (reader_line(r, &buf))
 	{
 		int64		start = ++lineno;
@@ -1003,19 +1017,76 @@ import_lines(LineReader *r, ImportSpec *spec, LoadState *ls, const char *file)
 			spec->ncols = csv_fields(buf.data, spec->delimiter, &spec->columns);
 			continue;
 		}
-		ls->line_numbers[n] = start;
+		numbers[n] = start;
 		old = MemoryContextSwitchTo(groupcxt);
 		/* a blank line is no item and no error */
 		lines[n++] = buf.len == 0 ? NULL : pstrdup(buf.data);
 		MemoryContextSwitchTo(old);
 		if (n == IMPORT_GROUP)
 		{
-			flush_group(spec, ls, file, lines, n);
+			flush_group(spec, ls, file, lines, numbers, n);
 			n = 0;
 			MemoryContextReset(groupcxt);
 		}
 	}
-	flush_group(spec, ls, file, lines, n);
+	flush_group(spec, ls, file, lines, numbers, n);
+	MemoryContextDelete(groupcxt);
+}
+
+/*
+ * every top-level value of an ION file loaded, a group at a time (a value
+ * may span lines, a line may hold several; its number is the line where
+ * it begins)
+ */
+static void
+import_ion_values(LineReader *r, ImportSpec *spec, LoadState *ls, const char *file)
+{
+	StringInfoData buf;
+	IonSplitter sp;
+	char	  **lines = palloc0(sizeof(char *) * IMPORT_GROUP);
+	int64	   *numbers = palloc0(sizeof(int64) * IMPORT_GROUP);
+	int			n = 0;
+	bool		more = true;
+	MemoryContext groupcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table import group",
+												   ALLOCSET_DEFAULT_SIZES);
+
+	initStringInfo(&buf);
+	IonSplitterInit(&sp, ION_MAX_VALUE);
+	while (more)
+	{
+		size_t		pos = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		more = reader_line(r, &buf);
+		if (more)
+			appendStringInfoChar(&buf, '\n');
+		for (;;)
+		{
+			size_t		used;
+			bool		got;
+
+			if (more)
+			{
+				got = IonSplitterNext(&sp, buf.data + pos, buf.len - pos, &used);
+				pos += used;
+			}
+			else
+				got = IonSplitterFinish(&sp);
+			if (!got)
+				break;
+			numbers[n] = sp.value_line;
+			lines[n++] = MemoryContextStrdup(groupcxt, sp.value.data);
+			if (n == IMPORT_GROUP)
+			{
+				flush_group(spec, ls, file, lines, numbers, n);
+				n = 0;
+				MemoryContextReset(groupcxt);
+			}
+			if (!more)
+				break;
+		}
+	}
+	flush_group(spec, ls, file, lines, numbers, n);
 	MemoryContextDelete(groupcxt);
 }
 
@@ -1046,6 +1117,7 @@ item_table_import_load_file(PG_FUNCTION_ARGS)
 	path = resolve(PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), "read");
 	format = text_to_cstring(PG_GETARG_TEXT_PP(3));
 	spec.csv = strcmp(format, "CSV") == 0;
+	spec.ion = strcmp(format, "ION") == 0;
 	spec.delimiter = PG_ARGISNULL(5) ? ',' : text_to_cstring(PG_GETARG_TEXT_PP(5))[0];
 	spec.key_types = PG_ARGISNULL(7) ? NULL : PG_GETARG_JSONB_P(7);
 	if (spec.csv && !PG_ARGISNULL(6))
@@ -1070,7 +1142,10 @@ item_table_import_load_file(PG_FUNCTION_ARGS)
 		SPI_connect();
 		GsiBulkLoadBegin(TableDefLookup(text_to_cstring(spec.table))->relid);
 		SPI_finish();
-		import_lines(&r, &spec, &ls, file);
+		if (spec.ion)
+			import_ion_values(&r, &spec, &ls, file);
+		else
+			import_lines(&r, &spec, &ls, file);
 	}
 	PG_FINALLY();
 	{

@@ -260,10 +260,6 @@ BEGIN
 			'incrementalExportSpecification.exportViewType', '{NEW_IMAGE,NEW_AND_OLD_IMAGES}');
 	END IF;
 	PERFORM item_table.backup_check(p);
-	IF fmt = 'ION' THEN
-		PERFORM item_table.backup_raise('ValidationException',
-			'ExportFormat ION is not supported by item_table: use DYNAMODB_JSON');
-	END IF;
 	at := item_table.backup_time(request -> 'ExportTime', 'ExportTime');
 	-- a repeated request with the same ClientToken: the same export
 	IF request ->> 'ClientToken' IS NOT NULL THEN
@@ -328,7 +324,8 @@ BEGIN
 
 	id := item_table.export_new_id();
 	base := coalesce(nullif(rtrim(request ->> 'S3Prefix', '/'), '') || '/', '') || 'AWSDynamoDB/' || id;
-	data_key := base || '/data/' || substr(md5(id || clock_timestamp()::text), 1, 26) || '.json.gz';
+	data_key := base || '/data/' || substr(md5(id || clock_timestamp()::text), 1, 26)
+		|| CASE WHEN fmt = 'ION' THEN '.ion.gz' ELSE '.json.gz' END;	-- the file's name is its format
 	e := ROW(id, item_table.export_table_arn(t.table_name) || '/export/' || id, t.table_name, t.table_id,
 		0, 'IN_PROGRESS', kind, fmt, CASE WHEN kind = 'FULL_EXPORT' THEN coalesce(at, now_ts) END, from_t, to_t,
 		view_type, request ->> 'S3Bucket', request ->> 'S3Prefix', request ->> 'ClientToken', request, clock_timestamp(),
@@ -528,10 +525,6 @@ BEGIN
 		p := p || item_table.backup_name_problems(tcp -> 'TableName', 'tableCreationParameters.tableName', true);
 	END IF;
 	PERFORM item_table.backup_check(p);
-	IF fmt = 'ION' THEN
-		PERFORM item_table.backup_raise('ValidationException',
-			'InputFormat ION is not supported by item_table: use DYNAMODB_JSON or CSV');
-	END IF;
 	IF csv IS NOT NULL AND fmt <> 'CSV' THEN
 		PERFORM item_table.backup_raise('ValidationException',
 			'InputFormatOptions.Csv is only valid with InputFormat CSV');
