@@ -50,6 +50,7 @@ OBJS = \
 	src/api/api_vector_upkeep.o \
 	src/api/backup.o \
 	src/api/export_import.o \
+	src/api/export_jobs.o \
 	src/query/query_range.o \
 	src/query/query_target.o \
 	src/query/query_start_key.o \
