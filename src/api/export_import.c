@@ -995,7 +995,7 @@ import_row(text *import_id, const char *key, text **table, text **bucket)
 	SPI_connect();
 	ItemAsCatalogOwnerBegin(&sw);
 	if (SPI_execute_with_args("SELECT i.table_name, i.call_request OPERATOR(pg_catalog.#>>) '{S3BucketSource,S3Bucket}',"
-							  " pg_catalog.coalesce(i.call_request OPERATOR(pg_catalog.#>>) '{S3BucketSource,S3KeyPrefix}', ''),"
+							  " COALESCE(i.call_request OPERATOR(pg_catalog.#>>) '{S3BucketSource,S3KeyPrefix}', ''),"
 							  " i.owner, i.status OPERATOR(pg_catalog.=) 'IN_PROGRESS'"
 							  " FROM item_table.imports i WHERE i.import_id OPERATOR(pg_catalog.=) $1",
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)

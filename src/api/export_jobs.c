@@ -109,6 +109,43 @@ arg_text(FunctionCallInfo fcinfo, int n)
 }
 
 /*
+ * The caller's write right on bucket, for key: a refusal is the call's
+ * error; any other trouble with the path (a file where a folder goes) is
+ * the export's, which the worker meets and reports as FAILED.
+ */
+static void
+check_bucket(const char *bucket, const char *key)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		(void) ExportBucketFile(bucket, key, "write");
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *err;
+
+		MemoryContextSwitchTo(cxt);
+		err = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (err->sqlerrcode == ERRCODE_INSUFFICIENT_PRIVILEGE || err->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(err);
+		FreeErrorData(err);
+	}
+	PG_END_TRY();
+}
+
+/*
  * export_begin(table_name text, export_type text, export_format text,
  *		export_time timestamptz, from_time timestamptz, to_time timestamptz,
  *		view_type text, bucket text, prefix text, client_token text,
@@ -176,7 +213,7 @@ item_table_export_begin(PG_FUNCTION_ARGS)
 							  values, PG_ARGISNULL(8) ? "n " : "  ", true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not name the export's folder");
 	base = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	(void) ExportBucketFile(bucket, psprintf("%s/_started", base), "write");
+	check_bucket(bucket, psprintf("%s/_started", base));
 
 	for (i = 0; i < 11; i++)
 	{
@@ -446,7 +483,7 @@ ExportRunBatch(const char *export_id)
 							  " ARRAY[t.hash_key] OPERATOR(pg_catalog.||) CASE WHEN t.range_key IS NOT NULL"
 							  "  THEN ARRAY[t.range_key] ELSE '{}'::pg_catalog.text[] END,"
 							  " c.table_id IS NOT NULL AND pg_catalog.date_trunc('milliseconds', c.enabled_at)"
-							  "  OPERATOR(pg_catalog.<=) pg_catalog.coalesce(e.export_time, e.from_time)"
+							  "  OPERATOR(pg_catalog.<=) COALESCE(e.export_time, e.from_time)"
 							  " FROM item_table.exports e"
 							  " LEFT JOIN item_table.tables t ON t.table_id OPERATOR(pg_catalog.=) e.table_id"
 							  " LEFT JOIN item_table.continuous_backups c ON c.table_id OPERATOR(pg_catalog.=) e.table_id"
