@@ -58,6 +58,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -252,13 +253,13 @@ ExportDataFile(Oid source, Datum from_time, Datum to_time, const char *view,
 					   "  WHERE h.relid OPERATOR(pg_catalog.=) $1 AND h.changed_at OPERATOR(pg_catalog.>) $3"
 					   "  ORDER BY h.key, h.changed_at)"
 					   " SELECT u.j, u.key FROM ("
-					   "  SELECT pg_catalog.jsonb_build_object('Item', s.item) AS j, s.key FROM %s s"
+					   "  (SELECT pg_catalog.jsonb_build_object('Item', s.item) AS j, s.key FROM %s s"
 					   "  WHERE NOT EXISTS (SELECT FROM changed c WHERE c.key OPERATOR(item_table.=) s.key)"
 					   "  AND ($5 IS NULL OR s.key OPERATOR(item_table.>) $5)"
-					   "  AND ($2 IS NULL OR $4 IS NULL OR true)"
-					   "  UNION ALL SELECT pg_catalog.jsonb_build_object('Item', c.old_item), c.key"
+					   "  AND ($2 IS NULL OR $4 IS NULL OR true) ORDER BY s.key LIMIT $6)"
+					   "  UNION ALL (SELECT pg_catalog.jsonb_build_object('Item', c.old_item), c.key"
 					   "  FROM changed c WHERE c.old_item IS NOT NULL"
-					   "  AND ($5 IS NULL OR c.key OPERATOR(item_table.>) $5)) u"
+					   "  AND ($5 IS NULL OR c.key OPERATOR(item_table.>) $5) ORDER BY c.key LIMIT $6)) u"
 					   " ORDER BY u.key LIMIT $6", table);
 	else
 	{
@@ -301,6 +302,19 @@ ExportDataFile(Oid source, Datum from_time, Datum to_time, const char *view,
 									 ALLOCSET_DEFAULT_SIZES);
 	SPI_connect();
 	ItemAsCatalogOwnerBegin(&sw);
+	if (full)
+	{
+		/*
+		 * the table in key order from its primary key, the keys changed
+		 * since T left out by a merge anti join: the lines stream, each
+		 * file reads only its own rows (a hash join would sort the rest
+		 * of the table for every file); undone at ItemAsRoleEnd
+		 */
+		(void) set_config_option("enable_hashjoin", "off", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+		(void) set_config_option("enable_nestloop", "off", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+	}
 	PG_TRY();
 	{
 		export_rows(sql, 6, types, values, nulls, gz, path, batchcxt, &f->items, &f->size,
