@@ -12,7 +12,7 @@
 -- skipped and described in the error file.  The bucket is a directory
 -- under the data directory, made by COPY TO PROGRAM and removed at the end,
 -- with the tables, the bucket and the catalog rows the test made.
-SELECT plan(53);
+SELECT plan(57);
 SET search_path = item_table, public;
 
 SELECT current_setting('data_directory') || '/it_export' AS root \gset
@@ -313,6 +313,31 @@ SELECT is(jsonb_build_array(:'blocked'::jsonb #>> '{ExportDescription,ExportStat
 		:'blocked'::jsonb #>> '{ExportDescription,FailureCode}'), '["FAILED", "UNKNOWN"]',
 	'an export whose files cannot be written: FAILED');
 SELECT matches(:'blocked'::jsonb #>> '{ExportDescription,FailureMessage}', 'AWSDynamoDB', 'with the reason');
+-- the trimming of the history keeps what an export in progress reads (the
+-- export is rolled back: the worker never sees it)
+BEGIN;
+SELECT dynamodb('ExportTableToPointInTime', '{"TableArn": "ex_src", "S3Bucket": "exp-test", "S3Prefix": "trim"}')
+	IS NOT NULL AS started;
+SELECT update_item('{"TableName": "ex_src", "Key": {"pk": {"S": "p6"}, "sk": {"N": "6"}},
+	"UpdateExpression": "SET v = :v", "ExpressionAttributeValues": {":v": {"N": "-6"}}}') IS NOT NULL AS updated;
+SELECT cmp_ok(trim_pitr_history(clock_timestamp() + interval '40 days', 1000000000), '>', 0::bigint,
+	'trimming as of 40 days on: the history past the recovery period goes');
+SELECT is((SELECT count(*) FROM pitr_history WHERE relid = 'item_data.ex_src'::regclass), 1::bigint,
+	'but not the change made after the time of an export in progress');
+ROLLBACK;
+-- point-in-time recovery switched off before the worker ran the export:
+-- it FAILED (the switch commits with the call, so the worker sees both)
+BEGIN;
+SELECT dynamodb('ExportTableToPointInTime', '{"TableArn": "ex_src", "S3Bucket": "exp-test", "S3Prefix": "off"}') AS pitr_off \gset
+SELECT dynamodb('UpdateContinuousBackups', '{"TableName": "ex_src",
+	"PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": false}}') IS NOT NULL AS switched_off;
+COMMIT;
+SELECT pg_temp.wait_export(:'pitr_off'::jsonb #>> '{ExportDescription,ExportArn}') AS pitr_off \gset
+SELECT is(jsonb_build_array(:'pitr_off'::jsonb #>> '{ExportDescription,ExportStatus}',
+		:'pitr_off'::jsonb #>> '{ExportDescription,FailureCode}'), '["FAILED", "PointInTimeRecoveryUnavailableException"]',
+	'point-in-time recovery switched off while the export runs: FAILED');
+SELECT is(:'pitr_off'::jsonb #>> '{ExportDescription,FailureMessage}',
+	'Point in time recovery was disabled for table ''ex_src'' while it was being exported', 'with the reason');
 SELECT is(jsonb_array_length(dynamodb('ListImports', '{}') -> 'ImportSummaryList'), 10, 'ListImports');
 SELECT is(dynamodb('ListImports', '{"PageSize": 3}') -> 'NextToken' IS NOT NULL, true, 'ListImports pages');
 
