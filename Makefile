@@ -52,6 +52,7 @@ OBJS = \
 	src/api/export_import.o \
 	src/api/ion.o \
 	src/api/ion_write.o \
+	src/api/export_jobs.o \
 	src/query/query_range.o \
 	src/query/query_target.o \
 	src/query/query_start_key.o \

@@ -21,6 +21,18 @@ CREATE FUNCTION pg_temp.shape(j jsonb, path text DEFAULT '') RETURNS text LANGUA
 		ELSE path || k END, ' ' ORDER BY k)
 	FROM jsonb_each(j) AS e(k, v)
 $$;
+-- an export once the background worker has ended it (at most 60 s)
+CREATE FUNCTION pg_temp.wait_export(arn text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	d jsonb;
+BEGIN
+	FOR i IN 1..600 LOOP
+		d := item_table.dynamodb('DescribeExport', jsonb_build_object('ExportArn', arn));
+		EXIT WHEN d #>> '{ExportDescription,ExportStatus}' <> 'IN_PROGRESS';
+		PERFORM pg_sleep(0.1);
+	END LOOP;
+	RETURN d;
+END $$;
 CREATE TEMP TABLE sh (line text);
 SELECT format('rm -rf %1$s/it_export_regress && mkdir -p %1$s/it_export_regress', current_setting('data_directory')) AS mk \gset
 COPY sh FROM PROGRAM :'mk';
@@ -66,6 +78,10 @@ SELECT pg_temp.shape(:'e');
 SELECT :'e'::jsonb #>> '{ExportDescription,ExportStatus}' AS status, :'e'::jsonb #>> '{ExportDescription,ItemCount}' AS items,
 	:'e'::jsonb #>> '{ExportDescription,ExportFormat}' AS format, :'e'::jsonb #>> '{ExportDescription,ExportType}' AS type,
 	:'e'::jsonb #>> '{ExportDescription,ExportArn}' ~ '^arn:aws:dynamodb:local:000000000000:table/ex_r/export/[0-9]{14}-[0-9a-f]{8}$' AS arn;
+-- the background worker writes the files: the description once it is done
+SELECT pg_temp.wait_export(:'e'::jsonb #>> '{ExportDescription,ExportArn}') AS e \gset
+SELECT pg_temp.shape(:'e');
+SELECT :'e'::jsonb #>> '{ExportDescription,ExportStatus}' AS status, :'e'::jsonb #>> '{ExportDescription,ItemCount}' AS items;
 SELECT dynamodb('DescribeExport', jsonb_build_object('ExportArn', :'e'::jsonb #>> '{ExportDescription,ExportArn}')) = :'e'::jsonb AS same;
 SELECT pg_temp.try('DescribeExport', '{}');
 SELECT pg_temp.try('DescribeExport', '{"ExportArn": "arn:aws:dynamodb:local:000000000000:table/ex_r/export/x"}');
@@ -103,6 +119,8 @@ SELECT pg_temp.try('ListImports', '{"PageSize": 30}');
 
 SELECT delete_table('{"TableName": "ex_i"}') IS NOT NULL AS dropped;
 SELECT delete_table('{"TableName": "ex_r"}') IS NOT NULL AS dropped;
+DELETE FROM exports WHERE s3_bucket = 'exp-regress';
+DELETE FROM imports WHERE call_request #>> '{S3BucketSource,S3Bucket}' = 'exp-regress';
 SELECT drop_bucket('exp-regress');
 SELECT format('rm -rf %1$s/it_export_regress', current_setting('data_directory')) AS rm \gset
 COPY sh FROM PROGRAM :'rm';

@@ -64,6 +64,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -73,15 +74,14 @@
 #include "api.h"
 #include "attr_value.h"
 #include "catalog.h"
+#include "export_import.h"
 #include "gsi.h"
 #include "ion.h"
 #include "table_def.h"
 
-PG_FUNCTION_INFO_V1(item_table_export_data_file);
 PG_FUNCTION_INFO_V1(item_table_bucket_write_text);
 PG_FUNCTION_INFO_V1(item_table_bucket_files);
 PG_FUNCTION_INFO_V1(item_table_import_load_file);
-PG_FUNCTION_INFO_V1(item_table_export_catalog_write);
 PG_FUNCTION_INFO_V1(item_table_import_build_indexes);
 
 #define EXPORT_BATCH	1000
@@ -167,16 +167,21 @@ file_md5(const char *path)
 	return hex;
 }
 
-/* the rows of sql written as lines of gz, a batch at a time */
+/*
+ * The rows of sql (the line's JSON, then the item's key) written as lines
+ * of gz, a batch at a time, until the rows end or the lines reach
+ * max_bytes (then *more); *last_key is the key of the last line written.
+ */
 static void
-export_rows(const char *sql, Oid *types, Datum *values, const char *nulls, gzFile gz,
-			const char *path, bool ion, MemoryContext batchcxt, int64 *count, int64 *size)
+export_rows(const char *sql, int nargs, Oid *types, Datum *values, const char *nulls, gzFile gz,
+			const char *path, bool ion, MemoryContext batchcxt, int64 *count, int64 *size,
+			int64 max_bytes, Datum *last_key, bool *more)
 {
-	Portal		portal = SPI_cursor_open_with_args(NULL, sql, 4, types, values, nulls, true, 0);
+	Portal		portal = SPI_cursor_open_with_args(NULL, sql, nargs, types, values, nulls, true, 0);
 	StringInfoData line;
 
 	initStringInfo(&line);
-	for (;;)
+	while (!*more)
 	{
 		uint64		i;
 
@@ -184,10 +189,11 @@ export_rows(const char *sql, Oid *types, Datum *values, const char *nulls, gzFil
 		SPI_cursor_fetch(portal, true, EXPORT_BATCH);
 		if (SPI_processed == 0)
 			break;
-		for (i = 0; i < SPI_processed; i++)
+		for (i = 0; i < SPI_processed && !*more; i++)
 		{
 			bool		isnull;
 			Datum		j = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+			Datum		k = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull);
 			MemoryContext old = MemoryContextSwitchTo(batchcxt);
 
 			resetStringInfo(&line);
@@ -206,6 +212,11 @@ export_rows(const char *sql, Oid *types, Datum *values, const char *nulls, gzFil
 			(*count)++;
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(batchcxt);
+			/* the key outlives the SPI tuple table (the caller's context) */
+			*last_key = PointerGetDatum(SPI_palloc(VARSIZE_ANY(DatumGetPointer(k))));
+			memcpy(DatumGetPointer(*last_key), DatumGetPointer(k), VARSIZE_ANY(DatumGetPointer(k)));
+			if (*size >= max_bytes)
+				*more = true;
 		}
 		SPI_freetuptable(SPI_tuptable);
 	}
@@ -213,84 +224,76 @@ export_rows(const char *sql, Oid *types, Datum *values, const char *nulls, gzFil
 }
 
 /*
- * export_data_file(source regclass, from_time timestamptz, to_time
- *		timestamptz, view text, key_attrs text[], bucket text, key text)
- *		returns jsonb
- *		One gzip data file of an export: from_time NULL, a full export of
- *		the table as of to_time (NULL: now); otherwise the changes of
- *		(from_time, to_time] (view NEW_IMAGE or NEW_AND_OLD_IMAGES).  The
- *		answer: {"itemCount", "md5", "bytes" (compressed), "size" (the
- *		lines' bytes)}.
+ * ExportDataFile
+ *		One gzip data file of an export written at path: from_time NULL
+ *		(0), a full export of the table as of to_time; otherwise the
+ *		changes of (from_time, to_time] (view NEW_IMAGE or
+ *		NEW_AND_OLD_IMAGES), keyed by key_attrs.  The lines are those of
+ *		the keys after after_key (NULL: from the first), in key order, at
+ *		most max_items of them and until their bytes reach max_bytes.  The
+ *		caller has checked the rights (the table is read as the catalog
+ *		owner: the point-in-time history is the extension's).  The answer
+ *		in *f: the line count, the lines' bytes, the file's size and MD5,
+ *		the last key written and whether the byte limit ended the file.
  */
-Datum
-item_table_export_data_file(PG_FUNCTION_ARGS)
+void
+ExportDataFile(Oid source, Datum from_time, Datum to_time, const char *view,
+			   Datum key_attrs, Datum after_key, int64 max_items, int64 max_bytes,
+			   const char *path, ExportFileResult *f)
 {
-	Oid			source;
-	bool		full;
-	bool		as_owner;
-	char	   *path;
+	bool		full = from_time == (Datum) 0;
 	char	   *sql;
-	const char *table;
+	const char *table = ItemQualifiedName(source);
 	ItemRoleSwitch sw;
-	Oid			types[4] = {OIDOID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID};
-	Datum		values[4];
-	char		nulls[4] = {' ', ' ', ' ', ' '};
+	Oid			types[6] = {OIDOID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTARRAYOID, ItemKeyTypeOid(), INT8OID};
+	Datum		values[6];
+	char		nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
 	int			fd;
 	gzFile		gz;
-	int64	   *counts = palloc0(sizeof(int64) * 2);	/* lines, bytes */
 	struct stat st;
 	MemoryContext batchcxt;
 	bool		ion;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(5) || PG_ARGISNULL(6))
-		elog(ERROR, "export_data_file: source, bucket and key are required");
-	source = PG_GETARG_OID(0);
-	full = PG_ARGISNULL(1);
-	if (pg_class_aclcheck(source, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for table %s", get_rel_name(source)),
-				 errdetail("Exporting a table needs SELECT on it.")));
-	path = resolve(PG_GETARG_TEXT_PP(5), PG_GETARG_TEXT_PP(6), "write");
-	table = ItemQualifiedName(source);
+	memset(f, 0, sizeof(*f));
 	/* the format is the data file's: *.ion.gz lines are Ion text (ion.c) */
 	ion = strlen(path) > 7 && strcmp(path + strlen(path) - 7, ".ion.gz") == 0;
-
 	values[0] = ObjectIdGetDatum(source);
-	values[1] = PG_ARGISNULL(1) ? (Datum) 0 : PG_GETARG_DATUM(1);
-	values[2] = PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2);
-	values[3] = PG_ARGISNULL(4) ? (Datum) 0 : PG_GETARG_DATUM(4);
-	nulls[1] = PG_ARGISNULL(1) ? 'n' : ' ';
-	nulls[2] = PG_ARGISNULL(2) ? 'n' : ' ';
-	nulls[3] = PG_ARGISNULL(4) ? 'n' : ' ';
-	as_owner = !full || !PG_ARGISNULL(2);
-	if (full && PG_ARGISNULL(2))
-		sql = psprintf("SELECT pg_catalog.jsonb_build_object('Item', s.item) FROM %s s"
-					   " WHERE $1 IS NOT NULL OR $2 IS NULL OR $3 IS NULL OR $4 IS NULL", table);
-	else if (full)
+	values[1] = from_time;
+	values[2] = to_time;
+	values[3] = key_attrs;
+	values[4] = after_key;
+	values[5] = Int64GetDatum(max_items);
+	nulls[1] = full ? 'n' : ' ';
+	nulls[3] = key_attrs == (Datum) 0 ? 'n' : ' ';
+	nulls[4] = after_key == (Datum) 0 ? 'n' : ' ';
+	if (full)
 		sql = psprintf("WITH changed AS MATERIALIZED ("
 					   "  SELECT DISTINCT ON (h.key) h.key, h.old_item FROM item_table.pitr_history h"
 					   "  WHERE h.relid OPERATOR(pg_catalog.=) $1 AND h.changed_at OPERATOR(pg_catalog.>) $3"
 					   "  ORDER BY h.key, h.changed_at)"
-					   " SELECT pg_catalog.jsonb_build_object('Item', s.item) FROM %s s"
+					   " SELECT u.j, u.key FROM ("
+					   "  (SELECT pg_catalog.jsonb_build_object('Item', s.item) AS j, s.key FROM %s s"
 					   "  WHERE NOT EXISTS (SELECT FROM changed c WHERE c.key OPERATOR(item_table.=) s.key)"
-					   "  AND ($2 IS NULL OR $4 IS NULL OR true)"
-					   " UNION ALL SELECT pg_catalog.jsonb_build_object('Item', c.old_item)"
-					   "  FROM changed c WHERE c.old_item IS NOT NULL", table);
+					   "  AND ($5 IS NULL OR s.key OPERATOR(item_table.>) $5)"
+					   "  AND ($2 IS NULL OR $4 IS NULL OR true) ORDER BY s.key LIMIT $6)"
+					   "  UNION ALL (SELECT pg_catalog.jsonb_build_object('Item', c.old_item), c.key"
+					   "  FROM changed c WHERE c.old_item IS NOT NULL"
+					   "  AND ($5 IS NULL OR c.key OPERATOR(item_table.>) $5) ORDER BY c.key LIMIT $6)) u"
+					   " ORDER BY u.key LIMIT $6", table);
 	else
 	{
-		bool		new_only = !PG_ARGISNULL(3) &&
-			strcmp(text_to_cstring(PG_GETARG_TEXT_PP(3)), "NEW_IMAGE") == 0;
+		bool		new_only = view != NULL && strcmp(view, "NEW_IMAGE") == 0;
 
 		sql = psprintf("WITH w AS MATERIALIZED (SELECT h.key, h.changed_at, h.old_item"
 					   "  FROM item_table.pitr_history h"
 					   "  WHERE h.relid OPERATOR(pg_catalog.=) $1 AND h.changed_at OPERATOR(pg_catalog.>) $2),"
 					   " at_from AS (SELECT DISTINCT ON (w.key) w.key, w.old_item FROM w ORDER BY w.key, w.changed_at),"
 					   " last_in AS (SELECT DISTINCT ON (w.key) w.key, w.changed_at FROM w"
-					   "  WHERE w.changed_at OPERATOR(pg_catalog.<=) $3 ORDER BY w.key, w.changed_at DESC),"
+					   "  WHERE w.changed_at OPERATOR(pg_catalog.<=) $3"
+					   "  AND ($5 IS NULL OR w.key OPERATOR(item_table.>) $5) ORDER BY w.key, w.changed_at DESC),"
 					   " after_to AS (SELECT DISTINCT ON (w.key) w.key, w.old_item FROM w"
 					   "  WHERE w.changed_at OPERATOR(pg_catalog.>) $3 ORDER BY w.key, w.changed_at),"
-					   " images AS (SELECT k.changed_at, f.old_item AS old_image,"
+					   " images AS (SELECT k.key, k.changed_at, f.old_item AS old_image,"
 					   "   CASE WHEN a.key IS NOT NULL THEN a.old_item ELSE s.item END AS new_image"
 					   "  FROM last_in k JOIN at_from f ON f.key OPERATOR(item_table.=) k.key"
 					   "  LEFT JOIN after_to a ON a.key OPERATOR(item_table.=) k.key"
@@ -300,10 +303,10 @@ item_table_export_data_file(PG_FUNCTION_ARGS)
 					   "    pg_catalog.floor(pg_catalog.date_part('epoch', i.changed_at) OPERATOR(pg_catalog.*) 1000000)::pg_catalog.int8::pg_catalog.text)),"
 					   "  'Keys', (SELECT pg_catalog.jsonb_object_agg(a, COALESCE(i.new_image OPERATOR(pg_catalog.->) a,"
 					   "    i.old_image OPERATOR(pg_catalog.->) a)) FROM pg_catalog.unnest($4) a),"
-					   "  'NewImage', i.new_image, 'OldImage', %s))"
+					   "  'NewImage', i.new_image, 'OldImage', %s)), i.key"
 					   " FROM images i"
 					   " WHERE i.old_image IS NOT NULL OR i.new_image IS NOT NULL"
-					   " ORDER BY i.changed_at",
+					   " ORDER BY i.key LIMIT $6",
 					   table, new_only ? "NULL::pg_catalog.jsonb" : "i.old_image");
 	}
 
@@ -317,11 +320,24 @@ item_table_export_data_file(PG_FUNCTION_ARGS)
 	batchcxt = AllocSetContextCreate(CurrentMemoryContext, "item_table export batch",
 									 ALLOCSET_DEFAULT_SIZES);
 	SPI_connect();
-	if (as_owner)
-		ItemAsCatalogOwnerBegin(&sw);
+	ItemAsCatalogOwnerBegin(&sw);
+	if (full)
+	{
+		/*
+		 * the table in key order from its primary key, the keys changed
+		 * since T left out by a merge anti join: the lines stream, each
+		 * file reads only its own rows (a hash join would sort the rest
+		 * of the table for every file); undone at ItemAsRoleEnd
+		 */
+		(void) set_config_option("enable_hashjoin", "off", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+		(void) set_config_option("enable_nestloop", "off", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+	}
 	PG_TRY();
 	{
-		export_rows(sql, types, values, nulls, gz, path, ion, batchcxt, &counts[0], &counts[1]);
+		export_rows(sql, 6, types, values, nulls, gz, path, ion, batchcxt, &f->items, &f->size,
+					max_bytes, &f->last_key, &f->more);
 	}
 	PG_CATCH();
 	{
@@ -329,16 +345,24 @@ item_table_export_data_file(PG_FUNCTION_ARGS)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	if (as_owner)
-		ItemAsRoleEnd(&sw);
+	ItemAsRoleEnd(&sw);
 	SPI_finish();
+	MemoryContextDelete(batchcxt);
+	if (f->items >= max_items)
+		f->more = true;
 	if (gzclose(gz) != Z_OK)
 		ereport(ERROR, (errcode_for_file_access(), errmsg("could not finish \"%s\"", path)));
 	if (stat(path, &st) != 0)
 		ereport(ERROR, (errcode_for_file_access(), errmsg("could not stat \"%s\": %m", path)));
-	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(
-		psprintf("{\"itemCount\": " INT64_FORMAT ", \"md5\": \"%s\", \"bytes\": " INT64_FORMAT
-				 ", \"size\": " INT64_FORMAT "}", counts[0], file_md5(path), (int64) st.st_size, counts[1]))));
+	f->bytes = (int64) st.st_size;
+	f->md5 = file_md5(path);
+}
+
+/* the file name of a key of a bucket, checked for mode ('read' or 'write') as the current user */
+char *
+ExportBucketFile(const char *bucket, const char *key, const char *mode)
+{
+	return resolve(cstring_to_text(bucket), cstring_to_text(key), mode);
 }
 
 /*
@@ -1091,12 +1115,81 @@ import_ion_values(LineReader *r, ImportSpec *spec, LoadState *ls, const char *fi
 }
 
 /*
- * import_load_file(table_name text, bucket text, key text, format text,
- *		compression text, delimiter text, header text[], key_types jsonb)
- *		returns jsonb
- *		One file of an import loaded into the (new) table: {"loaded",
+ * The import row of import_id, which must be the caller's and IN_PROGRESS:
+ * its table name and its bucket into *table and *bucket; key must lie
+ * under its key prefix.
+ */
+static void
+import_row(text *import_id, const char *key, text **table, text **bucket)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {PointerGetDatum(import_id)};
+	ItemRoleSwitch sw;
+	Oid			caller = GetUserId();
+	bool		isnull;
+	char	   *prefix;
+	bool		mine;
+
+	SPI_connect();
+	ItemAsCatalogOwnerBegin(&sw);
+	if (SPI_execute_with_args("SELECT i.table_name, i.call_request OPERATOR(pg_catalog.#>>) '{S3BucketSource,S3Bucket}',"
+							  " COALESCE(i.call_request OPERATOR(pg_catalog.#>>) '{S3BucketSource,S3KeyPrefix}', ''),"
+							  " i.owner, i.status OPERATOR(pg_catalog.=) 'IN_PROGRESS'"
+							  " FROM item_table.imports i WHERE i.import_id OPERATOR(pg_catalog.=) $1",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the imports catalog");
+	ItemAsRoleEnd(&sw);
+	mine = SPI_processed == 1 &&
+		DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 4, &isnull)) == caller &&
+		DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5, &isnull));
+	if (!mine)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("no import \"%s\" of the current role in progress", text_to_cstring(import_id))));
+	*table = (text *) SPI_datumTransfer(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull),
+										false, -1);
+	*bucket = (text *) SPI_datumTransfer(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull),
+										 false, -1);
+	prefix = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3);
+	if (strncmp(key, prefix, strlen(prefix)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("\"%s\" is not under the key prefix of import \"%s\"", key, text_to_cstring(import_id))));
+	SPI_finish();
+}
+
+/* the counts of a file loaded added to its import's row */
+static void
+import_add_counts(text *import_id, LoadState *ls, int64 bytes)
+{
+	Oid			types[4] = {TEXTOID, INT8OID, INT8OID, INT8OID};
+	Datum		values[4] = {PointerGetDatum(import_id), Int64GetDatum(ls->loaded),
+	Int64GetDatum(ls->errors), Int64GetDatum(bytes)};
+	ItemRoleSwitch sw;
+
+	SPI_connect();
+	ItemAsCatalogOwnerBegin(&sw);
+	if (SPI_execute_with_args("UPDATE item_table.imports SET"
+							  " imported_item_count = imported_item_count OPERATOR(pg_catalog.+) $2,"
+							  " error_count = error_count OPERATOR(pg_catalog.+) $3,"
+							  " processed_item_count = processed_item_count OPERATOR(pg_catalog.+) $2 OPERATOR(pg_catalog.+) $3,"
+							  " processed_size_bytes = processed_size_bytes OPERATOR(pg_catalog.+) $4"
+							  " WHERE import_id OPERATOR(pg_catalog.=) $1 AND status OPERATOR(pg_catalog.=) 'IN_PROGRESS'",
+							  4, types, values, NULL, false, 0) != SPI_OK_UPDATE || SPI_processed != 1)
+		elog(ERROR, "could not count the file in its import");
+	ItemAsRoleEnd(&sw);
+	SPI_finish();
+}
+
+/*
+ * import_load_file(import_id text, key text, format text, compression
+ *		text, delimiter text, header text[], key_types jsonb) returns jsonb
+ *		One file of the caller's import in progress loaded into its (new)
+ *		table, and its counts added to the import's row: {"loaded",
  *		"errors", "bytes", "messages": the first bad lines' [{file, line,
- *		message}]}.  CSV: header NULL, the file's first line is its header.
+ *		message}]}.  The table and the bucket are the import's; the file
+ *		must lie under its key prefix.  CSV: header NULL, the file's first
+ *		line is its header.
  */
 Datum
 item_table_import_load_file(PG_FUNCTION_ARGS)
@@ -1108,25 +1201,26 @@ item_table_import_load_file(PG_FUNCTION_ARGS)
 	char	   *file;
 	const char *format;
 	StringInfoData buf;
+	text	   *bucket;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
-		elog(ERROR, "import_load_file: table, bucket, key, format and compression are required");
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		elog(ERROR, "import_load_file: import, key, format and compression are required");
 	memset(&spec, 0, sizeof(spec));
-	spec.table = PG_GETARG_TEXT_PP(0);
-	file = text_to_cstring(PG_GETARG_TEXT_PP(2));
-	path = resolve(PG_GETARG_TEXT_PP(1), PG_GETARG_TEXT_PP(2), "read");
-	format = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	file = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	import_row(PG_GETARG_TEXT_PP(0), file, &spec.table, &bucket);
+	path = resolve(bucket, PG_GETARG_TEXT_PP(1), "read");
+	format = text_to_cstring(PG_GETARG_TEXT_PP(2));
 	spec.csv = strcmp(format, "CSV") == 0;
 	spec.ion = strcmp(format, "ION") == 0;
-	spec.delimiter = PG_ARGISNULL(5) ? ',' : text_to_cstring(PG_GETARG_TEXT_PP(5))[0];
-	spec.key_types = PG_ARGISNULL(7) ? NULL : PG_GETARG_JSONB_P(7);
-	if (spec.csv && !PG_ARGISNULL(6))
+	spec.delimiter = PG_ARGISNULL(4) ? ',' : text_to_cstring(PG_GETARG_TEXT_PP(4))[0];
+	spec.key_types = PG_ARGISNULL(6) ? NULL : PG_GETARG_JSONB_P(6);
+	if (spec.csv && !PG_ARGISNULL(5))
 	{
 		Datum	   *elems;
 		bool	   *enulls;
 		int			i;
 
-		deconstruct_array(PG_GETARG_ARRAYTYPE_P(6), TEXTOID, -1, false, TYPALIGN_INT,
+		deconstruct_array(PG_GETARG_ARRAYTYPE_P(5), TEXTOID, -1, false, TYPALIGN_INT,
 						  &elems, &enulls, &spec.ncols);
 		spec.columns = palloc(sizeof(char *) * Max(spec.ncols, 1));
 		for (i = 0; i < spec.ncols; i++)
@@ -1135,7 +1229,7 @@ item_table_import_load_file(PG_FUNCTION_ARGS)
 	memset(&ls, 0, sizeof(ls));
 	initStringInfo(&ls.messages);
 	initStringInfo(&buf);
-	reader_open(&r, path, text_to_cstring(PG_GETARG_TEXT_PP(4)));
+	reader_open(&r, path, text_to_cstring(PG_GETARG_TEXT_PP(3)));
 	PG_TRY();
 	{
 		/* index entries checked per item, the rows built after the load */
@@ -1153,6 +1247,7 @@ item_table_import_load_file(PG_FUNCTION_ARGS)
 		reader_close(&r);
 	}
 	PG_END_TRY();
+	import_add_counts(PG_GETARG_TEXT_PP(0), &ls, r.bytes);
 	appendStringInfo(&buf, "{\"loaded\": " INT64_FORMAT ", \"errors\": " INT64_FORMAT
 					 ", \"bytes\": " INT64_FORMAT ", \"messages\": [%s]}",
 					 ls.loaded, ls.errors, r.bytes, ls.messages.data);
@@ -1175,46 +1270,4 @@ item_table_import_build_indexes(PG_FUNCTION_ARGS)
 	n = GsiBulkBuild(TableDefLookup(text_to_cstring(PG_GETARG_TEXT_PP(0)))->relid);
 	SPI_finish();
 	PG_RETURN_INT64(n);
-}
-
-/*
- * export_catalog_write(kind text, id text, row jsonb) returns void
- *		A row of item_table.exports or item_table.imports (kind) written as
- *		the catalog owner: made, or replacing the row of that id when the
- *		caller made it (a row of another role's conflicts: ERROR).  The
- *		owner column is the caller, whatever the row says.
- */
-Datum
-item_table_export_catalog_write(PG_FUNCTION_ARGS)
-{
-	char	   *kind = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	Oid			caller = GetUserId();
-	Oid			types[3] = {TEXTOID, JSONBOID, OIDOID};
-	Datum		values[3] = {PG_GETARG_DATUM(1), PG_GETARG_DATUM(2), ObjectIdGetDatum(caller)};
-	const char *idcol;
-	ItemRoleSwitch sw;
-	int			rc;
-
-	if (strcmp(kind, "exports") == 0)
-		idcol = "export_id";
-	else if (strcmp(kind, "imports") == 0)
-		idcol = "import_id";
-	else
-		elog(ERROR, "export_catalog_write: unknown kind \"%s\"", kind);
-	SPI_connect();
-	ItemAsCatalogOwnerBegin(&sw);
-	rc = SPI_execute_with_args(psprintf("DELETE FROM item_table.%s WHERE %s OPERATOR(pg_catalog.=) $1"
-										" AND owner OPERATOR(pg_catalog.=) $3", kind, idcol),
-							   3, types, values, NULL, false, 0);
-	if (rc != SPI_OK_DELETE)
-		elog(ERROR, "could not write the %s catalog", kind);
-	rc = SPI_execute_with_args(psprintf("INSERT INTO item_table.%1$s SELECT (pg_catalog.jsonb_populate_record("
-										"NULL::item_table.%1$s, $2 OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object("
-										"'owner', $3, '%2$s', $1))).*", kind, idcol),
-							   3, types, values, NULL, false, 0);
-	if (rc != SPI_OK_INSERT)
-		elog(ERROR, "could not write the %s catalog", kind);
-	ItemAsRoleEnd(&sw);
-	SPI_finish();
-	PG_RETURN_VOID();
 }

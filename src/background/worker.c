@@ -19,7 +19,11 @@
  *   record exists) stream trimming (stream.c, stream_consumer.c), and as
  *   often, while any history is kept, the trimming of point-in-time
  *   recovery's history past each table's recovery period
- *   (item_table.trim_pitr_history(), backup.c); records and history
+ *   (item_table.trim_pitr_history(), backup.c), and every export in
+ *   progress (ExportTableToPointInTime), a data file per batch
+ *   (export_jobs.c: each file is committed with the export's counts, so
+ *   DescribeExport shows the progress, and a crash goes on from the last
+ *   file); records and history
  *   are trimmed whenever a round runs, which the launcher makes happen in
  *   every database at least every LAUNCHER_RECHECK_SECS.  While
  *   consumers are active and records keep coming, the worker does not
@@ -126,6 +130,7 @@
 
 #include "api.h"
 #include "api_vector.h"
+#include "export_import.h"
 #include "index_build.h"
 #include "role_guard.h"
 #include "stream.h"
@@ -182,8 +187,9 @@ typedef struct WorkItem
 	char		kind;			/* 'b' backfill, 'v' vector index build, 'd' vector
 								 * index draining, 't' time to live, 'c' stream
 								 * consumer, 's' stream trimming, 'p' point-in-time
-								 * recovery trimming */
-	char	   *table;			/* consumer: its name; trimming: NULL */
+								 * recovery trimming, 'x' an export */
+	char	   *table;			/* consumer: its name; export: its id;
+								 * trimming: NULL */
 	char	   *index;			/* backfill: the index */
 } WorkItem;
 
@@ -445,6 +451,24 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 				MemoryContextSwitchTo(old);
 			}
 		}
+		/* exports in progress (1.2): a data file per batch (export_jobs.c) */
+		if (OidIsValid(get_relname_relid("exports", get_namespace_oid("item_table", true))))
+		{
+			rc = SPI_execute("SELECT export_id FROM item_table.exports"
+							 " WHERE status OPERATOR(pg_catalog.=) 'IN_PROGRESS' ORDER BY 1", true, 0);
+			if (rc != SPI_OK_SELECT)
+				elog(ERROR, "background work listing failed: %s", SPI_result_code_string(rc));
+			for (i = 0; i < SPI_processed; i++)
+			{
+				MemoryContext old = MemoryContextSwitchTo(cxt);
+				WorkItem   *w = palloc0(sizeof(WorkItem));
+
+				w->kind = 'x';
+				w->table = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+				work = lappend(work, w);
+				MemoryContextSwitchTo(old);
+			}
+		}
 		/* point-in-time recovery (1.2): its history trimmed, as streams are */
 		if (OidIsValid(get_relname_relid("pitr_history", get_namespace_oid("item_table", true))))
 		{
@@ -556,6 +580,17 @@ run_batch(WorkItem *w, bool *failed)
 				consumer_not_failed(w->table);
 			more = full;
 		}
+		else if (w->kind == 'x')
+		{
+			/*
+			 * one data file; no time limit: no code of a role runs (the
+			 * table is read as the catalog owner), and a file is bounded
+			 * by export_file_items and about 64 MB of lines
+			 */
+			begin_xact(psprintf("item_table: export %s", w->table));
+			more = ExportRunBatch(w->table);
+			end_xact();
+		}
 		else if (w->kind == 's')
 		{
 			int64		n = 0;
@@ -624,7 +659,8 @@ run_batch(WorkItem *w, bool *failed)
 							w->kind == 'd' ? "pending vectors of table " :
 							w->kind == 't' ? "Time to Live of table " :
 							w->kind == 'c' ? "stream consumer " :
-							w->kind == 'p' ? "point-in-time recovery trimming" : "stream trimming",
+							w->kind == 'p' ? "point-in-time recovery trimming" :
+							w->kind == 'x' ? "export " : "stream trimming",
 							w->table ? w->table : "", w->index ? w->index : "",
 							item_table_batch_timeout)));
 		AbortCurrentTransaction();

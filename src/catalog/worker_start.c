@@ -49,6 +49,7 @@ int			item_table_backfill_batch_size = 1000;
 int			item_table_ttl_batch_size = 1000;
 int			item_table_max_workers = 4;
 int			item_table_batch_timeout = 10000;
+int			item_table_export_file_items = 100000;
 
 static const struct config_enum_entry index_backfill_options[] = {
 	{"worker", INDEX_BACKFILL_WORKER, false},
@@ -95,6 +96,11 @@ ItemWorkerDefineSettings(void)
 							"A batch that runs longer is cancelled and fails (a consumer's failure counts toward max_failures); one that ignores its cancellation ends the worker at twice the limit.",
 							&item_table_batch_timeout, 10000, 0, INT_MAX,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("item_table.export_file_items",
+							"Most items in one data file of an export (ExportTableToPointInTime).",
+							"Taken when the export is asked for; the worker also starts a new file after about 64 MB of lines.",
+							&item_table_export_file_items, 100000, 1, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 }
 
 /* ----------------------------------------------------------------

@@ -27,6 +27,7 @@ extern int	item_table_backfill_batch_size;
 extern int	item_table_ttl_batch_size;
 extern int	item_table_max_workers;
 extern int	item_table_batch_timeout;	/* milliseconds, 0: no limit */
+extern int	item_table_export_file_items;	/* items per export data file */
 
 /* the settings above as GUCs (from _PG_init, through ItemWorkerInit) */
 extern void ItemWorkerDefineSettings(void);

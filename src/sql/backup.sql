@@ -366,7 +366,8 @@ END $$;
 COMMENT ON FUNCTION update_continuous_backups(jsonb) IS 'DynamoDB UpdateContinuousBackups';
 
 -- Trimming: the history older than each table's recovery period (and any
--- left by a table whose recovery was switched off or which was dropped).
+-- left by a table whose recovery was switched off or which was dropped),
+-- except what an export in progress still reads.
 CREATE FUNCTION trim_pitr_history(as_of timestamptz DEFAULT pg_catalog.now(), max_rows integer DEFAULT 10000)
 	RETURNS bigint
 	LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp AS $$
@@ -377,7 +378,12 @@ BEGIN
 		SELECT h.ctid FROM item_table.pitr_history h
 		LEFT JOIN item_table.continuous_backups c ON c.relid = h.relid
 		WHERE c.relid IS NULL
-			OR h.changed_at < as_of - make_interval(days => c.recovery_period_days)
+			OR (h.changed_at < as_of - make_interval(days => c.recovery_period_days)
+				-- an export in progress reads its table as of its time
+				-- (export_jobs.c): the history after that time is kept
+				AND NOT EXISTS (SELECT FROM item_table.exports e
+					WHERE e.table_id = c.table_id AND e.status = 'IN_PROGRESS'
+						AND h.changed_at > coalesce(e.export_time, e.from_time)))
 		LIMIT max_rows)
 	DELETE FROM item_table.pitr_history h USING doomed WHERE h.ctid = doomed.ctid;
 	GET DIAGNOSTICS n = ROW_COUNT;

@@ -27,7 +27,14 @@ CREATE TABLE exports (
 	item_count bigint NOT NULL DEFAULT 0,
 	billed_size_bytes bigint NOT NULL DEFAULT 0,
 	manifest_key text,
-	failure_message text
+	failure_code text,
+	failure_message text,
+	-- the worker's progress (export_jobs.c): items per data file (the
+	-- caller's item_table.export_file_items), the files written (their
+	-- manifest-files.json lines) and the key the next one starts after
+	file_items integer NOT NULL DEFAULT 100000 CHECK (file_items > 0),
+	data_files jsonb NOT NULL DEFAULT '[]',
+	resume_key item_key
 );
 CREATE INDEX exports_table ON exports (table_name, export_id);
 COMMENT ON TABLE exports IS 'item_table catalog: exports (ExportTableToPointInTime)';
@@ -61,53 +68,45 @@ GRANT SELECT ON imports TO PUBLIC;
 
 -- the file steps (export_import.c): each resolves its files through
 -- bucket_path(), which checks the caller's right on the bucket
-CREATE FUNCTION export_data_file(source regclass, from_time timestamptz, to_time timestamptz, view text,
-		key_attrs text[], bucket text, key text) RETURNS jsonb
-	AS 'MODULE_PATHNAME', 'item_table_export_data_file' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION export_data_file(regclass, timestamptz, timestamptz, text, text[], text, text) IS
-	'one gzip data file of an export written into a bucket (needs SELECT on the table and write on the bucket)';
 CREATE FUNCTION bucket_write_text(bucket text, key text, content text) RETURNS void
 	AS 'MODULE_PATHNAME', 'item_table_bucket_write_text' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION bucket_write_text(text, text, text) IS 'a small text file written into a bucket (needs write on it)';
 CREATE FUNCTION bucket_files(bucket text, prefix text) RETURNS SETOF text
 	AS 'MODULE_PATHNAME', 'item_table_bucket_files' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION bucket_files(text, text) IS 'the files under a key prefix of a bucket, in name order (needs read on it)';
-CREATE FUNCTION import_load_file(table_name text, bucket text, key text, format text, compression text,
+CREATE FUNCTION import_load_file(import_id text, key text, format text, compression text,
 		delimiter text, header text[], key_types jsonb) RETURNS jsonb
 	AS 'MODULE_PATHNAME', 'item_table_import_load_file' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION import_load_file(text, text, text, text, text, text, text[], jsonb) IS
-	'one file of an import loaded into a table by PutItem, bad lines counted and skipped (needs read on the bucket)';
+COMMENT ON FUNCTION import_load_file(text, text, text, text, text, text[], jsonb) IS
+	'one file of the caller''s import in progress loaded into its table by PutItem, bad lines counted and skipped, the counts added to the import (needs read on the bucket)';
 
 CREATE FUNCTION import_build_indexes(table_name text) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'item_table_import_build_indexes' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION import_build_indexes(text) IS
 	'the index rows of a table just loaded by import_load_file() built in one pass (only a table made in this transaction)';
 
--- a catalog row of the caller's export or import written (made, or
--- replacing one the caller made): the tables are the extension's own,
--- written as their owner; the owner column is always the caller
-CREATE FUNCTION export_catalog_write(kind text, id text, r jsonb) RETURNS void
-	AS 'MODULE_PATHNAME', 'item_table_export_catalog_write' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-COMMENT ON FUNCTION export_catalog_write(text, text, jsonb) IS
-	'the catalog row of one of the caller''s exports or imports written (ExportTableToPointInTime''s and ImportTable''s step)';
-CREATE FUNCTION export_catalog_put(kind text, r jsonb) RETURNS item_table.exports
-	LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-	e item_table.exports;
-BEGIN
-	PERFORM item_table.export_catalog_write(kind, r ->> 'export_id', r);
-	SELECT * INTO e FROM item_table.exports x WHERE x.export_id = r ->> 'export_id';
-	RETURN e;
-END $$;
-CREATE FUNCTION import_catalog_put(r jsonb) RETURNS item_table.imports
-	LANGUAGE plpgsql VOLATILE STRICT SET search_path = pg_catalog, pg_temp AS $$
-DECLARE
-	i item_table.imports;
-BEGIN
-	PERFORM item_table.export_catalog_write('imports', r ->> 'import_id', r);
-	SELECT * INTO i FROM item_table.imports x WHERE x.import_id = r ->> 'import_id';
-	RETURN i;
-END $$;
+-- the catalog rows (export_jobs.c): made and moved on only by these
+-- steps, which fill in ids, owner (the caller), status, times and counts
+-- themselves; an export's end state is the background worker's
+CREATE FUNCTION export_begin(table_name text, export_type text, export_format text, export_time timestamptz,
+		from_time timestamptz, to_time timestamptz, view_type text, bucket text, prefix text,
+		client_token text, request jsonb) RETURNS text
+	AS 'MODULE_PATHNAME', 'item_table_export_begin' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION export_begin(text, text, text, timestamptz, timestamptz, timestamptz, text, text, text, text, jsonb) IS
+	'a new export of the caller''s, IN_PROGRESS, for the background worker (needs SELECT on the table and write on the bucket); its id';
+CREATE FUNCTION import_begin(table_name text, client_token text, request jsonb) RETURNS text
+	AS 'MODULE_PATHNAME', 'item_table_import_begin' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_begin(text, text, jsonb) IS 'a new import of the caller''s, IN_PROGRESS; its id';
+CREATE FUNCTION import_finish(import_id text, failure text, error_file boolean) RETURNS void
+	AS 'MODULE_PATHNAME', 'item_table_import_finish' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION import_finish(text, text, boolean) IS
+	'the caller''s import in progress ended: COMPLETED with its counts, or FAILED (failure)';
+
+-- an export's folder: <S3Prefix>/AWSDynamoDB/<export id>
+CREATE FUNCTION export_base_key(prefix text, id text) RETURNS text
+	LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+	SELECT coalesce(nullif(rtrim(prefix, '/'), '') || '/', '') || 'AWSDynamoDB/' || id
+$$;
 
 -- the exceptions of these calls that backup_raise() does not know
 CREATE FUNCTION export_raise(exception text, message text) RETURNS void
@@ -213,13 +212,32 @@ CREATE FUNCTION export_description(e item_table.exports) RETURNS jsonb
 		'S3Bucket', e.s3_bucket, 'S3Prefix', e.s3_prefix,
 		'S3BucketOwner', e.call_request -> 'S3BucketOwner',
 		'S3SseAlgorithm', coalesce(e.call_request ->> 'S3SseAlgorithm', 'AES256'),
-		'FailureMessage', e.failure_message,
+		'FailureCode', e.failure_code, 'FailureMessage', e.failure_message,
 		'ExportFormat', e.export_format, 'BilledSizeBytes', e.billed_size_bytes,
 		'ItemCount', e.item_count, 'ExportType', e.export_type,
 		'IncrementalExportSpecification', CASE WHEN e.export_type = 'INCREMENTAL_EXPORT' THEN jsonb_build_object(
 			'ExportFromTime', item_table.backup_epoch(e.from_time),
 			'ExportToTime', item_table.backup_epoch(e.to_time),
 			'ExportViewType', e.view_type) END))
+$$;
+
+-- the manifests of a finished export: {manifest-summary.json,
+-- manifest-files.json} (the worker writes them, export_jobs.c)
+CREATE FUNCTION export_manifests(id text) RETURNS text[]
+	LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+	SELECT ARRAY[jsonb_build_object('version', CASE WHEN e.export_type = 'FULL_EXPORT' THEN '2020-06-30' ELSE '2023-08-01' END,
+			'exportArn', e.export_arn,
+			'startTime', item_table.export_iso(e.start_time), 'endTime', item_table.export_iso(e.end_time),
+			'tableArn', item_table.export_table_arn(e.table_name), 'tableId', e.table_id,
+			'exportTime', item_table.export_iso(coalesce(e.export_time, e.to_time)),
+			's3Bucket', e.s3_bucket, 's3Prefix', e.s3_prefix,
+			's3SseAlgorithm', coalesce(e.call_request ->> 'S3SseAlgorithm', 'AES256'), 's3SseKmsKeyId', NULL,
+			'manifestFilesS3Key', item_table.export_base_key(e.s3_prefix, e.export_id) || '/manifest-files.json',
+			'billedSizeBytes', e.billed_size_bytes, 'itemCount', e.item_count,
+			'outputFormat', e.export_format, 'exportType', e.export_type)::text || E'\n',
+		coalesce((SELECT string_agg(f::text, E'\n' ORDER BY n) || E'\n'
+			FROM jsonb_array_elements(e.data_files) WITH ORDINALITY AS x(f, n)), '')]
+	FROM item_table.exports e WHERE e.export_id = id
 $$;
 
 CREATE FUNCTION export_table_to_point_in_time(request jsonb) RETURNS jsonb
@@ -238,11 +256,7 @@ DECLARE
 	from_t timestamptz;
 	to_t timestamptz;
 	id text;
-	base text;
-	data_key text;
-	info jsonb;
 	e item_table.exports;
-	keys text[];
 BEGIN
 	PERFORM item_table.backup_members(request, '{}');
 	p := item_table.export_string_problem(request -> 'TableArn', 'TableArn', 'tableArn', true, 1024)
@@ -322,52 +336,12 @@ BEGIN
 		END IF;
 	END IF;
 
-	id := item_table.export_new_id();
-	base := coalesce(nullif(rtrim(request ->> 'S3Prefix', '/'), '') || '/', '') || 'AWSDynamoDB/' || id;
-	data_key := base || '/data/' || substr(md5(id || clock_timestamp()::text), 1, 26)
-		|| CASE WHEN fmt = 'ION' THEN '.ion.gz' ELSE '.json.gz' END;	-- the file's name is its format
-	e := ROW(id, item_table.export_table_arn(t.table_name) || '/export/' || id, t.table_name, t.table_id,
-		0, 'IN_PROGRESS', kind, fmt, CASE WHEN kind = 'FULL_EXPORT' THEN coalesce(at, now_ts) END, from_t, to_t,
-		view_type, request ->> 'S3Bucket', request ->> 'S3Prefix', request ->> 'ClientToken', request, clock_timestamp(),
-		NULL, 0, 0, NULL, NULL)::item_table.exports;
-	e := item_table.export_catalog_put('exports', to_jsonb(e));
-
-	keys := ARRAY[t.hash_key] || CASE WHEN t.range_key IS NOT NULL THEN ARRAY[t.range_key] ELSE '{}'::text[] END;
-	-- the files; a failure of theirs (not a refusal, not a cancel) is the
-	-- export's FAILED status, as in DynamoDB
-	BEGIN
-		PERFORM item_table.bucket_write_text(e.s3_bucket, base || '/_started', '');
-		info := item_table.export_data_file(t.relid, from_t, CASE WHEN kind = 'FULL_EXPORT' THEN at ELSE to_t END,
-			view_type, keys, e.s3_bucket, data_key);
-		e.status := 'COMPLETED';
-		e.end_time := date_trunc('milliseconds', clock_timestamp());
-		e.item_count := (info ->> 'itemCount')::bigint;
-		e.billed_size_bytes := (info ->> 'size')::bigint;
-		e.manifest_key := base || '/manifest-summary.json';
-		PERFORM item_table.bucket_write_text(e.s3_bucket, base || '/manifest-files.json',
-			jsonb_build_object('itemCount', e.item_count,
-				'md5Checksum', encode(decode(info ->> 'md5', 'hex'), 'base64'),
-				'etag', info ->> 'md5', 'dataFileS3Key', data_key)::text || E'\n');
-		PERFORM item_table.bucket_write_text(e.s3_bucket, base || '/manifest-summary.json',
-			jsonb_build_object('version', CASE WHEN kind = 'FULL_EXPORT' THEN '2020-06-30' ELSE '2023-08-01' END,
-				'exportArn', e.export_arn,
-				'startTime', item_table.export_iso(e.start_time), 'endTime', item_table.export_iso(e.end_time),
-				'tableArn', item_table.export_table_arn(e.table_name), 'tableId', e.table_id,
-				'exportTime', item_table.export_iso(coalesce(e.export_time, e.to_time)),
-				's3Bucket', e.s3_bucket, 's3Prefix', e.s3_prefix,
-				's3SseAlgorithm', coalesce(request ->> 'S3SseAlgorithm', 'AES256'), 's3SseKmsKeyId', NULL,
-				'manifestFilesS3Key', base || '/manifest-files.json',
-				'billedSizeBytes', e.billed_size_bytes, 'itemCount', e.item_count,
-				'outputFormat', e.export_format, 'exportType', e.export_type)::text || E'\n');
-	EXCEPTION WHEN insufficient_privilege OR query_canceled THEN
-		RAISE;
-	WHEN others THEN
-		e.status := 'FAILED';
-		e.failure_message := SQLERRM;
-		e.manifest_key := NULL;
-		e.end_time := date_trunc('milliseconds', clock_timestamp());
-	END;
-	e := item_table.export_catalog_put('exports', to_jsonb(e));
+	-- the row, IN_PROGRESS: the background worker writes the files
+	-- (export_jobs.c) and the end state
+	id := item_table.export_begin(t.table_name, kind, fmt,
+		CASE WHEN kind = 'FULL_EXPORT' THEN coalesce(at, now_ts) END, from_t, to_t, view_type,
+		request ->> 'S3Bucket', request ->> 'S3Prefix', request ->> 'ClientToken', request);
+	SELECT * INTO e FROM item_table.exports x WHERE x.export_id = id;
 	RETURN jsonb_build_object('ExportDescription', item_table.export_description(e));
 END $$;
 COMMENT ON FUNCTION export_table_to_point_in_time(jsonb) IS 'DynamoDB ExportTableToPointInTime';
@@ -492,9 +466,7 @@ DECLARE
 	key_types jsonb;
 	header text[];
 	delim text;
-	loaded bigint := 0;
 	errors bigint := 0;
-	bytes bigint := 0;
 	messages jsonb := '[]';
 	stream jsonb;
 	err_key text;
@@ -560,13 +532,8 @@ BEGIN
 	END IF;
 	PERFORM item_table.export_check_bucket(bucket);
 
-	id := item_table.export_new_id();
-	i := jsonb_populate_record(NULL::item_table.imports, jsonb_build_object('import_id', id,
-		'import_arn', item_table.export_table_arn(tname) || '/import/' || id, 'table_name', tname, 'owner', 0,
-		'status', 'IN_PROGRESS', 'call_request', request, 'client_token', request ->> 'ClientToken',
-		'start_time', clock_timestamp(), 'processed_item_count', 0, 'processed_size_bytes', 0,
-		'imported_item_count', 0, 'error_count', 0));
-	i := item_table.import_catalog_put(to_jsonb(i));
+	-- the row, IN_PROGRESS; import_load_file() adds each file's counts
+	id := item_table.import_begin(tname, request ->> 'ClientToken', request);
 
 	-- the table, as the caller (who owns it; CreateTable's rights), with
 	-- its stream switched on only after the load: an import makes no
@@ -583,10 +550,8 @@ BEGIN
 	-- import's FAILED status and leaves no table, as in DynamoDB
 	BEGIN
 		FOR f IN SELECT k FROM item_table.bucket_files(bucket, prefix) k WHERE item_table.import_is_data_file(k) LOOP
-			r := item_table.import_load_file(tname, bucket, f, fmt, comp, delim, header, key_types);
-			loaded := loaded + (r ->> 'loaded')::bigint;
+			r := item_table.import_load_file(id, f, fmt, comp, delim, header, key_types);
 			errors := errors + (r ->> 'errors')::bigint;
-			bytes := bytes + (r ->> 'bytes')::bigint;
 			IF jsonb_array_length(messages) < 100 THEN
 				messages := messages || (r -> 'messages');
 			END IF;
@@ -599,10 +564,8 @@ BEGIN
 	END;
 	IF failure IS NOT NULL THEN
 		PERFORM item_table.delete_table(jsonb_build_object('TableName', tname));
-		i.status := 'FAILED';
-		i.failure_message := failure;
-		i.end_time := date_trunc('milliseconds', clock_timestamp());
-		i := item_table.import_catalog_put(to_jsonb(i));
+		PERFORM item_table.import_finish(id, failure, false);
+		SELECT * INTO i FROM item_table.imports x WHERE x.import_id = id;
 		RETURN jsonb_build_object('ImportTableDescription', item_table.import_description(i));
 	END IF;
 	IF errors > 0 THEN
@@ -620,15 +583,8 @@ BEGIN
 	IF stream IS NOT NULL AND jsonb_typeof(stream) = 'object' AND coalesce((stream ->> 'StreamEnabled')::boolean, false) THEN
 		PERFORM item_table.update_table(jsonb_build_object('TableName', tname, 'StreamSpecification', stream));
 	END IF;
-	i.status := 'COMPLETED';
-	i.table_id := n.table_id;
-	i.end_time := date_trunc('milliseconds', clock_timestamp());
-	i.processed_item_count := loaded + errors;
-	i.imported_item_count := loaded;
-	i.error_count := errors;
-	i.processed_size_bytes := bytes;
-	i.error_file_key := err_key;
-	i := item_table.import_catalog_put(to_jsonb(i));
+	PERFORM item_table.import_finish(id, NULL, err_key IS NOT NULL);
+	SELECT * INTO i FROM item_table.imports x WHERE x.import_id = id;
 	RETURN jsonb_build_object('ImportTableDescription', item_table.import_description(i));
 END $$;
 COMMENT ON FUNCTION import_table(jsonb) IS 'DynamoDB ImportTable';

@@ -96,10 +96,22 @@ if [ -n "${IT_GW_PSQL:-}" ] && [ -n "${IT_GW_ADMIN:-}" ]; then
         -c "SELECT item_table.grant_bucket('$bname', 'gw_app', true, true)" >/dev/null
     ddb export-table-to-point-in-time --table-arn "arn:aws:dynamodb:local:000000000000:table/$table" \
         --s3-bucket "$bname" --s3-prefix cli
-    check "export-table-to-point-in-time" "\"ExportStatus\": \"COMPLETED\".*\"ItemCount\": 6"
+    check "export-table-to-point-in-time" "\"ExportStatus\": \"IN_PROGRESS\""
     export_arn=$(printf '%s' "$out" | sed -n 's/.*"ExportArn": "\([^"]*\)".*/\1/p' | head -n 1)
+    # the background worker exports; the CLI's waiter polls every 20 s, so
+    # it is asked once the export is seen to be done
+    for _ in $(seq 60); do
+        ddb describe-export --export-arn "$export_arn"
+        case "$out" in *'"ExportStatus": "IN_PROGRESS"'*) sleep 0.5 ;; *) break ;; esac
+    done
+    # the CLI's waiter, when this CLI has it (its botocore from 2023 on)
+    if "$AWS" dynamodb wait help 2>/dev/null | grep -q export-completed; then
+        ddb wait export-completed --export-arn "$export_arn"
+        [ -z "$out" ]; out="waited:$?"
+        check "wait export-completed" "^waited:0$"
+    fi
     ddb describe-export --export-arn "$export_arn"
-    check "describe-export" "\"ExportManifest\": \"cli/AWSDynamoDB/"
+    check "describe-export" "\"ExportManifest\": \"cli/AWSDynamoDB/.*\"ItemCount\": 6"
     ddb list-exports --table-arn "arn:aws:dynamodb:local:000000000000:table/$table"
     check "list-exports" "\"ExportArn\": \"$export_arn\""
     ddb import-table --s3-bucket-source "S3Bucket=$bname,S3KeyPrefix=cli/" --input-format DYNAMODB_JSON \

@@ -1,4 +1,6 @@
--- ExportTableToPointInTime and ImportTable, in one transaction: an export
+-- ExportTableToPointInTime and ImportTable: the call answers IN_PROGRESS
+-- and the background worker writes the export (the test commits and
+-- waits for it: pg_temp.wait_export); an export
 -- writes DynamoDB's layout (manifest-summary.json, manifest-files.json
 -- with the data file's item count and MD5, gzipped {"Item": ...} lines),
 -- and importing it gives an equal table (every attribute type, sets,
@@ -8,9 +10,9 @@
 -- test itself in DynamoDB's format (gzip, zstd, plain) and CSV (header
 -- line, HeaderList, another delimiter) import; bad lines are counted,
 -- skipped and described in the error file.  The bucket is a directory
--- under the data directory, made by COPY TO PROGRAM and removed at the end.
-BEGIN;
-SELECT plan(46);
+-- under the data directory, made by COPY TO PROGRAM and removed at the end,
+-- with the tables, the bucket and the catalog rows the test made.
+SELECT plan(57);
 SET search_path = item_table, public;
 
 SELECT current_setting('data_directory') || '/it_export' AS root \gset
@@ -33,6 +35,19 @@ BEGIN
 	EXECUTE format('COPY (SELECT unnest(%L::text[])) TO PROGRAM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')',
 		body, format('mkdir -p $(dirname %1$s) && %2$s > %1$s',
 			current_setting('data_directory') || '/it_export/b/' || key, program));
+END $$;
+
+-- an export once the worker has ended it (at most 60 s): its description
+CREATE FUNCTION pg_temp.wait_export(arn text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	d jsonb;
+BEGIN
+	FOR i IN 1..600 LOOP
+		d := item_table.dynamodb('DescribeExport', jsonb_build_object('ExportArn', arn));
+		EXIT WHEN d #>> '{ExportDescription,ExportStatus}' <> 'IN_PROGRESS';
+		PERFORM pg_sleep(0.1);
+	END LOOP;
+	RETURN d;
 END $$;
 
 -- the source: a GSI, an LSI, recovery on
@@ -72,7 +87,14 @@ SELECT ok(put_item(jsonb_build_object('TableName', 'ex_src', 'Item', jsonb_build
 CREATE TEMP TABLE before AS SELECT key, item FROM item_data.ex_src;
 CREATE TEMP TABLE before_g AS SELECT ikey, key, item FROM item_data."ex_src#by_g";
 SELECT dynamodb('ExportTableToPointInTime', '{"TableArn": "arn:aws:dynamodb:local:000000000000:table/ex_src",
-	"S3Bucket": "exp-test", "S3Prefix": "full/run1", "ClientToken": "tok-1"}') AS e \gset
+	"S3Bucket": "exp-test", "S3Prefix": "full/run1", "ClientToken": "tok-1"}') AS e0 \gset
+SELECT is(jsonb_build_array(:'e0'::jsonb #>> '{ExportDescription,ExportStatus}', :'e0'::jsonb #>> '{ExportDescription,ItemCount}',
+		:'e0'::jsonb #> '{ExportDescription,ExportManifest}'),
+	'["IN_PROGRESS", "0", null]', 'the call answers IN_PROGRESS: the worker exports');
+-- writers go on meanwhile: the export is the table as of the call
+SELECT update_item('{"TableName": "ex_src", "Key": {"pk": {"S": "p0"}, "sk": {"N": "7"}},
+	"UpdateExpression": "SET v = :v", "ExpressionAttributeValues": {":v": {"N": "-7"}}}') IS NOT NULL AS updated;
+SELECT pg_temp.wait_export(:'e0'::jsonb #>> '{ExportDescription,ExportArn}') AS e \gset
 SELECT is(:'e'::jsonb #>> '{ExportDescription,ExportStatus}', 'COMPLETED', 'the export completed');
 SELECT is((:'e'::jsonb #>> '{ExportDescription,ItemCount}')::int, 2502, 'its item count');
 SELECT split_part(:'e'::jsonb #>> '{ExportDescription,ExportArn}', '/export/', 2) AS id \gset
@@ -101,6 +123,31 @@ SELECT is((SELECT count(*) FROM pg_temp.lines(:'files'::jsonb ->> 'dataFileS3Key
 		WHERE l LIKE '{"Item": {%}}'), 2502::bigint, 'one {"Item": ...} line per item');
 SELECT ok((SELECT bool_or(strpos(l, '"a\u0000b"') > 0) FROM pg_temp.lines(:'files'::jsonb ->> 'dataFileS3Key', true) l),
 	'U+0000 is written as \u0000');
+
+-- several data files: at most item_table.export_file_items items each
+-- (taken when the export is asked for), each listed in manifest-files.json
+SET item_table.export_file_items = 1000;
+SELECT dynamodb('ExportTableToPointInTime', '{"TableArn": "ex_src", "S3Bucket": "exp-test", "S3Prefix": "multi"}') AS m0 \gset
+RESET item_table.export_file_items;
+CREATE TEMP TABLE multi_before AS SELECT key, item FROM item_data.ex_src;
+SELECT pg_temp.wait_export(:'m0'::jsonb #>> '{ExportDescription,ExportArn}') AS m \gset
+SELECT split_part(:'m'::jsonb #>> '{ExportDescription,ExportArn}', '/export/', 2) AS mid \gset
+CREATE TEMP TABLE mfiles AS SELECT l::jsonb AS f FROM pg_temp.lines('multi/AWSDynamoDB/' || :'mid' || '/manifest-files.json') l;
+SELECT is((SELECT array_agg((f ->> 'itemCount')::int ORDER BY (f ->> 'itemCount')::int DESC) FROM mfiles),
+	'{1000,1000,502}', 'several data files of export_file_items items, each in manifest-files.json');
+SELECT is((SELECT array_agg((SELECT count(*) FROM pg_temp.lines(f ->> 'dataFileS3Key', true))::int
+		ORDER BY (f ->> 'itemCount')::int DESC) FROM mfiles), '{1000,1000,502}', 'each file has its itemCount lines');
+SELECT dynamodb('ImportTable', jsonb_build_object(
+	'S3BucketSource', jsonb_build_object('S3Bucket', 'exp-test', 'S3KeyPrefix', 'multi/AWSDynamoDB/' || :'mid' || '/data/'),
+	'InputFormat', 'DYNAMODB_JSON', 'InputCompressionType', 'GZIP',
+	'TableCreationParameters', '{"TableName": "ex_multi", "BillingMode": "PAY_PER_REQUEST",
+		"AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}, {"AttributeName": "sk", "AttributeType": "N"}],
+		"KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}]}'::jsonb)) AS mi \gset
+SELECT is(jsonb_build_array(:'m'::jsonb #>> '{ExportDescription,ItemCount}',
+		:'mi'::jsonb #>> '{ImportTableDescription,ImportedItemCount}'), '["2502", "2502"]',
+	'the summed ItemCount; every file imported');
+SELECT is((SELECT array_agg(item ORDER BY key) FROM item_data.ex_multi),
+	(SELECT array_agg(item ORDER BY key) FROM multi_before), 'export in several files -> import: an equal table');
 
 -- writers change the table after the export; the import is of the export
 SELECT update_item('{"TableName": "ex_src", "Key": {"pk": {"S": "p1"}, "sk": {"N": "1"}},
@@ -132,7 +179,10 @@ SELECT is(dynamodb('DescribeImport', jsonb_build_object('ImportArn', :'imp'::jso
 SELECT dynamodb('ExportTableToPointInTime', jsonb_build_object('TableArn', 'arn:aws:dynamodb:local:000000000000:table/ex_src',
 	'S3Bucket', 'exp-test', 'S3Prefix', 'asof', 'ExportTime',
 	extract(epoch FROM (SELECT max(changed_at) FROM pitr_history WHERE relid = 'item_data.ex_src'::regclass
-		AND key <> item_key('{"S": "p1"}', '{"N": "1"}') AND key <> item_key('{"S": "p2"}', '{"N": "2"}'))))) AS e2 \gset
+		AND key <> item_key('{"S": "p1"}', '{"N": "1"}') AND key <> item_key('{"S": "p2"}', '{"N": "2"}')
+		AND key <> item_key('{"S": "p0"}', '{"N": "7"}'))))) AS e2 \gset
+SELECT is(pg_temp.wait_export(:'e2'::jsonb #>> '{ExportDescription,ExportArn}') #>> '{ExportDescription,ExportStatus}',
+	'COMPLETED', 'an export as of an earlier time completed');
 SELECT ok(dynamodb('ImportTable', jsonb_build_object(
 	'S3BucketSource', jsonb_build_object('S3Bucket', 'exp-test', 'S3KeyPrefix', 'asof/'),
 	'InputFormat', 'DYNAMODB_JSON', 'InputCompressionType', 'GZIP',
@@ -162,7 +212,8 @@ SELECT dynamodb('ExportTableToPointInTime', jsonb_build_object('TableArn', 'arn:
 	'S3Bucket', 'exp-test', 'S3Prefix', 'inc', 'ExportType', 'INCREMENTAL_EXPORT',
 	'IncrementalExportSpecification', jsonb_build_object(
 		'ExportFromTime', extract(epoch FROM clock_timestamp() - interval '90 minutes'),
-		'ExportToTime', extract(epoch FROM clock_timestamp() - interval '30 minutes')))) AS inc \gset
+		'ExportToTime', extract(epoch FROM clock_timestamp() - interval '30 minutes')))) AS inc0 \gset
+SELECT pg_temp.wait_export(:'inc0'::jsonb #>> '{ExportDescription,ExportArn}') AS inc \gset
 SELECT is(:'inc'::jsonb #>> '{ExportDescription,ItemCount}', '4', 'the incremental export has the window''s four changes');
 SELECT (SELECT l FROM pg_temp.lines('inc/AWSDynamoDB/' || split_part(:'inc'::jsonb #>> '{ExportDescription,ExportArn}', '/export/', 2)
 	|| '/manifest-files.json') l)::jsonb ->> 'dataFileS3Key' AS incfile \gset
@@ -255,13 +306,48 @@ SELECT ok(NOT EXISTS (SELECT FROM tables WHERE table_name = 'ex_broken_zst') AND
 	'and no table');
 -- a bucket path that cannot be written fails the export
 SELECT pg_temp.write('blocked/AWSDynamoDB', ARRAY['a file where a directory goes']);
-SELECT is(dynamodb('ExportTableToPointInTime', '{"TableArn": "arn:aws:dynamodb:local:000000000000:table/ex_src",
-	"S3Bucket": "exp-test", "S3Prefix": "blocked"}') #>> '{ExportDescription,ExportStatus}', 'FAILED',
+SELECT dynamodb('ExportTableToPointInTime', '{"TableArn": "arn:aws:dynamodb:local:000000000000:table/ex_src",
+	"S3Bucket": "exp-test", "S3Prefix": "blocked"}') AS blocked \gset
+SELECT pg_temp.wait_export(:'blocked'::jsonb #>> '{ExportDescription,ExportArn}') AS blocked \gset
+SELECT is(jsonb_build_array(:'blocked'::jsonb #>> '{ExportDescription,ExportStatus}',
+		:'blocked'::jsonb #>> '{ExportDescription,FailureCode}'), '["FAILED", "UNKNOWN"]',
 	'an export whose files cannot be written: FAILED');
-SELECT is(jsonb_array_length(dynamodb('ListImports', '{}') -> 'ImportSummaryList'), 9, 'ListImports');
+SELECT matches(:'blocked'::jsonb #>> '{ExportDescription,FailureMessage}', 'AWSDynamoDB', 'with the reason');
+-- the trimming of the history keeps what an export in progress reads (the
+-- export is rolled back: the worker never sees it)
+BEGIN;
+SELECT dynamodb('ExportTableToPointInTime', '{"TableArn": "ex_src", "S3Bucket": "exp-test", "S3Prefix": "trim"}')
+	IS NOT NULL AS started;
+SELECT update_item('{"TableName": "ex_src", "Key": {"pk": {"S": "p6"}, "sk": {"N": "6"}},
+	"UpdateExpression": "SET v = :v", "ExpressionAttributeValues": {":v": {"N": "-6"}}}') IS NOT NULL AS updated;
+SELECT cmp_ok(trim_pitr_history(clock_timestamp() + interval '40 days', 1000000000), '>', 0::bigint,
+	'trimming as of 40 days on: the history past the recovery period goes');
+SELECT is((SELECT count(*) FROM pitr_history WHERE relid = 'item_data.ex_src'::regclass), 1::bigint,
+	'but not the change made after the time of an export in progress');
+ROLLBACK;
+-- point-in-time recovery switched off before the worker ran the export:
+-- it FAILED (the switch commits with the call, so the worker sees both)
+BEGIN;
+SELECT dynamodb('ExportTableToPointInTime', '{"TableArn": "ex_src", "S3Bucket": "exp-test", "S3Prefix": "off"}') AS pitr_off \gset
+SELECT dynamodb('UpdateContinuousBackups', '{"TableName": "ex_src",
+	"PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": false}}') IS NOT NULL AS switched_off;
+COMMIT;
+SELECT pg_temp.wait_export(:'pitr_off'::jsonb #>> '{ExportDescription,ExportArn}') AS pitr_off \gset
+SELECT is(jsonb_build_array(:'pitr_off'::jsonb #>> '{ExportDescription,ExportStatus}',
+		:'pitr_off'::jsonb #>> '{ExportDescription,FailureCode}'), '["FAILED", "PointInTimeRecoveryUnavailableException"]',
+	'point-in-time recovery switched off while the export runs: FAILED');
+SELECT is(:'pitr_off'::jsonb #>> '{ExportDescription,FailureMessage}',
+	'Point in time recovery was disabled for table ''ex_src'' while it was being exported', 'with the reason');
+SELECT is(jsonb_array_length(dynamodb('ListImports', '{}') -> 'ImportSummaryList'), 10, 'ListImports');
 SELECT is(dynamodb('ListImports', '{"PageSize": 3}') -> 'NextToken' IS NOT NULL, true, 'ListImports pages');
 
+SELECT * FROM finish();
+
+-- what the test made
+SELECT count(delete_table(jsonb_build_object('TableName', t))) AS dropped
+FROM unnest('{ex_src,ex_dst,ex_asof,ex_hand,ex_zst,ex_plain,ex_csv1,ex_csv2,ex_multi}'::text[]) t;
+DELETE FROM exports WHERE s3_bucket = 'exp-test';
+DELETE FROM imports WHERE call_request #>> '{S3BucketSource,S3Bucket}' = 'exp-test';
+SELECT drop_bucket('exp-test');
 SELECT format('rm -rf %s', :'root') AS rm \gset
 COPY sh FROM PROGRAM :'rm';
-SELECT * FROM finish();
-ROLLBACK;

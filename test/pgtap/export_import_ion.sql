@@ -6,10 +6,11 @@
 -- line, version markers, comments) imports, its bad values counted and
 -- described; an ION export (data/*.ion.gz, outputFormat ION) imports back
 -- into an equal table (every type, U+0000, a ~350 KB item); an incremental
--- ION export has Metadata, Keys, OldImage and NewImage.  The bucket is a
--- directory under the data directory, made by COPY TO PROGRAM and removed
--- at the end.
-BEGIN;
+-- ION export has Metadata, Keys, OldImage and NewImage.  The exports are
+-- written by the background worker: the test commits and waits for them
+-- (pg_temp.wait_export).  The bucket is a directory under the data
+-- directory, made by COPY TO PROGRAM and removed at the end, with the
+-- tables and the catalog rows the test made.
 SELECT plan(41);
 SET search_path = item_table, public;
 
@@ -33,6 +34,18 @@ BEGIN
 	EXECUTE format('COPY (SELECT unnest(%L::text[])) TO PROGRAM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')',
 		body, format('mkdir -p $(dirname %1$s) && %2$s > %1$s',
 			current_setting('data_directory') || '/it_export_ion/b/' || key, program));
+END $$;
+-- an export once the worker has ended it (at most 60 s): its description
+CREATE FUNCTION pg_temp.wait_export(arn text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	d jsonb;
+BEGIN
+	FOR i IN 1..600 LOOP
+		d := item_table.dynamodb('DescribeExport', jsonb_build_object('ExportArn', arn));
+		EXIT WHEN d #>> '{ExportDescription,ExportStatus}' <> 'IN_PROGRESS';
+		PERFORM pg_sleep(0.1);
+	END LOOP;
+	RETURN d;
 END $$;
 CREATE FUNCTION pg_temp.ion(v text) RETURNS jsonb LANGUAGE sql AS $$ SELECT item_table.ion_to_item(v)::jsonb $$;
 CREATE FUNCTION pg_temp.simple_table(name text) RETURNS jsonb LANGUAGE sql AS $$
@@ -174,7 +187,8 @@ SELECT ok(put_item(jsonb_build_object('TableName', 'ion_src', 'Item', jsonb_buil
 	'blob', jsonb_build_object('S', repeat('0123456789', 35000))))) IS NOT NULL, 'a 350 KB item');
 CREATE TEMP TABLE before AS SELECT key, item FROM item_data.ion_src;
 SELECT dynamodb('ExportTableToPointInTime', '{"TableArn": "arn:aws:dynamodb:local:000000000000:table/ion_src",
-	"S3Bucket": "ion-test", "S3Prefix": "full", "ExportFormat": "ION"}') AS e \gset
+	"S3Bucket": "ion-test", "S3Prefix": "full", "ExportFormat": "ION"}') AS e0 \gset
+SELECT pg_temp.wait_export(:'e0'::jsonb #>> '{ExportDescription,ExportArn}') AS e \gset
 SELECT is(jsonb_build_array(:'e'::jsonb #>> '{ExportDescription,ExportStatus}', :'e'::jsonb #>> '{ExportDescription,ExportFormat}',
 		:'e'::jsonb #>> '{ExportDescription,ItemCount}'), '["COMPLETED", "ION", "602"]', 'an ION export');
 SELECT split_part(:'e'::jsonb #>> '{ExportDescription,ExportArn}', '/export/', 2) AS id \gset
@@ -213,7 +227,8 @@ SELECT dynamodb('ExportTableToPointInTime', jsonb_build_object('TableArn', 'arn:
 	'S3Bucket', 'ion-test', 'S3Prefix', 'inc', 'ExportType', 'INCREMENTAL_EXPORT', 'ExportFormat', 'ION',
 	'IncrementalExportSpecification', jsonb_build_object(
 		'ExportFromTime', extract(epoch FROM clock_timestamp() - interval '90 minutes'),
-		'ExportToTime', extract(epoch FROM clock_timestamp() - interval '30 minutes')))) AS inc \gset
+		'ExportToTime', extract(epoch FROM clock_timestamp() - interval '30 minutes')))) AS inc0 \gset
+SELECT pg_temp.wait_export(:'inc0'::jsonb #>> '{ExportDescription,ExportArn}') AS inc \gset
 SELECT (SELECT l FROM pg_temp.lines('inc/AWSDynamoDB/' || split_part(:'inc'::jsonb #>> '{ExportDescription,ExportArn}', '/export/', 2)
 	|| '/manifest-files.json') l)::jsonb ->> 'dataFileS3Key' AS incfile \gset
 CREATE TEMP TABLE inc AS SELECT l AS line, pg_temp.ion(l) AS r FROM pg_temp.lines(:'incfile', true) l;
@@ -224,7 +239,14 @@ SELECT is((SELECT jsonb_agg(jsonb_build_array(r #>> '{Keys,pk,S}', r #>> '{OldIm
 SELECT ok((SELECT bool_and(line ~ '^\$ion_1_0 \{Keys:\{pk:"[a-z0-9]+",sk:[0-9.]+\},Metadata:\{WriteTimestampMicros:[0-9]{16}\.\},')
 	AND bool_and(r #>> '{Metadata,WriteTimestampMicros,N}' ~ '^[0-9]{16}$') FROM inc), 'its lines: Metadata with WriteTimestampMicros');
 
+SELECT * FROM finish();
+
+-- what the test made
+SELECT count(delete_table(jsonb_build_object('TableName', t))) AS dropped
+FROM unnest('{ion_src,ion_dst,ion_hand,ion_plain,ion_zst}'::text[]) t
+WHERE EXISTS (SELECT FROM tables x WHERE x.table_name = t);
+DELETE FROM exports WHERE s3_bucket = 'ion-test';
+DELETE FROM imports WHERE call_request #>> '{S3BucketSource,S3Bucket}' = 'ion-test';
+SELECT drop_bucket('ion-test');
 SELECT format('rm -rf %s', :'root') AS rm \gset
 COPY sh FROM PROGRAM :'rm';
-SELECT * FROM finish();
-ROLLBACK;

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Exports and imports survive crashes: kill -9 of a backend in the middle
-# of an ExportTableToPointInTime leaves no export marked IN_PROGRESS (the
-# call and its catalog row are one transaction) and the same export then
-# completes, its manifest's item count equal to its data file's lines;
+# Exports and imports survive crashes: kill -9 of the background worker
+# while it writes an export (ExportTableToPointInTime answered IN_PROGRESS;
+# the worker writes a data file per transaction, DescribeExport shows the
+# items written so far) leaves the export IN_PROGRESS, and after the
+# restart the worker goes on from its last committed file (the file it
+# was writing is written again from the start) to COMPLETED, with every
+# item once, the files' item counts summing to the export's, and no file
+# the manifest does not list;
 # kill -9 of the postmaster in the middle of an ImportTable leaves no
 # half-loaded table -- neither in the catalog (so no ACTIVE table for
 # DescribeTable or ListTables) nor as a physical table -- and no import
@@ -58,29 +62,46 @@ SQL
 	done
 ) &
 
-export_call="SELECT item_table.export_table_to_point_in_time('{\"TableArn\": \"arn:aws:dynamodb:local:000000000000:table/ec_src\", \"S3Bucket\": \"ec-bucket\", \"S3Prefix\": \"crash\"}')"
+# several data files, so that the crash falls between two of them
+FILE_ITEMS=$((ITEMS / 8))
+export_call="SET item_table.export_file_items = $FILE_ITEMS; SELECT item_table.export_table_to_point_in_time('{\"TableArn\": \"arn:aws:dynamodb:local:000000000000:table/ec_src\", \"S3Bucket\": \"ec-bucket\", \"S3Prefix\": \"crash\"}') #>> '{ExportDescription,ExportStatus}'"
+status_of() { q "SELECT item_table.describe_export(jsonb_build_object('ExportArn', export_arn)) #>> '{ExportDescription,$1}' FROM item_table.exports"; }
 
 # ---------------------------------------------------------------- export
-q "$export_call" >/dev/null 2>&1 &
-qpid=$!
-rpid=$(await 60 "SELECT pid FROM pg_stat_activity WHERE query LIKE '%export_table_to_point_in_time%' AND pid <> pg_backend_pid() AND clock_timestamp() - query_start > interval '300 ms'")
-[ -n "$rpid" ] || die "the export did not run long enough to be killed (raise EXPORT_CRASH_ITEMS)"
+status=$(q "$export_call" | tail -n 1)
+[ "$status" = IN_PROGRESS ] || die "the export call answered $status, not IN_PROGRESS"
+# the worker writes it: killed (kill -9) once a file is committed and
+# while it writes the next
+rpid=$(await 120 "SELECT a.pid FROM pg_stat_activity a, item_table.exports e
+	WHERE a.backend_type = 'item_table worker' AND a.query LIKE 'item_table: export %'
+	AND pg_catalog.jsonb_array_length(e.data_files) >= 2 AND e.status = 'IN_PROGRESS'")
+[ -n "$rpid" ] || die "the worker did not run the export long enough to be killed (raise EXPORT_CRASH_ITEMS)"
+before=$(status_of ItemCount)
+[ "$(status_of ExportStatus)" = IN_PROGRESS ] && [ "$before" -gt 0 ] ||
+	die "DescribeExport does not show the progress of the export (ItemCount $before)"
 pg_user kill -KILL "$rpid"
-crashed "$rpid" || die "the server log does not show the export's death by kill -9"
-wait_ready 120 || die "the server did not come back after the export was killed"
-wait "$qpid"
-[ "$(q "SELECT count(*) FROM item_table.exports")" = 0 ] || die "the killed export left a catalog row"
-echo "export killed: no export left IN_PROGRESS"
-desc=$(q "$export_call") || die "the export failed after the crash"
-[ "$(q "SELECT count(*) FROM item_table.exports WHERE status = 'COMPLETED'")" = 1 ] || die "the export did not complete"
+crashed "$rpid" || die "the server log does not show the worker's death by kill -9"
+echo "export killed in the worker, IN_PROGRESS with $before items written"
+wait_ready 120 || die "the server did not come back after the worker was killed"
+# the worker comes back and goes on from the last committed file
+done_status=$(await 300 "SELECT status FROM item_table.exports WHERE status <> 'IN_PROGRESS'")
+[ "$done_status" = COMPLETED ] || die "the export was not completed after the crash: ${done_status:-still IN_PROGRESS}"
 count=$(q "SELECT item_count FROM item_table.exports")
 [ "$count" -ge "$ITEMS" ] || die "the export has $count items, fewer than $ITEMS"
-file=$(q "SELECT current_setting('data_directory') || '/ec_bucket/' || (
-	pg_read_file(current_setting('data_directory') || '/ec_bucket/' || replace(manifest_key, 'manifest-summary', 'manifest-files'))::jsonb
-	->> 'dataFileS3Key') FROM item_table.exports")
-lines=$(q "CREATE TEMP TABLE n (l text); COPY n FROM PROGRAM 'zcat $file | wc -l'; SELECT l FROM n")
-[ "$lines" = "$count" ] || die "the manifest says $count items, the data file has $lines lines"
-echo "export again: $count items, as many lines"
+base=$(q "SELECT current_setting('data_directory') || '/ec_bucket/' || replace(manifest_key, '/manifest-summary.json', '') FROM item_table.exports")
+manifest=$(pg_user cat "$base/manifest-files.json") || die "no manifest-files.json"
+nfiles=$(printf '%s\n' "$manifest" | grep -c dataFileS3Key)
+[ "$nfiles" -ge 8 ] || die "the export has $nfiles data files, not several"
+[ "$(pg_user sh -c "ls '$base/data' | wc -l")" = "$nfiles" ] || die "the data folder holds files the manifest does not list"
+sum=$(printf '%s\n' "$manifest" | sed -n 's/.*"itemCount": \([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s }')
+[ "$sum" = "$count" ] || die "the files' itemCounts sum to $sum, the export says $count"
+keys=$(pg_user sh -c "zcat '$base'/data/*.json.gz | grep -o '\"pk\": {\"S\": \"[^\"]*\"}' | sort -u | wc -l")
+lines=$(pg_user sh -c "zcat '$base'/data/*.json.gz | wc -l")
+[ "$lines" = "$count" ] && [ "$keys" = "$count" ] ||
+	die "the data files have $lines lines and $keys distinct keys, the export says $count items"
+[ "$(pg_user sh -c "zcat '$base'/data/*.json.gz | grep -c '\"pk\": {\"S\": \"k[0-9]*\"}'")" = "$ITEMS" ] ||
+	die "the export lacks some of the table's $ITEMS items"
+echo "export resumed: COMPLETED, $count items in $nfiles files, every item once"
 : >"$CC_TMP/stop"
 
 # ---------------------------------------------------------------- import
