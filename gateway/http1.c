@@ -32,18 +32,7 @@
 #include <strings.h>
 
 #include "http1.h"
-
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "../src/types/nul_escape.h"
 
 /* %XX escapes decoded in place (never longer), NUL-terminated */
 static void
@@ -53,9 +42,9 @@ unescape(char *s)
 
 	for (; *s; s++)
 	{
-		if (*s == '%' && hexval(s[1]) >= 0 && hexval(s[2]) >= 0)
+		if (*s == '%' && NulHexDigit(s[1]) >= 0 && NulHexDigit(s[2]) >= 0)
 		{
-			*o++ = (char) (hexval(s[1]) * 16 + hexval(s[2]));
+			*o++ = (char) (NulHexDigit(s[1]) * 16 + NulHexDigit(s[2]));
 			s += 2;
 		}
 		else
@@ -309,14 +298,14 @@ H1Chunked(H1Chunks *st, const char *buf, size_t len,
 					uint64_t	size = 0;
 					int			digits = 0;
 
-					while (hexval(*p) >= 0)
+					while (NulHexDigit(*p) >= 0)
 					{
 						if (size > (UINT64_C(1) << 40))
 						{
 							*status = 400;
 							return pos;
 						}
-						size = size * 16 + (uint64_t) hexval(*p++);
+						size = size * 16 + (uint64_t) NulHexDigit(*p++);
 						digits++;
 					}
 					if (digits == 0 || (*p != ';' && *p != '\r' && *p != ' ' && *p != '\t') ||

@@ -461,18 +461,6 @@ at(IonIn *in, const char *s)
 	return (size_t) (in->end - in->p) >= n && memcmp(in->p, s, n) == 0;
 }
 
-static int
-hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* n hex digits at in->p, as a number */
 static pg_wchar
 read_hex(IonIn *in, int n)
@@ -482,7 +470,7 @@ read_hex(IonIn *in, int n)
 
 	for (i = 0; i < n; i++)
 	{
-		int			h = in->p < in->end ? hex_value(*in->p) : -1;
+		int			h = in->p < in->end ? NulHexDigit(*in->p) : -1;
 
 		if (h < 0)
 			ion_error(in, "a bad hex digit in an escape");
@@ -762,7 +750,7 @@ radix_to_decimal(IonIn *in, const char *s, int n, int base, StringInfo out)
 				ion_error(in, "a misplaced underscore in a number");
 			continue;
 		}
-		d = hex_value(s[i]);
+		d = NulHexDigit(s[i]);
 		if (d < 0 || d >= base)
 			ion_error(in, "a bad digit in a number");
 		any = true;

@@ -231,18 +231,6 @@ skip_ws(KeyLexer *lx)
 		lx->p++;
 }
 
-static int
-hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool
 read_hex4(KeyLexer *lx, pg_wchar *cp)
 {
@@ -251,7 +239,7 @@ read_hex4(KeyLexer *lx, pg_wchar *cp)
 	*cp = 0;
 	for (i = 0; i < 4; i++)
 	{
-		int			h = hex_value(lx->p[i]);
+		int			h = NulHexDigit(lx->p[i]);
 
 		if (h < 0)
 			syntax_error(lx, "invalid \\u escape");

@@ -66,6 +66,22 @@ NulEscapeNeeded(const char *s, size_t len)
 	return memchr(s, '\0', len) != NULL || memchr(s, NUL_ESC, len) != NULL;
 }
 
+/*
+ * the value of a hexadecimal digit, or -1: the backslash-u escapes of
+ * JSON and Ion text, %XX in URLs (the gateway), key text forms
+ */
+static inline int
+NulHexDigit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* is every escape byte followed by 01 or 02 (the only code words)? */
 extern bool NulEscapeWellFormed(const char *s, size_t len);
 /*
