@@ -13,40 +13,9 @@
 -- tables and the catalog rows the test made.
 SELECT plan(41);
 SET search_path = item_table, public;
-
-SELECT current_setting('data_directory') || '/it_export_ion' AS root \gset
-CREATE TEMP TABLE sh (line text);
-SELECT format('rm -rf %1$s && mkdir -p %1$s/b', :'root') AS mk \gset
-COPY sh FROM PROGRAM :'mk';
-SELECT ok(create_bucket('ion-test', :'root' || '/b') IS NOT NULL, 'a bucket');
-
--- a file of the bucket read back (zcat for gzip) as lines
-CREATE FUNCTION pg_temp.lines(key text, gz boolean DEFAULT false) RETURNS SETOF text LANGUAGE plpgsql AS $$
-BEGIN
-	TRUNCATE sh;
-	EXECUTE format('COPY sh FROM PROGRAM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')',
-		CASE WHEN gz THEN 'zcat ' ELSE 'cat ' END || current_setting('data_directory') || '/it_export_ion/b/' || key);
-	RETURN QUERY SELECT s.line FROM sh s;
-END $$;
--- lines written as a file of the bucket, through a program (gzip, zstd, cat)
-CREATE FUNCTION pg_temp.write(key text, body text[], program text DEFAULT 'cat') RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE format('COPY (SELECT unnest(%L::text[])) TO PROGRAM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')',
-		body, format('mkdir -p $(dirname %1$s) && %2$s > %1$s',
-			current_setting('data_directory') || '/it_export_ion/b/' || key, program));
-END $$;
--- an export once the worker has ended it (at most 60 s): its description
-CREATE FUNCTION pg_temp.wait_export(arn text) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-	d jsonb;
-BEGIN
-	FOR i IN 1..600 LOOP
-		d := item_table.dynamodb('DescribeExport', jsonb_build_object('ExportArn', arn));
-		EXIT WHEN d #>> '{ExportDescription,ExportStatus}' <> 'IN_PROGRESS';
-		PERFORM pg_sleep(0.1);
-	END LOOP;
-	RETURN d;
-END $$;
+\set bucket ion-test
+\set dir it_export_ion
+\ir include/bucket.sql
 CREATE FUNCTION pg_temp.ion(v text) RETURNS jsonb LANGUAGE sql AS $$ SELECT item_table.ion_to_item(v)::jsonb $$;
 CREATE FUNCTION pg_temp.simple_table(name text) RETURNS jsonb LANGUAGE sql AS $$
 	SELECT jsonb_build_object('TableName', name, 'BillingMode', 'PAY_PER_REQUEST',
