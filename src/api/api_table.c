@@ -703,7 +703,8 @@ item_table_create_table(PG_FUNCTION_ARGS)
 		defs = lappend(defs, d);
 	}
 
-	/* vector indexes' search schema attributes may be defined too */
+	/* vector indexes' search schema attributes are defined too (vector.sql
+	 * checks each is), and so count as used below */
 	search_attrs = ApiVectorSearchSchemaNames(ApiGetArray(&req, "VectorIndexes"));
 
 	/* semantic checks, in DynamoDB's order: the table's key schema */

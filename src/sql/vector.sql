@@ -76,8 +76,9 @@ END $$;
 -- create each index: its index table (key, search partition, filter
 -- values, vector) and its HNSW index.  taken: the names of the table's GSIs
 -- and LSIs; its vector indexes are read here.  attr_defs: the request's
--- AttributeDefinitions, which give the search schema's attributes their
--- types (the table's own key attributes keep theirs).
+-- AttributeDefinitions, which must define every search-schema attribute
+-- (as DynamoDB requires) and so give them their types (the table's own key
+-- attributes keep theirs).
 CREATE FUNCTION vector_create_indexes(p_table text, p_relid oid, specs jsonb, taken text[],
 									  p_path text DEFAULT 'vectorIndexes.%s.member',
 									  p_status text DEFAULT 'ACTIVE', p_backfill_by text DEFAULT 'worker',
@@ -105,6 +106,8 @@ DECLARE
 	dims_of jsonb := '{}';
 	existing text[];
 	types jsonb;
+	defs jsonb := CASE WHEN jsonb_typeof(attr_defs) = 'array' THEN attr_defs ELSE '[]' END;
+	schema_names text[];
 BEGIN
 	IF jsonb_typeof(specs) <> 'array' THEN
 		PERFORM item_table.vector_raise('SerializationException', 'Unexpected value type in payload');
@@ -205,6 +208,32 @@ BEGIN
 			PERFORM item_table.vector_raise('ValidationException',
 				'One or more parameter values were invalid: The vector attribute cannot be part of the search schema. IndexName: ' || name);
 		END IF;
+		-- every search-schema attribute is defined in the request's
+		-- AttributeDefinitions, as a GSI's key attributes are, with the
+		-- message ApiCheckKeysDefined (api_index.c) gives for those: the
+		-- index's search-schema attributes as its keys
+		SELECT coalesce(array_agg(e ->> 'AttributeName' ORDER BY o), '{}') INTO schema_names
+		  FROM jsonb_array_elements(coalesce(spec -> 'SearchSchema', '[]')) WITH ORDINALITY x(e, o);
+		IF EXISTS (SELECT FROM unnest(schema_names) a
+					WHERE NOT EXISTS (SELECT FROM jsonb_array_elements(defs) d WHERE d ->> 'AttributeName' = a)) THEN
+			PERFORM item_table.vector_raise('ValidationException',
+				format('One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s], AttributeDefinitions: [%s]',
+					   array_to_string(schema_names, ', '),
+					   (SELECT coalesce(string_agg(d ->> 'AttributeName', ', ' ORDER BY o), '')
+						  FROM jsonb_array_elements(defs) WITH ORDINALITY x(d, o))));
+		END IF;
+		-- and an attribute the table keys on, or another vector index's
+		-- search schema types, keeps its type (as for a GSI's key)
+		IF EXISTS (SELECT FROM jsonb_array_elements(defs) d, item_table.tables t
+					WHERE t.table_name = p_table AND d ->> 'AttributeName' = ANY (schema_names)
+					  AND ((d ->> 'AttributeName' = t.hash_key AND d ->> 'AttributeType' IS DISTINCT FROM t.hash_type)
+						   OR (d ->> 'AttributeName' = t.range_key AND d ->> 'AttributeType' IS DISTINCT FROM t.range_type)
+						   OR EXISTS (SELECT FROM item_table.vector_indexes v
+									   WHERE v.table_name = p_table AND v.attribute_types ? (d ->> 'AttributeName')
+										 AND v.attribute_types ->> (d ->> 'AttributeName') IS DISTINCT FROM d ->> 'AttributeType'))) THEN
+			PERFORM item_table.vector_raise('ValidationException',
+				'invalid attribute, SchemaElement redefined should be of same type as previously defined');
+		END IF;
 		ptype := spec -> 'Projection' ->> 'ProjectionType';
 		IF ptype = 'INCLUDE' AND jsonb_typeof(spec -> 'Projection' -> 'NonKeyAttributes') IS DISTINCT FROM 'array' THEN
 			PERFORM item_table.vector_raise('ValidationException',
@@ -255,14 +284,12 @@ BEGIN
 		IF hash IS NOT NULL THEN
 			EXECUTE format('CREATE INDEX ON item_data.%I (part)', vrel);
 		END IF;
-		-- each search schema attribute's type: the table's key schema's for
-		-- a key attribute, else the request's AttributeDefinitions' (none:
-		-- not checked)
+		-- each search schema attribute's type: the request's
+		-- AttributeDefinitions' (checked above: every one is defined, a key
+		-- attribute of the table with its own type)
 		SELECT coalesce(jsonb_object_agg(a, ty), '{}') INTO types
 		  FROM (SELECT a, coalesce(CASE a WHEN t.hash_key THEN t.hash_type WHEN t.range_key THEN t.range_type END,
-								   (SELECT d ->> 'AttributeType'
-									  FROM jsonb_array_elements(CASE WHEN jsonb_typeof(attr_defs) = 'array'
-																	 THEN attr_defs ELSE '[]' END) d
+								   (SELECT d ->> 'AttributeType' FROM jsonb_array_elements(defs) d
 									 WHERE d ->> 'AttributeName' = a LIMIT 1)) AS ty
 				  FROM unnest(array_remove(ARRAY[hash], NULL) || filters) a,
 					   item_table.tables t WHERE t.table_name = p_table) s

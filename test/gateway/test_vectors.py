@@ -45,7 +45,8 @@ def test_search_vectors(endpoint, app_key, vector_ready):
     name = unique("gw_vec")
     status, body = call(endpoint, app_key, "CreateTable", {
         "TableName": name, "BillingMode": "PAY_PER_REQUEST",
-        "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+        "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"},
+                                 {"AttributeName": "cat", "AttributeType": "S"}],
         "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
         "VectorIndexes": [{"IndexName": "emb-idx", "VectorAttribute": {"AttributeName": "emb"},
                            "Dimensions": 2, "DistanceFunction": "EUCLIDEAN",

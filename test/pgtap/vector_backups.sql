@@ -45,7 +45,7 @@ $$;
 -- the source: a COSINE index with a HASH search schema (KEYS_ONLY), items,
 -- then an index on a second attribute added by UpdateTable and built
 SELECT ok(dynamodb('CreateTable', '{"TableName": "vbk", "BillingMode": "PAY_PER_REQUEST",
-	"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+	"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}, {"AttributeName": "cat", "AttributeType": "S"}],
 	"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
 	"VectorIndexes": [{"IndexName": "cos-idx", "VectorAttribute": {"AttributeName": "emb"}, "Dimensions": 4,
 		"DistanceFunction": "COSINE", "SearchSchema": [{"AttributeName": "cat", "SearchSchemaElementType": "HASH"}],

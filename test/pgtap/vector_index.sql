@@ -71,7 +71,9 @@ SELECT throws_ok($$SELECT dynamodb('CreateTable', pg_temp.spec(jsonb_build_objec
 SELECT ok(NOT EXISTS (SELECT 1 FROM tables WHERE table_name = 'vtab'), 'a refused CreateTable leaves no table');
 
 -- 3. the table: three indexes over one 8-dimension attribute
-SELECT is(jsonb_array_length(dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes', jsonb_build_array(
+SELECT is(jsonb_array_length(dynamodb('CreateTable', pg_temp.spec(jsonb_build_object(
+		'AttributeDefinitions', '[{"AttributeName": "id", "AttributeType": "S"}, {"AttributeName": "cat", "AttributeType": "S"}]'::jsonb,
+		'VectorIndexes', jsonb_build_array(
 		pg_temp.vi('cos-idx', 8, 'COSINE', '{"SearchSchema": [{"AttributeName": "cat", "SearchSchemaElementType": "HASH"}]}'),
 		pg_temp.vi('l2-idx', 8, 'EUCLIDEAN', '{"Projection": {"ProjectionType": "KEYS_ONLY"}}'),
 		pg_temp.vi('dot-idx', 8, 'DOT_PRODUCT', '{"Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["n"]}}')))))
@@ -225,12 +227,15 @@ SELECT is((SELECT count(*)::int FROM pg_class c JOIN pg_namespace n ON n.oid = c
 			WHERE n.nspname = 'item_data' AND c.relname LIKE 'vector\_%'), 0, 'DeleteTable drops the vector index tables');
 
 -- 10. the same name again (a new index table: a new plan), an INLINE_FILTER, and the search's settings
-SELECT is(dynamodb('CreateTable', pg_temp.spec(jsonb_build_object('VectorIndexes', jsonb_build_array(
+SELECT is(dynamodb('CreateTable', pg_temp.spec(jsonb_build_object(
+		'AttributeDefinitions', '[{"AttributeName": "id", "AttributeType": "S"}, {"AttributeName": "cat", "AttributeType": "S"},
+			{"AttributeName": "odd", "AttributeType": "S"}]'::jsonb,
+		'VectorIndexes', jsonb_build_array(
 		pg_temp.vi('l2-idx', 8, 'EUCLIDEAN', '{"SearchSchema": [{"AttributeName": "cat", "SearchSchemaElementType": "HASH"},
 			{"AttributeName": "odd", "SearchSchemaElementType": "INLINE_FILTER"}]}')))))
 		-> 'TableDescription' -> 'VectorIndexes' -> 0 ->> 'IndexName', 'l2-idx', 'a table of the same name with an index of the same name');
 SELECT lives_ok($$SELECT dynamodb('PutItem', jsonb_build_object('TableName', 'vtab', 'Item', jsonb_build_object(
-		'id', jsonb_build_object('S', 'i' || i), 'cat', jsonb_build_object('S', cat), 'odd', jsonb_build_object('BOOL', i % 2 = 1),
+		'id', jsonb_build_object('S', 'i' || i), 'cat', jsonb_build_object('S', cat), 'odd', jsonb_build_object('S', CASE WHEN i % 2 = 1 THEN 'yes' ELSE 'no' END),
 		'emb', jsonb_build_object('L', (SELECT jsonb_agg(jsonb_build_object('N', x::text)) FROM unnest(v) x)))))
 	FROM vecs WHERE i <= 60$$, '60 PutItems into the new table');
 CREATE FUNCTION pg_temp.exact_odd(qi int, k int, c text, odd boolean) RETURNS text[] LANGUAGE sql AS $$
@@ -242,13 +247,13 @@ SELECT is(pg_temp.ids(pg_temp.search('l2-idx', 7, 5, '{"SearchConditionExpressio
 			 WHERE b.i = 7 AND a.i <= 60 AND a.cat = 'c1' ORDER BY 2, 1 LIMIT 5) s),
 		  'the index of the new table answers (HASH only)');
 SELECT is(pg_temp.ids(pg_temp.search('l2-idx', 7, 5, '{"SearchConditionExpression": "cat = :c  and #o = :t",
-			"ExpressionAttributeNames": {"#o": "odd"}, "ExpressionAttributeValues": {":c": {"S": "c1"}, ":t": {"BOOL": true}}}')),
+			"ExpressionAttributeNames": {"#o": "odd"}, "ExpressionAttributeValues": {":c": {"S": "c1"}, ":t": {"S": "yes"}}}')),
 		  pg_temp.exact_odd(7, 5, 'c1', true), 'HASH and INLINE_FILTER: the exact top 5 of the items matching both');
 SELECT is(pg_temp.ids(pg_temp.search('l2-idx', 8, 5, '{"SearchConditionExpression": "odd = :f AND cat = :c",
-			"ExpressionAttributeValues": {":c": {"S": "c2"}, ":f": {"BOOL": false}}}')),
+			"ExpressionAttributeValues": {":c": {"S": "c2"}, ":f": {"S": "no"}}}')),
 		  pg_temp.exact_odd(8, 5, 'c2', false), 'the conditions in either order');
 SELECT throws_ok($$SELECT pg_temp.search('l2-idx', 7, 5, '{"SearchConditionExpression": "cat = :c OR odd = :t",
-			"ExpressionAttributeValues": {":c": {"S": "c1"}, ":t": {"BOOL": true}}}')$$, 'XD001',
+			"ExpressionAttributeValues": {":c": {"S": "c1"}, ":t": {"S": "yes"}}}')$$, 'XD001',
 	'ValidationException: Invalid SearchConditionExpression: only equality conditions on search schema attributes joined by AND are supported: cat = :c OR odd = :t',
 	'only equalities joined by AND');
 SELECT throws_ok($$SELECT pg_temp.search('l2-idx', 7, 5, '{"SearchConditionExpression": "cat = :c AND n = :c",

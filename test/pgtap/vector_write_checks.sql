@@ -5,6 +5,8 @@
 -- left as it was, on every write path (PutItem, UpdateItem, BatchWriteItem,
 -- TransactWriteItems, PartiQL INSERT and UPDATE, plain SQL); the right type
 -- and a missing attribute pass; DescribeTable lists the definitions.
+-- A search-schema attribute AttributeDefinitions leaves out is refused
+-- (CreateTable, UpdateTable Create) with a GSI key attribute's message.
 -- With ReturnConsumedCapacity, a write that changes a vector index's row
 -- reports VectorWriteRequestBytes (4 bytes a dimension) for that index.
 -- A vector's numbers are the 32-bit floats PostgreSQL's real gives them
@@ -13,7 +15,7 @@
 SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS have_vector \gset
 \if :have_vector
 BEGIN;
-SELECT plan(38);
+SELECT plan(47);
 SET search_path = item_table, public;
 CREATE EXTENSION IF NOT EXISTS vector;
 
@@ -50,6 +52,53 @@ SELECT throws_ok($$SELECT dynamodb('CreateTable', '{"TableName": "vchk2", "Billi
 		"Dimensions": 2, "DistanceFunction": "EUCLIDEAN", "Projection": {"ProjectionType": "ALL"}}]}')$$,
 	'XD001', 'ValidationException: One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions',
 	'a definition no key or search schema uses is still refused');
+-- every search-schema attribute must be defined (DynamoDB requires it),
+-- with the message of a GSI key attribute left undefined; nothing is made
+SELECT throws_ok($$SELECT dynamodb('CreateTable', '{"TableName": "vchk2", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}, {"AttributeName": "yr", "AttributeType": "N"}],
+	"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+	"VectorIndexes": [{"IndexName": "vchk-idx", "VectorAttribute": {"AttributeName": "emb"},
+		"Dimensions": 2, "DistanceFunction": "EUCLIDEAN",
+		"SearchSchema": [{"AttributeName": "lang", "SearchSchemaElementType": "HASH"},
+			{"AttributeName": "yr", "SearchSchemaElementType": "INLINE_FILTER"}],
+		"Projection": {"ProjectionType": "ALL"}}]}')$$,
+	'XD001', 'ValidationException: One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [lang, yr], AttributeDefinitions: [id, yr]',
+	'CreateTable: a HASH search-schema attribute not in AttributeDefinitions is refused');
+SELECT throws_ok($$SELECT dynamodb('CreateTable', '{"TableName": "vchk2", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}, {"AttributeName": "lang", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+	"VectorIndexes": [{"IndexName": "vchk-idx", "VectorAttribute": {"AttributeName": "emb"},
+		"Dimensions": 2, "DistanceFunction": "EUCLIDEAN",
+		"SearchSchema": [{"AttributeName": "lang", "SearchSchemaElementType": "HASH"},
+			{"AttributeName": "yr", "SearchSchemaElementType": "INLINE_FILTER"}],
+		"Projection": {"ProjectionType": "ALL"}}]}')$$,
+	'XD001', 'ValidationException: One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [lang, yr], AttributeDefinitions: [id, lang]',
+	'CreateTable: an INLINE_FILTER attribute not in AttributeDefinitions is refused');
+SELECT ok(NOT EXISTS (SELECT FROM tables WHERE table_name = 'vchk2'), 'the refused CreateTables made no table');
+-- with a GSI, a definition only a search schema uses counts as used
+SELECT lives_ok($$SELECT dynamodb('CreateTable', '{"TableName": "vchk3", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"},
+		{"AttributeName": "lang", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+	"GlobalSecondaryIndexes": [{"IndexName": "g-idx", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+		"Projection": {"ProjectionType": "KEYS_ONLY"}}],
+	"VectorIndexes": [{"IndexName": "vchk-idx", "VectorAttribute": {"AttributeName": "emb"},
+		"Dimensions": 2, "DistanceFunction": "EUCLIDEAN",
+		"SearchSchema": [{"AttributeName": "lang", "SearchSchemaElementType": "INLINE_FILTER"}],
+		"Projection": {"ProjectionType": "ALL"}}]}'); SELECT dynamodb('DeleteTable', '{"TableName": "vchk3"}')$$,
+	'CreateTable with a GSI: a definition a search schema uses is a used one');
+SELECT throws_ok($$SELECT dynamodb('CreateTable', '{"TableName": "vchk3", "BillingMode": "PAY_PER_REQUEST",
+	"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}, {"AttributeName": "g", "AttributeType": "S"},
+		{"AttributeName": "lang", "AttributeType": "S"}, {"AttributeName": "other", "AttributeType": "S"}],
+	"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+	"GlobalSecondaryIndexes": [{"IndexName": "g-idx", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+		"Projection": {"ProjectionType": "KEYS_ONLY"}}],
+	"VectorIndexes": [{"IndexName": "vchk-idx", "VectorAttribute": {"AttributeName": "emb"},
+		"Dimensions": 2, "DistanceFunction": "EUCLIDEAN",
+		"SearchSchema": [{"AttributeName": "lang", "SearchSchemaElementType": "INLINE_FILTER"}],
+		"Projection": {"ProjectionType": "ALL"}}]}')$$,
+	'XD001', 'ValidationException: One or more parameter values were invalid: Some AttributeDefinitions are not used. AttributeDefinitions: [id, g, lang, other], keys used: [id, g, lang]',
+	'with a GSI, a definition neither a key nor a search schema uses is refused');
 
 SELECT lives_ok($$SELECT dynamodb('PutItem', '{"TableName": "vchk", "Item": {"id": {"S": "a"},
 	"lang": {"S": "en"}, "yr": {"N": "2020"}, "emb": {"L": [{"N": "1"}, {"N": "2"}]}}}')$$,
@@ -118,6 +167,32 @@ SELECT lives_ok($$SELECT dynamodb('UpdateTable', '{"TableName": "vchk",
 		"SearchSchema": [{"AttributeName": "cat", "SearchSchemaElementType": "HASH"}],
 		"Projection": {"ProjectionType": "KEYS_ONLY"}}}]}')$$,
 	'UpdateTable creates an index with a typed search schema');
+SELECT throws_ok($$SELECT dynamodb('UpdateTable', '{"TableName": "vchk",
+	"AttributeDefinitions": [{"AttributeName": "cat", "AttributeType": "N"}],
+	"VectorIndexUpdates": [{"Create": {"IndexName": "vchk-cat2", "VectorAttribute": {"AttributeName": "emb"},
+		"Dimensions": 2, "DistanceFunction": "COSINE",
+		"SearchSchema": [{"AttributeName": "cat", "SearchSchemaElementType": "HASH"},
+			{"AttributeName": "lang", "SearchSchemaElementType": "INLINE_FILTER"}],
+		"Projection": {"ProjectionType": "KEYS_ONLY"}}}]}')$$,
+	'XD001', 'ValidationException: One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [cat, lang], AttributeDefinitions: [cat]',
+	'UpdateTable Create: a search-schema attribute not in the request''s AttributeDefinitions is refused (the table''s definitions do not count)');
+SELECT throws_ok($$SELECT dynamodb('UpdateTable', '{"TableName": "vchk",
+	"VectorIndexUpdates": [{"Create": {"IndexName": "vchk-cat2", "VectorAttribute": {"AttributeName": "emb"},
+		"Dimensions": 2, "DistanceFunction": "COSINE",
+		"SearchSchema": [{"AttributeName": "cat", "SearchSchemaElementType": "HASH"}],
+		"Projection": {"ProjectionType": "KEYS_ONLY"}}}]}')$$,
+	'XD001', 'ValidationException: One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [cat], AttributeDefinitions: []',
+	'UpdateTable Create without AttributeDefinitions');
+SELECT throws_ok($$SELECT dynamodb('UpdateTable', '{"TableName": "vchk",
+	"AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "N"}],
+	"VectorIndexUpdates": [{"Create": {"IndexName": "vchk-cat2", "VectorAttribute": {"AttributeName": "emb"},
+		"Dimensions": 2, "DistanceFunction": "COSINE",
+		"SearchSchema": [{"AttributeName": "id", "SearchSchemaElementType": "INLINE_FILTER"}],
+		"Projection": {"ProjectionType": "KEYS_ONLY"}}}]}')$$,
+	'XD001', 'ValidationException: invalid attribute, SchemaElement redefined should be of same type as previously defined',
+	'UpdateTable Create: the table''s key attribute defined with another type is refused');
+SELECT is((SELECT array_agg(index_name ORDER BY index_name) FROM vector_indexes WHERE table_name = 'vchk'),
+	'{vchk-cat,vchk-idx}', 'the refused Creates made no index');
 SELECT throws_ok($$SELECT dynamodb('PutItem', '{"TableName": "vchk", "Item": {"id": {"S": "e"}, "cat": {"S": "x"}}}')$$,
 	'XD001', 'ValidationException: One or more parameter values were invalid: Type mismatch for Index Key cat Expected: N Actual: S IndexName: vchk-cat',
 	'the new index''s type is checked by the next write');

@@ -24,7 +24,10 @@ describe("SDK v3 SearchVectorsCommand", () => {
             await client.send(new CreateTableCommand({
                 TableName: T,
                 BillingMode: "PAY_PER_REQUEST",
-                AttributeDefinitions: [{ AttributeName: "id", AttributeType: "S" }],
+                AttributeDefinitions: [
+                    { AttributeName: "id", AttributeType: "S" },
+                    { AttributeName: "lang", AttributeType: "S" },
+                ],
                 KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
                 VectorIndexes: [{
                     IndexName: "emb-idx",
