@@ -5,7 +5,7 @@
  *		(filling an index UpdateTable created, deleting items whose Time to
  *		Live has passed), done in every database that has the extension.
  *
- * Two kinds of process, both visible in pg_stat_activity (backend_type
+ * Three kinds of process, all visible in pg_stat_activity (backend_type
  * and application_name):
  *
  * - "item_table worker", one per database at a time.  It connects to its
@@ -49,6 +49,11 @@
  *   gone exits with 0 before connecting (database_gone()), which ends the
  *   registration and frees its max_worker_processes slot.
  *
+ * - "item_table vector drain", one per database at a time, started by its
+ *   worker when some vector index has pending vectors: it moves them into
+ *   the HNSW graphs at a lowered operating-system priority (below, "the
+ *   vector drain process of a database").
+ *
  * - "item_table launcher", only when the library is in
  *   shared_preload_libraries.  It connects to no database, reads
  *   pg_database every naptime and starts a worker for each database that
@@ -86,7 +91,7 @@
  * next unit of work.
  *
  * Settings (SIGHUP): worker_naptime, backfill_batch_size, ttl_batch_size,
- * max_workers, batch_timeout; index_backfill (per session) makes UpdateTable
+ * max_workers, batch_timeout, vector_drain, vector_drain_nice; index_backfill (per session) makes UpdateTable
  * leave a new index to CALL item_table.backfill_indexes().
  *
  *-------------------------------------------------------------------------
@@ -126,10 +131,12 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "api.h"
 #include "api_vector.h"
+#include "catalog.h"
 #include "export_import.h"
 #include "index_build.h"
 #include "role_guard.h"
@@ -146,6 +153,14 @@
 /* stream consumers: polled this often, until idle this long */
 #define CONSUMER_POLL_MS		100
 #define CONSUMER_IDLE_SECS		10
+/*
+ * the vector drain process: at most this many vectors (one HNSW insert
+ * each, a few ms at 128 dimensions) per transaction, so that the index rows
+ * it holds locked while it runs at its low priority are few; it polls every
+ * CONSUMER_POLL_MS while vectors keep coming, and leaves after
+ * CONSUMER_IDLE_SECS without any
+ */
+#define DRAIN_BATCH_MAX			8
 
 /* ----------------------------------------------------------------
  * registration
@@ -184,14 +199,19 @@ ItemWorkerInit(void)
  */
 typedef struct WorkItem
 {
-	char		kind;			/* 'b' backfill, 'v' vector index build, 'd' vector
-								 * index draining, 't' time to live, 'c' stream
+	char		kind;			/* 'b' backfill, 'v' vector index build, 'd' the
+								 * vector drain process started if vectors are
+								 * pending, 't' time to live, 'c' stream
 								 * consumer, 's' stream trimming, 'p' point-in-time
 								 * recovery trimming, 'x' an export */
 	char	   *table;			/* consumer: its name; export: its id;
 								 * trimming: NULL */
 	char	   *index;			/* backfill: the index */
 } WorkItem;
+
+static void drain_start_if_needed(void);
+static void check_signals(void);
+static bool database_gone(Oid dboid);
 
 /* a round that delivered stream records to a consumer */
 static bool records_delivered = false;
@@ -383,14 +403,17 @@ list_work(MemoryContext cxt, bool *present, int *ttl_tables)
 		if (OidIsValid(get_relname_relid("vector_indexes", get_namespace_oid("item_table", true))))
 		{
 			/*
-			 * and every vector index, whose pending vectors the worker moves
-			 * into the HNSW graph ('d'): periodic work, as Time to Live is
+			 * and, while any vector index exists, a look at their pending
+			 * vectors ('d': the vector drain process started when some
+			 * wait and it is not running): periodic work, as Time to Live
+			 * is
 			 */
 			rc = SPI_execute(item_table_vector_drain == INDEX_BACKFILL_WORKER ?
 							 "SELECT 'v', table_name, index_name FROM item_table.vector_indexes"
 							 " WHERE status OPERATOR(pg_catalog.=) 'CREATING'"
 							 " AND backfill_by OPERATOR(pg_catalog.=) 'worker'"
-							 " UNION ALL SELECT 'd', table_name, index_name FROM item_table.vector_indexes"
+							 " UNION ALL SELECT 'd', NULL, NULL"
+							 " WHERE EXISTS (SELECT FROM item_table.vector_indexes)"
 							 " ORDER BY 1 DESC, 2, 3" :
 			/* item_table.vector_drain = manual: builds only */
 							 "SELECT 'v', table_name, index_name FROM item_table.vector_indexes"
@@ -538,19 +561,10 @@ run_batch(WorkItem *w, bool *failed)
 		}
 		else if (w->kind == 'd')
 		{
-			int64		n;
-
-			begin_xact(psprintf("item_table: moving pending vectors of vector index \"%s\" of table \"%s\"",
-								w->index, w->table));
-			ItemWorkerLimitStart(psprintf("the draining of vector index \"%s\" of table \"%s\"",
-										  w->index, w->table));
-			n = ApiVectorDrainBatch(w->table, w->index, item_table_backfill_batch_size);
-			(void) ItemWorkerLimitStop();
+			/* the graph inserts are the drain process's, not ours */
+			begin_xact("item_table: looking for pending vectors");
+			drain_start_if_needed();
 			end_xact();
-			/* polled while vectors keep coming, as stream consumers are */
-			if (n > 0)
-				records_delivered = true;
-			more = n >= item_table_backfill_batch_size;
 		}
 		else if (w->kind == 'c')
 		{
@@ -656,7 +670,7 @@ run_batch(WorkItem *w, bool *failed)
 			ereport(LOG,
 					(errmsg("item_table worker: a batch (%s%s%s) ran longer than item_table.batch_timeout (%d ms) and was canceled",
 							w->kind == 'b' ? "index backfill of table " : w->kind == 'v' ? "vector index build of table " :
-							w->kind == 'd' ? "pending vectors of table " :
+							w->kind == 'd' ? "pending vectors" :
 							w->kind == 't' ? "Time to Live of table " :
 							w->kind == 'c' ? "stream consumer " :
 							w->kind == 'p' ? "point-in-time recovery trimming" :
@@ -673,6 +687,265 @@ run_batch(WorkItem *w, bool *failed)
 	}
 	PG_END_TRY();
 	return more;
+}
+
+/* ----------------------------------------------------------------
+ * the vector drain process of a database
+ *
+ * A write puts its vector in the index row's pending column; moving it into
+ * the HNSW graph costs one graph insert (a few ms at 128 dimensions, some
+ * thirty times the write), which must not take the CPU from the writes.
+ * So it is done by a process of its own, "item_table vector drain", one
+ * per database at a time (ITEM_DRAIN_LOCK_KEY), which lowers its own
+ * operating-system priority to item_table.vector_drain_nice at its start:
+ * the graph inserts run on the CPU time the writes and searches leave.
+ * The database's worker starts it ('d', in each round while vector indexes
+ * exist) when some vector is pending and it is not running; it moves the
+ * pending vectors of every vector index, DRAIN_BATCH_MAX per transaction
+ * (ApiVectorDrainBatch: rows taken FOR UPDATE SKIP LOCKED, as the catalog
+ * owner), polls every CONSUMER_POLL_MS while vectors keep coming and
+ * leaves after CONSUMER_IDLE_SECS without any, or at once when
+ * item_table.vector_drain is set to manual.  Its transactions commit
+ * without waiting for the WAL flush (synchronous_commit off): one lost in a
+ * crash leaves its rows pending, as they were, to be moved again.  A
+ * crash, or kill -9 of the process, loses the batch in progress only.  It
+ * is never restarted by the postmaster: the worker's next round starts
+ * another when vectors are still pending.
+ * ----------------------------------------------------------------
+ */
+static BackgroundWorkerHandle *drain_handle = NULL;
+
+/* lock or unlock the drain process's advisory lock (in a transaction) */
+static bool
+drain_lock(bool lock)
+{
+	if (lock)
+		return DatumGetBool(DirectFunctionCall1(pg_try_advisory_lock_int8,
+												Int64GetDatum(ITEM_DRAIN_LOCK_KEY)));
+	return DatumGetBool(DirectFunctionCall1(pg_advisory_unlock_int8,
+											Int64GetDatum(ITEM_DRAIN_LOCK_KEY)));
+}
+
+/* the vector indexes of this database, (table, index) in cxt; SPI connected */
+static List *
+drain_list_indexes(MemoryContext cxt, bool pending_only)
+{
+	List	   *out = NIL;
+	int			rc;
+
+	rc = SPI_execute("SELECT table_name, index_name, relid::pg_catalog.oid FROM item_table.vector_indexes"
+					 " ORDER BY 1, 2", true, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "vector index listing failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed > 0)
+	{
+		SPITupleTable *tt = SPI_tuptable;
+		uint64		n = SPI_processed;
+
+		for (uint64 i = 0; i < n; i++)
+		{
+			bool		isnull;
+			Oid			relid = DatumGetObjectId(SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &isnull));
+			MemoryContext old;
+			WorkItem   *w;
+
+			if (pending_only)
+			{
+				rc = SPI_execute(psprintf("SELECT FROM %s WHERE pending IS NOT NULL LIMIT 1",
+										  ItemQualifiedName(relid)), true, 1);
+				if (rc != SPI_OK_SELECT)
+					elog(ERROR, "pending vector lookup failed: %s", SPI_result_code_string(rc));
+				if (SPI_processed == 0)
+					continue;
+			}
+			old = MemoryContextSwitchTo(cxt);
+			w = palloc0(sizeof(WorkItem));
+			w->kind = 'd';
+			w->table = SPI_getvalue(tt->vals[i], tt->tupdesc, 1);
+			w->index = SPI_getvalue(tt->vals[i], tt->tupdesc, 2);
+			out = lappend(out, w);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	return out;
+}
+
+/*
+ * The worker's 'd': start this database's vector drain process when some
+ * vector is pending and none runs.  In a transaction, SPI connected.
+ */
+static void
+drain_start_if_needed(void)
+{
+	BackgroundWorker bw;
+	MemoryContext old;
+	char	   *dbname;
+	pid_t		pid;
+
+	/* the one we started is still there */
+	if (drain_handle != NULL)
+	{
+		BgwHandleStatus st = GetBackgroundWorkerPid(drain_handle, &pid);
+
+		if (st == BGWH_STARTED || st == BGWH_NOT_YET_STARTED)
+			return;
+		pfree(drain_handle);
+		drain_handle = NULL;
+	}
+	/* another one runs (its lock is taken) */
+	if (!drain_lock(true))
+		return;
+	(void) drain_lock(false);
+	if (drain_list_indexes(CurrentMemoryContext, true) == NIL)
+		return;
+
+	dbname = get_database_name(MyDatabaseId);
+	memset(&bw, 0, sizeof(bw));
+	bw.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	bw.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	bw.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(bw.bgw_library_name, BGW_MAXLEN, "item_table");
+	snprintf(bw.bgw_function_name, BGW_MAXLEN, "item_table_vector_drain_main");
+	snprintf(bw.bgw_name, BGW_MAXLEN, "item_table vector drain for database %s", dbname ? dbname : "?");
+	snprintf(bw.bgw_type, BGW_MAXLEN, "item_table vector drain");
+	bw.bgw_main_arg = ObjectIdGetDatum(MyDatabaseId);
+	bw.bgw_notify_pid = 0;
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	if (!RegisterDynamicBackgroundWorker(&bw, &drain_handle))
+	{
+		drain_handle = NULL;
+		ereport(LOG,
+				(errmsg("item_table worker: no background worker slot for the vector drain process of database \"%s\"",
+						dbname ? dbname : "?"),
+				 errhint("Raise max_worker_processes; the pending vectors wait (searched exactly) until a slot is free.")));
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * One batch of the drain of vector index w in a transaction of its own:
+ * the vectors moved, -1 after an error (logged, rolled back).
+ */
+static int64
+drain_batch(WorkItem *w, int batch)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	volatile int64 n = 0;
+
+	PG_TRY();
+	{
+		/*
+		 * no time limit (item_table.batch_timeout): no code of a role runs
+		 * (the index table is the catalog owner's, written as its owner),
+		 * and a batch is a few graph inserts, which a low priority may
+		 * stretch: cancelling it would waste them
+		 */
+		begin_xact(psprintf("item_table: moving pending vectors of vector index \"%s\" of table \"%s\"",
+							w->index, w->table));
+		n = ApiVectorDrainBatch(w->table, w->index, batch);
+		end_xact();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		EmitErrorReport();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		pgstat_report_activity(STATE_IDLE, NULL);
+		n = -1;
+	}
+	PG_END_TRY();
+	return n;
+}
+
+void
+item_table_vector_drain_main(Datum main_arg)
+{
+	Oid			dboid = DatumGetObjectId(main_arg);
+	MemoryContext roundcxt;
+	TimestampTz idle_since;
+	bool		locked;
+	int			nice_now;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	if (database_gone(dboid))
+		proc_exit(0);
+
+	/*
+	 * The priority, once: only lowered (a process may raise its nice
+	 * value, not lower it), so a server already started at a lower
+	 * priority keeps its own for this process too.
+	 */
+	errno = 0;
+	nice_now = getpriority(PRIO_PROCESS, 0);
+	if (errno == 0 && item_table_vector_drain_nice > nice_now &&
+		setpriority(PRIO_PROCESS, 0, item_table_vector_drain_nice) != 0)
+		ereport(LOG,
+				(errmsg("item_table vector drain: could not set its priority to %d: %m",
+						item_table_vector_drain_nice)));
+
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+	pgstat_report_appname("item_table vector drain");
+	/* a commit lost in a crash leaves its vectors pending: no flush wait */
+	SetConfigOption("synchronous_commit", "off", PGC_SUSET, PGC_S_OVERRIDE);
+
+	StartTransactionCommand();
+	locked = drain_lock(true);
+	CommitTransactionCommand();
+	if (!locked)
+		proc_exit(0);			/* this database's drain process runs */
+
+	roundcxt = AllocSetContextCreate(TopMemoryContext, "item_table vector drain round",
+									 ALLOCSET_DEFAULT_SIZES);
+	idle_since = GetCurrentTimestamp();
+	for (;;)
+	{
+		List	   *indexes;
+		ListCell   *lc;
+		int64		moved = 0;
+		bool		failed = false;
+		int			batch = Min(item_table_backfill_batch_size, DRAIN_BATCH_MAX);
+
+		check_signals();
+		if (item_table_vector_drain != INDEX_BACKFILL_WORKER)
+			proc_exit(0);		/* vector_drain = manual: the vectors wait */
+		MemoryContextReset(roundcxt);
+		begin_xact("item_table: looking for pending vectors");
+		indexes = OidIsValid(get_relname_relid("vector_indexes", get_namespace_oid("item_table", true))) ?
+			drain_list_indexes(roundcxt, false) : NIL;
+		end_xact();
+		if (indexes == NIL)
+			proc_exit(0);
+		foreach(lc, indexes)
+		{
+			WorkItem   *w = (WorkItem *) lfirst(lc);
+			int64		n;
+
+			do
+			{
+				check_signals();
+				n = drain_batch(w, batch);
+				if (n > 0)
+					moved += n;
+			} while (n >= batch && item_table_vector_drain == INDEX_BACKFILL_WORKER);
+			if (n < 0)
+				failed = true;
+		}
+		if (moved > 0)
+		{
+			idle_since = GetCurrentTimestamp();
+			continue;
+		}
+		if (TimestampDifferenceExceeds(idle_since, GetCurrentTimestamp(), CONSUMER_IDLE_SECS * 1000))
+			proc_exit(0);
+		/* after an error, the next try waits a naptime */
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 failed ? item_table_worker_naptime * 1000L : CONSUMER_POLL_MS,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
 }
 
 /*
@@ -831,8 +1104,6 @@ item_table_worker_main(Datum main_arg)
 			TimestampTz start = GetCurrentTimestamp();
 			bool		w_more;
 
-			if (w->kind == 'd')
-				consumers = true;
 			if (w->kind == 'c')
 			{
 				consumers = true;

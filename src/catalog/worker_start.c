@@ -44,6 +44,7 @@ PG_FUNCTION_INFO_V1(item_table_start_worker);
 
 int			item_table_index_backfill = INDEX_BACKFILL_WORKER;
 int			item_table_vector_drain = INDEX_BACKFILL_WORKER;
+int			item_table_vector_drain_nice = 19;
 int			item_table_worker_naptime = 10;
 int			item_table_backfill_batch_size = 1000;
 int			item_table_ttl_batch_size = 1000;
@@ -74,6 +75,11 @@ ItemWorkerDefineSettings(void)
 							 "With 'manual' written vectors wait (searched exactly) until the procedure or item_table.vector_drain_batch() moves them, as for a bulk load whose graph CALL item_table.backfill_indexes() then builds at once.",
 							 &item_table_vector_drain, INDEX_BACKFILL_WORKER,
 							 index_backfill_options, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("item_table.vector_drain_nice",
+							"Operating-system priority (nice value, 0 to 19) of the process that moves written vectors into the HNSW graphs.",
+							"The vector drain process of a database lowers its own priority to this at its start (it can only lower it): its graph inserts then take the CPU the writes leave.",
+							&item_table_vector_drain_nice, 19, 0, 19,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("item_table.worker_naptime",
 							"Seconds between the background worker's rounds while tables have Time to Live enabled.",
 							NULL, &item_table_worker_naptime, 10, 1, 3600,

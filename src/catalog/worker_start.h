@@ -22,6 +22,7 @@ typedef enum IndexBackfillMode
 
 extern int	item_table_index_backfill;
 extern int	item_table_vector_drain;	/* INDEX_BACKFILL_WORKER or _MANUAL */
+extern int	item_table_vector_drain_nice;	/* 0 to 19 */
 extern int	item_table_worker_naptime;	/* seconds */
 extern int	item_table_backfill_batch_size;
 extern int	item_table_ttl_batch_size;

@@ -415,7 +415,9 @@ CREATE OR REPLACE VIEW background_work AS
 		v.backfilled, v.backfill_after, v.created_at, NULL
 	FROM vector_indexes v WHERE v.status OPERATOR(pg_catalog.=) 'CREATING'
 	UNION ALL
-	SELECT 'vector index draining', p.table_name, p.index_name, p.status, 'worker', p.pending, NULL, p.created_at, NULL
+	SELECT 'vector index draining', p.table_name, p.index_name, p.status,
+		CASE pg_catalog.current_setting('item_table.vector_drain', true) WHEN 'manual' THEN 'manual' ELSE 'vector drain' END,
+		p.pending, NULL, p.created_at, NULL
 	FROM (SELECT v.*, vector_pending(v.table_name, v.index_name) AS pending FROM vector_indexes v) p
 	WHERE p.pending OPERATOR(pg_catalog.>) 0;
 COMMENT ON VIEW background_work IS

@@ -109,10 +109,24 @@ while [ "$(status)" != "ACTIVE" ]; do
 	sleep 0.5
 done
 echo "build: ACTIVE by itself after the crash ($(q "SELECT backfilled FROM item_table.vector_indexes WHERE index_name = 'emb-idx'") items scanned)"
+# the vector drain process, moving the writers' vectors into the HNSW
+# graph meanwhile, killed (kill -9) in the middle of its work
+DRAIN_SQL="SELECT pid FROM pg_stat_activity WHERE backend_type = 'item_table vector drain' AND datname = 'vc'
+	AND state = 'active' LIMIT 1"
+dpid=$(await "$WAIT_SECS" "$DRAIN_SQL")
+[ -n "$dpid" ] || die "no item_table vector drain process at work in $WAIT_SECS s"
+$SUDO kill -KILL "$dpid"
+crashed "$dpid" || die "the server log does not show the drain process's death by kill -9"
+echo "drain: killed the vector drain process (pid $dpid) at work"
+wait_ready 120 || die "the server did not come back after the drain process was killed"
 sleep 1
 : >"$CC_TMP/stop"
 wait "$WRITERS" 2>/dev/null
 rm -f "$CC_TMP/stop"
+# a new drain process (started by the worker) moves every pending vector
+pend=$(await "$WAIT_SECS" "SELECT 0 WHERE item_table.vector_pending('vct', 'emb-idx') = 0")
+[ "$pend" = "0" ] || die "$(q "SELECT item_table.vector_pending('vct', 'emb-idx')") vectors still pending $WAIT_SECS s after the drain process was killed"
+echo "drain: every pending vector moved into the graph after the crash"
 writes=$(grep -h 'number of transactions actually processed' "$CC_TMP/pgbench.log" | awk '{ s += $NF } END { print s + 0 }')
 echo "build: ${writes%%/*} acknowledged writes ran beside it"
 bad=$(q "SELECT count(*) FROM item_table.verify('vct')")
