@@ -211,6 +211,8 @@ extern PGconn *PoolOpenSession(const char *conninfo, bool catalog,
 							   char *role, size_t rolelen);
 extern bool PoolSessionIdleOk(PGconn *conn);
 extern bool PoolSegmentResult(PGresult **got, PGresult *res);
+extern void PoolFinishJob(GwJob *job, GwJobStatus status, PGresult *res);
+extern int	PoolSendSegments(PGconn *conn, const char *login_role, GwJob **jobs, int n);
 extern int	PoolJudge(PGconn *conn, PGresult **got, bool *dirty);
 
 /* ----------------------------------------------------------------

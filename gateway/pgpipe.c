@@ -45,7 +45,7 @@
  *
  * Batching.  With libpq 17 or later each Sync is queued without a write
  * (PQsendPipelineSync) and a batch goes in one write; older libpq writes at
- * each Sync (PQpipelineSync), one write per job, as pool.c does.
+ * each Sync (PQpipelineSync), one write per job (PoolSendSegments).
  *
  *-------------------------------------------------------------------------
  */
@@ -60,12 +60,6 @@
 #include <unistd.h>
 
 #include "gateway.h"
-
-#ifdef LIBPQ_HAS_SEND_PIPELINE_SYNC
-#define pipe_sync(conn) PQsendPipelineSync(conn)
-#else
-#define pipe_sync(conn) PQpipelineSync(conn)
-#endif
 
 struct PipeSet;
 
@@ -309,14 +303,6 @@ hold_release(PipeConn *pc)
  * ----------------------------------------------------------------
  */
 
-static void
-finish(GwJob *job, GwJobStatus status, PGresult *res)
-{
-	job->status = status;
-	job->res = res;
-	job->done(job);
-}
-
 /*
  * The loop a loop without sessions of a server hands its job to: the next
  * one in turn with a session idle (its sessions may be held by a role over
@@ -476,7 +462,7 @@ conn_lost(PipeConn *pc)
 	pc->got = NULL;
 	conn_close(pc);
 	for (i = pc->next; i < pc->n; i++)
-		finish(pc->jobs[i], JOB_CONNECTION_LOST, NULL);
+		PoolFinishJob(pc->jobs[i], JOB_CONNECTION_LOST, NULL);
 	batch_end(pc);
 }
 
@@ -516,11 +502,11 @@ read_results(PipeConn *pc)
 		if (st == -1)
 			pc->again[pc->nagain++] = job;	/* runs again, on another session */
 		else
-			finish(job, (GwJobStatus) st, got);
+			PoolFinishJob(job, (GwJobStatus) st, got);
 	}
 	/* every segment sent is answered */
 	for (; pc->next < pc->n; pc->next++)
-		finish(pc->jobs[pc->next], JOB_CONNECTION_LOST, NULL);
+		PoolFinishJob(pc->jobs[pc->next], JOB_CONNECTION_LOST, NULL);
 	if (pc->sent < pc->n || pc->dirty)
 	{
 		if (pc->dirty)
@@ -572,7 +558,7 @@ static void
 batch_send(PipeConn *pc, GwJob **jobs, int n)
 {
 	int			i,
-				sent = 0;
+				sent;
 
 	if (pc->conn && now_ms() - pc->last_used_ms >= 50 && !PoolSessionIdleOk(pc->conn))
 		conn_close(pc);
@@ -580,21 +566,10 @@ batch_send(PipeConn *pc, GwJob **jobs, int n)
 	{
 		hold_release(pc);
 		for (i = 0; i < n; i++)
-			finish(jobs[i], JOB_NO_CONNECTION, NULL);
+			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
 		return;
 	}
-	for (i = 0; i < n; i++)
-	{
-		GwJob	   *job = jobs[i];
-		const char *params[3] = {job->action, job->body, job->role ? job->role : pc->role};
-
-		if (!PQsendQueryPrepared(pc->conn, "dyn", 3, params, NULL, NULL, 0) ||
-			!pipe_sync(pc->conn))
-			break;
-		sent++;
-	}
-	if (sent < n)
-		GwLog("cannot send to PostgreSQL: %s", PQerrorMessage(pc->conn));
+	sent = PoolSendSegments(pc->conn, pc->role, jobs, n);
 	if (sent > 0)
 	{
 		int			rc = PQflush(pc->conn);
@@ -613,7 +588,7 @@ batch_send(PipeConn *pc, GwJob **jobs, int n)
 		conn_close(pc);
 		hold_release(pc);
 		for (i = 0; i < n; i++)
-			finish(jobs[i], JOB_NO_CONNECTION, NULL);
+			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
 		return;
 	}
 	memcpy(pc->jobs, jobs, sizeof(GwJob *) * (size_t) n);
@@ -707,7 +682,7 @@ PipeFlush(void)
 			while ((job = expired) != NULL)
 			{
 				expired = job->next;
-				finish(job, JOB_THROTTLED, NULL);
+				PoolFinishJob(job, JOB_THROTTLED, NULL);
 			}
 			if (dispatch(s))
 				again = true;	/* a failed batch may have queued a retry */

@@ -336,12 +336,45 @@ pool_check(PoolConn *pc, bool catalog)
 }
 
 /* answer a job (outside any lock) */
-static void
-finish(GwJob *job, GwJobStatus status, PGresult *res)
+void
+PoolFinishJob(GwJob *job, GwJobStatus status, PGresult *res)
 {
 	job->status = status;
 	job->res = res;
 	job->done(job);
+}
+
+/*
+ * PoolSendSegments
+ *		Queue a segment per job on conn (the prepared "dyn" with the job's
+ *		action, body and role, or login_role; then a Sync): how many were
+ *		queued (fewer: libpq refused, said in the log).  With libpq 17 or
+ *		later the Syncs are queued without a write (PQsendPipelineSync) and
+ *		the caller's PQflush sends the batch in one write; older libpq
+ *		writes at each Sync.
+ */
+int
+PoolSendSegments(PGconn *conn, const char *login_role, GwJob **jobs, int n)
+{
+	int			sent;
+
+	for (sent = 0; sent < n; sent++)
+	{
+		const char *params[3] = {jobs[sent]->action, jobs[sent]->body,
+		jobs[sent]->role ? jobs[sent]->role : login_role};
+
+		if (!PQsendQueryPrepared(conn, "dyn", 3, params, NULL, NULL, 0) ||
+#ifdef LIBPQ_HAS_SEND_PIPELINE_SYNC
+			!PQsendPipelineSync(conn)
+#else
+			!PQpipelineSync(conn)
+#endif
+			)
+			break;
+	}
+	if (sent < n)
+		GwLog("cannot send to PostgreSQL: %s", PQerrorMessage(conn));
+	return sent;
 }
 
 /*
@@ -363,7 +396,7 @@ expire_jobs(GwPool *p)
 	while ((job = expired) != NULL)
 	{
 		expired = job->next;
-		finish(job, JOB_THROTTLED, NULL);
+		PoolFinishJob(job, JOB_THROTTLED, NULL);
 	}
 }
 
@@ -679,23 +712,12 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 	if (!pool_check(pc, false))
 	{
 		for (i = 0; i < n; i++)
-			finish(jobs[i], JOB_NO_CONNECTION, NULL);
+			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
 		return;
 	}
 
 	/* send: dyn Sync per job */
-	for (i = 0; i < n; i++)
-	{
-		GwJob	   *job = jobs[i];
-		const char *params[3] = {job->action, job->body, job->role ? job->role : pc->role};
-
-		if (!PQsendQueryPrepared(pc->conn, "dyn", 3, params, NULL, NULL, 0) ||
-			!PQpipelineSync(pc->conn))
-			break;
-		sent++;
-	}
-	if (sent < n)
-		GwLog("cannot send to PostgreSQL: %s", PQerrorMessage(pc->conn));
+	sent = PoolSendSegments(pc->conn, pc->role, jobs, n);
 	if (sent > 0 && !flush_all(pc))
 	{
 		GwLog("cannot send to PostgreSQL: %s", PQerrorMessage(pc->conn));
@@ -707,7 +729,7 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 		PQfinish(pc->conn);
 		pc->conn = NULL;
 		for (i = 0; i < n; i++)
-			finish(jobs[i], JOB_NO_CONNECTION, NULL);
+			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
 		return;
 	}
 
@@ -737,7 +759,7 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 			pc->conn = NULL;
 			pc->role[0] = '\0';
 			for (; i < n; i++)
-				finish(jobs[i], JOB_CONNECTION_LOST, NULL);
+				PoolFinishJob(jobs[i], JOB_CONNECTION_LOST, NULL);
 			requeue(pc->pool, again, nagain);
 			return;
 		}
@@ -748,10 +770,10 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 			again[nagain++] = job;
 			continue;
 		}
-		finish(job, st, got);
+		PoolFinishJob(job, st, got);
 	}
 	for (i = sent; i < n; i++)
-		finish(jobs[i], JOB_CONNECTION_LOST, NULL);
+		PoolFinishJob(jobs[i], JOB_CONNECTION_LOST, NULL);
 	if (sent < n || dirty)
 	{
 		if (dirty)
