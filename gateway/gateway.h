@@ -221,7 +221,7 @@ extern int	PoolJudge(PGconn *conn, PGresult **got, bool *dirty);
  */
 extern bool PipeInit(int nloops);
 extern bool PipeSubmit(GwJob *job);
-extern void PipeStats(int pool, int *in_use, int *waiting);
+extern const char *PipePoolStats(GwPool *p, int *size, int *in_use, int *waiting);
 extern void PipeLoopFds(int i, int epfd, int efd);
 extern void PipeLoopBegin(int i);
 extern void PipeLoopEnd(void);

@@ -31,8 +31,8 @@
  * head in: request.c's GwRequestHead (the framing checks, an announced
  * oversize body), then "100 Continue" if the client expects it and the
  * body has not begun, then the body, then request.c's GwHandleRequest,
- * which answers at once or queues a job (pool.c's PoolSubmit, which gives
- * it to pgpipe.c on a loop's thread).  At the end of each wake-up the loop
+ * which answers at once or queues a job (on a loop's thread, pgpipe.c's
+ * PipeSubmit).  At the end of each wake-up the loop
  * sends the jobs queued in it, in batches, on its own sessions; their
  * answers are read when a session's socket is readable, and the finished
  * request goes on the loop's list of answered ones (loop_resume; from

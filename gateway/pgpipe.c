@@ -747,16 +747,26 @@ PipeLoopEnd(void)
 	self = NULL;
 }
 
-/* a pool's sessions running batches, and its jobs queued, on all the loops */
-void
-PipeStats(int pool, int *in_use, int *waiting)
+/*
+ * PipePoolStats
+ *		PoolStats for the metrics, whatever the engine: with the loops'
+ *		sessions, their batches running and their jobs queued, summed over
+ *		the loops.
+ */
+const char *
+PipePoolStats(GwPool *p, int *size, int *in_use, int *waiting)
 {
-	int			i;
+	const char *name = PoolStats(p, size, in_use, waiting);
+	int			i,
+				k = PoolIndex(p);
 
+	if (ploops == NULL)
+		return name;
 	*in_use = *waiting = 0;
-	for (i = 0; ploops && i < nploops; i++)
+	for (i = 0; i < nploops; i++)
 	{
-		*in_use += __atomic_load_n(&ploops[i].sets[pool].stat_busy, __ATOMIC_RELAXED);
-		*waiting += __atomic_load_n(&ploops[i].sets[pool].stat_waiting, __ATOMIC_RELAXED);
+		*in_use += __atomic_load_n(&ploops[i].sets[k].stat_busy, __ATOMIC_RELAXED);
+		*waiting += __atomic_load_n(&ploops[i].sets[k].stat_waiting, __ATOMIC_RELAXED);
 	}
+	return name;
 }

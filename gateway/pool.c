@@ -1013,12 +1013,6 @@ PoolAddReplica(const char *name, const char *conninfo, int size)
 const char *
 PoolStats(GwPool *p, int *size, int *in_use, int *waiting)
 {
-	if (pool_no_slots)
-	{
-		*size = p->nslots;
-		PipeStats(p->index, in_use, waiting);
-		return p->name;
-	}
 	pthread_mutex_lock(&p->queue_mutex);
 	*size = p->nslots;
 	*in_use = p->busy_slots;
@@ -1068,9 +1062,6 @@ PoolSubmit(GwJob *job)
 {
 	GwPool	   *p = job->pool ? job->pool : GwPrimary;
 
-	/* --engine loop: the loop's own sessions (pgpipe.c) */
-	if (pool_no_slots && PipeSubmit(job))
-		return;
 	PoolSetDeadline(job);
 	job->res = NULL;
 	pthread_mutex_lock(&p->queue_mutex);
