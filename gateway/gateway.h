@@ -3,7 +3,8 @@
  * gateway.h
  *		Interfaces between the parts of item_table_gateway: the HTTP side
  *		(main.c, with respond.c and conn.c: gw_http.h), its options
- *		(options.c), SigV4 (sigv4.c), the PostgreSQL side (pool.c), the
+ *		(options.c), SigV4 (sigv4.c), the PostgreSQL side (pool.c, and
+ *		pgpipe.c for the event loops' own sessions), the
  *		choice of primary or replica (route.c) and the metrics (metrics.c).
  *
  * The essay on the whole program is at the top of main.c.
@@ -167,6 +168,8 @@ typedef struct GwPoolOptions
 	int			lock_timeout_ms;	/* --lock-timeout (0: none) */
 	int			role_cap;		/* --pool-per-role: most connections one
 								 * role's requests hold at once */
+	bool		no_slots;		/* --engine loop: no slot threads, the
+								 * loops own the sessions (pgpipe.c) */
 } GwPoolOptions;
 
 extern GwPool *GwPrimary;
@@ -179,6 +182,53 @@ extern int	PoolIndex(GwPool *p);	/* 0: the primary's, then the replicas' */
 extern void PoolSubmit(GwJob *job);
 extern bool PoolRunDirect(GwJob *job);
 extern void PoolClose(void);
+extern int	PoolCount(void);
+extern GwPool *PoolAt(int i);
+extern const char *PoolConninfo(GwPool *p);
+extern int	PoolSize(GwPool *p);
+
+/* most jobs one connection takes in one batch */
+#define BATCH_MAX 16
+
+/* a FIFO of jobs (pool.c's per pool, pgpipe.c's per loop and pool) */
+typedef struct GwJobQueue
+{
+	GwJob	   *head;
+	GwJob	   *tail;
+	int			len;
+} GwJobQueue;
+
+/* shared by pool.c's slots and pgpipe.c's loops */
+extern void JobQueuePush(GwJobQueue *q, GwJob *job);
+extern void JobQueueRequeue(GwJobQueue *q, GwJob **jobs, int n);
+extern GwJob *JobQueueExpire(GwJobQueue *q, const struct timespec *now);
+extern int	JobQueueTakeBatch(GwJobQueue *q, int idle_others,
+							  bool (*eligible) (void *cls, const char *role),
+							  void *cls, GwJob **jobs);
+extern void PoolSetDeadline(GwJob *job);
+extern int	PoolRoleCap(void);
+extern PGconn *PoolOpenSession(const char *conninfo, bool catalog,
+							   char *role, size_t rolelen);
+extern bool PoolSessionIdleOk(PGconn *conn);
+extern bool PoolSegmentResult(PGresult **got, PGresult *res);
+extern void PoolFinishJob(GwJob *job, GwJobStatus status, PGresult *res);
+extern int	PoolSendSegments(PGconn *conn, const char *login_role, GwJob **jobs, int n);
+extern int	PoolJudge(PGconn *conn, PGresult **got, bool *dirty);
+
+/* ----------------------------------------------------------------
+ * pgpipe.c: with --engine loop, each loop's own sessions
+ * ----------------------------------------------------------------
+ */
+extern bool PipeInit(int nloops);
+extern bool PipeSubmit(GwJob *job);
+extern const char *PipePoolStats(GwPool *p, int *size, int *in_use, int *waiting);
+extern void PipeLoopFds(int i, int epfd, int efd);
+extern void PipeLoopBegin(int i);
+extern void PipeLoopEnd(void);
+extern void PipeOnEvent(void *tagged, uint32_t events);
+extern void PipeInbox(void);
+extern void PipeFlush(void);
+extern int	PipeTimeout(int dflt);
 
 /* result of looking up an access key */
 typedef enum KeyStatus

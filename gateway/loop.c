@@ -12,7 +12,8 @@
  *
  * The loops.  Each loop thread has a listening socket bound with
  * SO_REUSEPORT to the same address (the kernel spreads new connections
- * among them), an epoll, an eventfd (the pool's answers, shutdown) and
+ * among them), an epoll, an eventfd (answers and jobs handed over by other
+ * loops, shutdown), its share of the PostgreSQL sessions (pgpipe.c) and
  * the connections it accepted, each registered once, edge-triggered, for
  * input and output: a connection remembers whether its socket may have
  * more to read (an edge came and the last recv filled the buffer) and
@@ -30,12 +31,16 @@
  * head in: request.c's GwRequestHead (the framing checks, an announced
  * oversize body), then "100 Continue" if the client expects it and the
  * body has not begun, then the body, then request.c's GwHandleRequest,
- * which answers at once or queues a job for the pool (pool.c: its slot
- * threads run it in a pipelined batch, as for the other engine).  The
- * pool's thread hands the finished request back to its loop through a
- * lock-free list and the loop's eventfd; the loop answers it (GwRespondJob)
- * and goes on with the next request in the buffer.  While a request is
- * with the pool, its connection reads nothing more.
+ * which answers at once or queues a job (on a loop's thread, pgpipe.c's
+ * PipeSubmit).  At the end of each wake-up the loop
+ * sends the jobs queued in it, in batches, on its own sessions; their
+ * answers are read when a session's socket is readable, and the finished
+ * request goes on the loop's list of answered ones (loop_resume; from
+ * another thread, when a loop without sessions handed the job to one that
+ * has, with a write to the loop's eventfd), which the loop answers
+ * (GwRespondJob) before it sleeps, going on with the next request in the
+ * buffer.  While a request waits for PostgreSQL, its connection reads
+ * nothing more.
  *
  * Limits kept as the other engine keeps them: --max-connections (conn.c's
  * count, taken at accept; past it the connection is accepted and closed at
@@ -153,11 +158,12 @@ struct Loop
 
 static Loop *loops;
 static int	nloops;
+static __thread Loop *cur_loop;	/* the loop of the calling thread */
 static SSL_CTX *tls_ctx;		/* --tls-cert and --tls-key, else NULL */
 
 /* epoll's data: the listening socket and the eventfd are told apart by these */
-static char listen_tag;
-static char event_tag;
+static uint64_t listen_tag;
+static uint64_t event_tag;
 
 static int64_t
 mono_ms(void)
@@ -495,7 +501,8 @@ loop_resume(GwRequest *r)
 		c->done_next = head;
 	while (!__atomic_compare_exchange_n(&l->done, &head, c, true,
 										__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-	if (head == NULL)
+	/* answered on its own loop (pgpipe.c): seen before the loop sleeps */
+	if (head == NULL && cur_loop != l)
 	{
 		uint64_t	one = 1;
 
@@ -964,10 +971,12 @@ loop_main(void *arg)
 		tick = 50;
 	if (tick > 1000)
 		tick = 1000;
+	cur_loop = l;
+	PipeLoopBegin((int) (l - loops));
 	l->now_ms = last_check = mono_ms();
 	while (!__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE))
 	{
-		int			n = epoll_wait(l->epfd, events, LOOP_EVENTS, (int) tick),
+		int			n = epoll_wait(l->epfd, events, LOOP_EVENTS, PipeTimeout((int) tick)),
 					i;
 
 		l->now_ms = mono_ms();
@@ -975,7 +984,9 @@ loop_main(void *arg)
 		{
 			void	   *p = events[i].data.ptr;
 
-			if (p == &listen_tag)
+			if ((uintptr_t) p & 1)
+				PipeOnEvent(p, events[i].events);	/* a PostgreSQL session */
+			else if (p == &listen_tag)
 				on_accept(l);
 			else if (p == &event_tag)
 			{
@@ -988,7 +999,6 @@ loop_main(void *arg)
 					close(l->lfd);
 					l->lfd = -1;
 				}
-				on_answers(l);
 			}
 			else
 			{
@@ -1018,6 +1028,20 @@ loop_main(void *arg)
 				}
 			}
 		}
+		/*
+		 * The answers (from this loop's sessions, or another thread's),
+		 * the requests they let through, and the jobs queued in this
+		 * wake-up sent in batches, until nothing more is answered.
+		 */
+		for (;;)
+		{
+			PipeInbox();
+			if (__atomic_load_n(&l->done, __ATOMIC_ACQUIRE))
+				on_answers(l);
+			PipeFlush();
+			if (__atomic_load_n(&l->done, __ATOMIC_ACQUIRE) == NULL)
+				break;
+		}
 		if (l->now_ms - last_check >= tick)
 		{
 			last_check = l->now_ms;
@@ -1025,6 +1049,7 @@ loop_main(void *arg)
 		}
 		free_dead(l);
 	}
+	PipeLoopEnd();
 	while (l->conns)
 	{
 		LoopConn   *c = l->conns;
@@ -1137,6 +1162,7 @@ LoopStart(const struct sockaddr *addr, socklen_t addrlen)
 		ev.data.ptr = &event_tag;
 		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->efd, &ev) != 0)
 			return -1;
+		PipeLoopFds(i, l->epfd, l->efd);
 	}
 	for (i = 0; i < nloops; i++)
 		if (pthread_create(&loops[i].thread, NULL, loop_main, &loops[i]) != 0)

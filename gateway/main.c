@@ -523,6 +523,7 @@ GwMain(int argc, char **argv)
 			.statement_timeout_ms = GwOpt.statement_timeout_ms,
 			.lock_timeout_ms = GwOpt.lock_timeout_ms,
 			.role_cap = GwOpt.pool_per_role,
+			.no_slots = GwOpt.engine_loop,
 		};
 
 		if (!PoolInit(GwOpt.conninfo, &po, !GwOpt.auth_none && !GwOpt.auth_any))
@@ -533,6 +534,12 @@ GwMain(int argc, char **argv)
 		if (!RouteInit())
 		{
 			fprintf(stderr, "item_table_gateway: cannot set up the replicas' pools\n");
+			return 1;
+		}
+		/* the event loops own the sessions */
+		if (GwOpt.engine_loop && !PipeInit(GwOpt.threads))
+		{
+			fprintf(stderr, "item_table_gateway: out of memory\n");
 			return 1;
 		}
 	}

@@ -363,7 +363,7 @@ MetricsRender(size_t *len)
 					waiting;
 
 		out_printf(&o, "item_table_gateway_pool_requests_total{pool=\"%s\"} %llu\n",
-				   PoolStats(pool_at(i), &size, &in_use, &waiting),
+				   PipePoolStats(pool_at(i), &size, &in_use, &waiting),
 				   (unsigned long long) GET(pool_requests[i]));
 	}
 	header(&o, "item_table_gateway_pool_throttles_total", "counter",
@@ -375,7 +375,7 @@ MetricsRender(size_t *len)
 					waiting;
 
 		out_printf(&o, "item_table_gateway_pool_throttles_total{pool=\"%s\"} %llu\n",
-				   PoolStats(pool_at(i), &size, &in_use, &waiting),
+				   PipePoolStats(pool_at(i), &size, &in_use, &waiting),
 				   (unsigned long long) GET(pool_throttles[i]));
 	}
 	{
@@ -392,7 +392,7 @@ MetricsRender(size_t *len)
 			for (i = 0; i < npools; i++)
 			{
 				int			v[3];
-				const char *name = PoolStats(pool_at(i), &v[0], &v[1], &v[2]);
+				const char *name = PipePoolStats(pool_at(i), &v[0], &v[1], &v[2]);
 
 				out_printf(&o, "%s{pool=\"%s\"} %d\n", gauges[g][0], name, v[g]);
 			}
@@ -413,7 +413,7 @@ MetricsRender(size_t *len)
 			GwPool	   *p = RouteReplicaState(i, &lag, &healthy);
 
 			out_printf(&o, "item_table_gateway_replica_lag_seconds{pool=\"%s\"} %.3f\n",
-					   PoolStats(p, &size, &in_use, &waiting), lag);
+					   PipePoolStats(p, &size, &in_use, &waiting), lag);
 		}
 		header(&o, "item_table_gateway_replica_healthy", "gauge",
 			   "1 while the replica serves eventually consistent reads (reachable, a standby, lag within --max-replica-lag).");
@@ -427,7 +427,7 @@ MetricsRender(size_t *len)
 			GwPool	   *p = RouteReplicaState(i, &lag, &healthy);
 
 			out_printf(&o, "item_table_gateway_replica_healthy{pool=\"%s\"} %d\n",
-					   PoolStats(p, &size, &in_use, &waiting), healthy ? 1 : 0);
+					   PipePoolStats(p, &size, &in_use, &waiting), healthy ? 1 : 0);
 		}
 	}
 	header(&o, "item_table_gateway_replica_fallbacks_total", "counter",

@@ -17,6 +17,13 @@
  * first slot's connection (PoolRunDirect): a lone client pays no thread
  * hand-off, and the queue is only there when there is load to batch.
  *
+ * With --engine loop no slot thread runs: each event loop owns its share
+ * of the sessions (pgpipe.c), and takes from here what both share: the
+ * session's set-up (PoolOpenSession), the queue and its batches
+ * (JobQueue*), the reading and judging of a job's answer
+ * (PoolSegmentResult, PoolJudge).  A pool is then only a server's name,
+ * address and size.
+ *
  * Pools.  There is one pool per server: the primary's (GwPrimary, made
  * by PoolInit) and one per --replica (PoolAddReplica, for route.c), each
  * with its own slots, queue and lock, all with the same settings; a job
@@ -113,9 +120,6 @@
 
 #include "gateway.h"
 
-/* most jobs one slot sends in one batch */
-#define BATCH_MAX 16
-
 struct GwPool;
 
 typedef struct PoolConn
@@ -147,12 +151,11 @@ struct GwPool
 	/* the queue of jobs, FIFO */
 	pthread_mutex_t queue_mutex;
 	pthread_cond_t queue_cond;
-	GwJob	   *queue_head;
-	GwJob	   *queue_tail;
-	int			queue_len;
+	GwJobQueue	queue;
 	int			idle_slots;		/* slot threads waiting on queue_cond */
 	int			busy_slots;		/* slots running a batch or lent */
 	int			lent_slots;		/* slots lent to PoolRunDirect (0 or 1) */
+	bool		started;		/* its slot threads run (not with --engine loop) */
 	bool		stopping;
 };
 
@@ -199,25 +202,27 @@ ms_until(const struct timespec *t, const struct timespec *now)
 }
 
 /*
- * Connect (again) and prepare the statements.  Errors are logged once per
- * failure; the slot is left without a connection.  Pool connections end
- * in pipeline mode, non-blocking; the catalog's stays a plain one.
+ * PoolOpenSession
+ *		A new session on conninfo, its statement prepared, and its login
+ *		role (quoted) in role; NULL if it cannot be had (logged once).
+ *		A request session (catalog false) ends in pipeline mode,
+ *		non-blocking, with the timeouts set; the catalog's stays a plain
+ *		one.  Used by the slots here and by the loops' connections
+ *		(pgpipe.c).
  */
-static bool
-pool_connect(PoolConn *pc, bool catalog)
+PGconn *
+PoolOpenSession(const char *conninfo, bool catalog, char *role, size_t rolelen)
 {
 	const char *keywords[] = {"application_name", "dbname", "client_encoding", NULL};
-	const char *values[] = {"item_table_gateway",
-	(pc->pool ? pc->pool : GwPrimary)->conninfo, "UTF8", NULL};
+	const char *values[] = {"item_table_gateway", conninfo, "UTF8", NULL};
 	const char *timeouts[2] = {pool_statement_timeout, pool_lock_timeout};
 	PGresult   *res;
+	PGconn	   *conn = PQconnectdbParams(keywords, values, 1);
 
-	if (pc->conn)
-		PQfinish(pc->conn);
-	pc->conn = PQconnectdbParams(keywords, values, 1);
-	if (PQstatus(pc->conn) != CONNECTION_OK)
+	role[0] = '\0';
+	if (PQstatus(conn) != CONNECTION_OK)
 	{
-		GwLog("cannot connect to PostgreSQL: %s", PQerrorMessage(pc->conn));
+		GwLog("cannot connect to PostgreSQL: %s", PQerrorMessage(conn));
 		goto fail;
 	}
 	if (catalog)
@@ -226,7 +231,7 @@ pool_connect(PoolConn *pc, bool catalog)
 		 * domain (src/catalog/role_guard.c): a key left by a dropped role, whose
 		 * OID a new role may have got, is unknown.
 		 */
-		res = PQprepare(pc->conn, "key",
+		res = PQprepare(conn, "key",
 						"SELECT k.secret_access_key, pg_catalog.quote_ident(r.rolname) "
 						"FROM item_table.access_keys k "
 						"JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) k.role "
@@ -236,12 +241,12 @@ pool_connect(PoolConn *pc, bool catalog)
 						"AND a.grantee OPERATOR(pg_catalog.=) k.role AND a.privilege_type OPERATOR(pg_catalog.=) 'USAGE')",
 						1, NULL);
 	else
-		res = PQprepare(pc->conn, "dyn",
+		res = PQprepare(conn, "dyn",
 						"SELECT r.response, r.reusable "
 						"FROM item_table.dynamodb_as($3, $1, $2) r", 3, NULL);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
 	{
-		GwLog("cannot prepare the gateway's statement: %s", PQerrorMessage(pc->conn));
+		GwLog("cannot prepare the gateway's statement: %s", PQerrorMessage(conn));
 		PQclear(res);
 		goto fail;
 	}
@@ -249,39 +254,61 @@ pool_connect(PoolConn *pc, bool catalog)
 	if (!catalog)
 	{
 		/* session-level: what a request's code SETs ends with its call */
-		res = PQexecParams(pc->conn,
+		res = PQexecParams(conn,
 						   "SELECT pg_catalog.set_config('statement_timeout', $1, false), "
 						   "pg_catalog.set_config('lock_timeout', $2, false)",
 						   2, NULL, timeouts, NULL, NULL, 0);
 		if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		{
-			GwLog("cannot set the gateway's timeouts: %s", PQerrorMessage(pc->conn));
+			GwLog("cannot set the gateway's timeouts: %s", PQerrorMessage(conn));
 			PQclear(res);
 			goto fail;
 		}
 		PQclear(res);
 	}
-	res = PQexec(pc->conn, "SELECT pg_catalog.quote_ident(pg_catalog.current_user())");
+	res = PQexec(conn, "SELECT pg_catalog.quote_ident(pg_catalog.current_user())");
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
 	{
-		GwLog("cannot read current_user: %s", PQerrorMessage(pc->conn));
+		GwLog("cannot read current_user: %s", PQerrorMessage(conn));
 		PQclear(res);
 		goto fail;
 	}
-	snprintf(pc->role, sizeof(pc->role), "%s", PQgetvalue(res, 0, 0));
+	snprintf(role, rolelen, "%s", PQgetvalue(res, 0, 0));
 	PQclear(res);
-	if (!catalog && (PQsetnonblocking(pc->conn, 1) != 0 || PQenterPipelineMode(pc->conn) != 1))
+	if (!catalog && (PQsetnonblocking(conn, 1) != 0 || PQenterPipelineMode(conn) != 1))
 	{
-		GwLog("cannot enter pipeline mode: %s", PQerrorMessage(pc->conn));
+		GwLog("cannot enter pipeline mode: %s", PQerrorMessage(conn));
 		goto fail;
 	}
-	return true;
+	return conn;
 
 fail:
-	PQfinish(pc->conn);
-	pc->conn = NULL;
-	pc->role[0] = '\0';
-	return false;
+	PQfinish(conn);
+	role[0] = '\0';
+	return NULL;
+}
+
+/*
+ * Connect (again) and prepare the statements.  Errors are logged once per
+ * failure; the slot is left without a connection.
+ */
+static bool
+pool_connect(PoolConn *pc, bool catalog)
+{
+	if (pc->conn)
+		PQfinish(pc->conn);
+	pc->conn = PoolOpenSession((pc->pool ? pc->pool : GwPrimary)->conninfo, catalog,
+							   pc->role, sizeof(pc->role));
+	return pc->conn != NULL;
+}
+
+/* an idle session has nothing to say unless the server left */
+bool
+PoolSessionIdleOk(PGconn *conn)
+{
+	struct pollfd pfd = {.fd = PQsocket(conn),.events = POLLIN};
+
+	return PQstatus(conn) == CONNECTION_OK && poll(&pfd, 1, 0) == 0;
 }
 
 /*
@@ -297,26 +324,57 @@ pool_check(PoolConn *pc, bool catalog)
 {
 	if (pc->conn && PQstatus(pc->conn) == CONNECTION_OK)
 	{
-		struct pollfd pfd = {.fd = PQsocket(pc->conn),.events = POLLIN};
 		struct timespec now;
 
 		now_mono(&now);
 		if (!catalog && ms_until(&now, &pc->last_used) < 50)
 			return true;
-		/* an idle session has nothing to say unless the server left */
-		if (poll(&pfd, 1, 0) == 0)
+		if (PoolSessionIdleOk(pc->conn))
 			return true;
 	}
 	return pool_connect(pc, catalog);
 }
 
 /* answer a job (outside any lock) */
-static void
-finish(GwJob *job, GwJobStatus status, PGresult *res)
+void
+PoolFinishJob(GwJob *job, GwJobStatus status, PGresult *res)
 {
 	job->status = status;
 	job->res = res;
 	job->done(job);
+}
+
+/*
+ * PoolSendSegments
+ *		Queue a segment per job on conn (the prepared "dyn" with the job's
+ *		action, body and role, or login_role; then a Sync): how many were
+ *		queued (fewer: libpq refused, said in the log).  With libpq 17 or
+ *		later the Syncs are queued without a write (PQsendPipelineSync) and
+ *		the caller's PQflush sends the batch in one write; older libpq
+ *		writes at each Sync.
+ */
+int
+PoolSendSegments(PGconn *conn, const char *login_role, GwJob **jobs, int n)
+{
+	int			sent;
+
+	for (sent = 0; sent < n; sent++)
+	{
+		const char *params[3] = {jobs[sent]->action, jobs[sent]->body,
+		jobs[sent]->role ? jobs[sent]->role : login_role};
+
+		if (!PQsendQueryPrepared(conn, "dyn", 3, params, NULL, NULL, 0) ||
+#ifdef LIBPQ_HAS_SEND_PIPELINE_SYNC
+			!PQsendPipelineSync(conn)
+#else
+			!PQpipelineSync(conn)
+#endif
+			)
+			break;
+	}
+	if (sent < n)
+		GwLog("cannot send to PostgreSQL: %s", PQerrorMessage(conn));
+	return sent;
 }
 
 /*
@@ -328,28 +386,17 @@ static void
 expire_jobs(GwPool *p)
 {
 	struct timespec now;
-	GwJob	   *expired = NULL,
-			  **tail = &expired,
+	GwJob	   *expired,
 			   *job;
 
 	now_mono(&now);
 	pthread_mutex_lock(&p->queue_mutex);
-	while (p->queue_head && ms_until(&p->queue_head->deadline, &now) <= 0)
-	{
-		job = p->queue_head;
-		p->queue_head = job->next;
-		p->queue_len--;
-		job->next = NULL;
-		*tail = job;
-		tail = &job->next;
-	}
-	if (p->queue_head == NULL)
-		p->queue_tail = NULL;
+	expired = JobQueueExpire(&p->queue, &now);
 	pthread_mutex_unlock(&p->queue_mutex);
 	while ((job = expired) != NULL)
 	{
 		expired = job->next;
-		finish(job, JOB_THROTTLED, NULL);
+		PoolFinishJob(job, JOB_THROTTLED, NULL);
 	}
 }
 
@@ -370,10 +417,10 @@ wait_input(PoolConn *pc)
 		int			rc;
 
 		pthread_mutex_lock(&p->queue_mutex);
-		if (p->queue_head)
+		if (p->queue.head)
 		{
 			now_mono(&now);
-			timeout = ms_until(&p->queue_head->deadline, &now);
+			timeout = ms_until(&p->queue.head->deadline, &now);
 			if (timeout < 0)
 				timeout = 0;
 		}
@@ -416,12 +463,12 @@ flush_all(PoolConn *pc)
  * gone since its key was read (42704, reading the regrole parameter).
  */
 static bool
-role_denied(PoolConn *pc, PGresult *res)
+role_denied(PGconn *conn, PGresult *res)
 {
 	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
 	const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
 
-	if (PQstatus(pc->conn) != CONNECTION_OK || state == NULL)
+	if (PQstatus(conn) != CONNECTION_OK || state == NULL)
 		return false;
 	if (strcmp(state, "42704") == 0)
 		return true;
@@ -440,26 +487,211 @@ refused_dirty(PGresult *res)
 }
 
 /*
- * Put jobs that did not run back at the head of the queue, in their order,
- * with their deadlines.
+ * PoolSegmentResult
+ *		One result read within a job's segment (its statement, then its
+ *		Sync): true when it is the Sync's (the segment is whole; res is
+ *		cleared), else kept in *got: the first result, or a later error
+ *		(the commit at the Sync failed: that is the answer).
  */
-static void
-requeue(GwPool *p, GwJob **jobs, int n)
+bool
+PoolSegmentResult(PGresult **got, PGresult *res)
+{
+	if (PQresultStatus(res) == PGRES_PIPELINE_SYNC)
+	{
+		PQclear(res);
+		return true;
+	}
+	if (*got == NULL)
+		*got = res;
+	else if (PQresultStatus(res) == PGRES_FATAL_ERROR &&
+			 PQresultStatus(*got) != PGRES_FATAL_ERROR)
+	{
+		PQclear(*got);
+		*got = res;
+	}
+	else
+		PQclear(res);
+	return false;
+}
+
+/*
+ * PoolJudge
+ *		What a job's whole segment answered, on conn: JOB_RESULT (got is
+ *		the answer; an answer with reusable = false sets *dirty: the
+ *		session is closed after its batch) or JOB_ROLE_DENIED (got cleared),
+ *		or -1: refused for the dirty session before it, it did not run and
+ *		runs again on another session (got cleared).
+ */
+int
+PoolJudge(PGconn *conn, PGresult **got, bool *dirty)
+{
+	PGresult   *res = *got;
+
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
+		PQnfields(res) == 2 && strcmp(PQgetvalue(res, 0, 1), "t") != 0)
+	{
+		*dirty = true;
+		return JOB_RESULT;
+	}
+	if ((*dirty && refused_dirty(res)) ||
+		(PQresultStatus(res) == PGRES_FATAL_ERROR && role_denied(conn, res)))
+	{
+		int			st = *dirty && refused_dirty(res) ? -1 : JOB_ROLE_DENIED;
+
+		PQclear(res);
+		*got = NULL;
+		return st;
+	}
+	return JOB_RESULT;
+}
+
+/*
+ * A queue of jobs (FIFO), the slots' and each loop's (pgpipe.c): the
+ * caller holds whatever lock guards it.
+ */
+void
+JobQueuePush(GwJobQueue *q, GwJob *job)
+{
+	job->next = NULL;
+	if (q->tail)
+		q->tail->next = job;
+	else
+		q->head = job;
+	q->tail = job;
+	q->len++;
+}
+
+/* jobs that did not run, back at the head in their order */
+void
+JobQueueRequeue(GwJobQueue *q, GwJob **jobs, int n)
 {
 	int			i;
 
+	for (i = n - 1; i >= 0; i--)
+	{
+		jobs[i]->next = q->head;
+		jobs[i]->res = NULL;
+		q->head = jobs[i];
+		if (q->tail == NULL)
+			q->tail = jobs[i];
+		q->len++;
+	}
+}
+
+/*
+ * The jobs that waited past their deadline, unlinked, as a list.  The
+ * queue is FIFO with one wait for all, so they are at its head (a job run
+ * again on the primary, or requeued, may sit a little out of order: it
+ * expires with the next one).
+ */
+GwJob *
+JobQueueExpire(GwJobQueue *q, const struct timespec *now)
+{
+	GwJob	   *expired = NULL,
+			  **tail = &expired,
+			   *job;
+
+	while (q->head && ms_until(&q->head->deadline, now) <= 0)
+	{
+		job = q->head;
+		q->head = job->next;
+		q->len--;
+		job->next = NULL;
+		*tail = job;
+		tail = &job->next;
+	}
+	if (q->head == NULL)
+		q->tail = NULL;
+	return expired;
+}
+
+static bool
+same_role(const GwJob *a, const GwJob *b)
+{
+	if (a->role == NULL || b->role == NULL)
+		return a->role == b->role;
+	return strcmp(a->role, b->role) == 0;
+}
+
+/*
+ * JobQueueTakeBatch
+ *		Take a batch off q for one connection: the first job eligible
+ *		(its role under the cap: eligible(cls, role)) and, up to a fair
+ *		share of the queue (split between this connection and idle_others
+ *		idle ones, at most BATCH_MAX), the later ones of the same role.
+ *		How many (0: none eligible).
+ */
+int
+JobQueueTakeBatch(GwJobQueue *q, int idle_others,
+				  bool (*eligible) (void *cls, const char *role), void *cls,
+				  GwJob **jobs)
+{
+	GwJob	   *prev = NULL,
+			   *first,
+			   *job,
+			   *next;
+	int			n = 0,
+				share;
+
+	for (first = q->head; first; prev = first, first = first->next)
+		if (first->role == NULL || pool_role_cap <= 0 || eligible(cls, first->role))
+			break;
+	if (first == NULL)
+		return 0;
+	share = (q->len + idle_others) / (idle_others + 1);
+	if (share > BATCH_MAX)
+		share = BATCH_MAX;
+	if (share < 1)
+		share = 1;
+	for (job = first; job && n < share; job = next)
+	{
+		next = job->next;
+		if (job == first || same_role(job, first))
+		{
+			if (prev)
+				prev->next = job->next;
+			else
+				q->head = job->next;
+			if (q->tail == job)
+				q->tail = prev;
+			q->len--;
+			job->next = NULL;
+			jobs[n++] = job;
+		}
+		else
+			prev = job;
+	}
+	return n;
+}
+
+int
+PoolRoleCap(void)
+{
+	return pool_role_cap;
+}
+
+/* a job queued now may wait until this (--pool-wait) */
+void
+PoolSetDeadline(GwJob *job)
+{
+	now_mono(&job->deadline);
+	job->deadline.tv_sec += pool_wait_ms / 1000;
+	job->deadline.tv_nsec += (long) (pool_wait_ms % 1000) * 1000000L;
+	if (job->deadline.tv_nsec >= 1000000000L)
+	{
+		job->deadline.tv_sec++;
+		job->deadline.tv_nsec -= 1000000000L;
+	}
+}
+
+/* put jobs that did not run back at the head of p's queue */
+static void
+requeue(GwPool *p, GwJob **jobs, int n)
+{
 	if (n == 0)
 		return;
 	pthread_mutex_lock(&p->queue_mutex);
-	for (i = n - 1; i >= 0; i--)
-	{
-		jobs[i]->next = p->queue_head;
-		jobs[i]->res = NULL;
-		p->queue_head = jobs[i];
-		if (p->queue_tail == NULL)
-			p->queue_tail = jobs[i];
-		p->queue_len++;
-	}
+	JobQueueRequeue(&p->queue, jobs, n);
 	pthread_cond_broadcast(&p->queue_cond);
 	pthread_mutex_unlock(&p->queue_mutex);
 }
@@ -480,23 +712,12 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 	if (!pool_check(pc, false))
 	{
 		for (i = 0; i < n; i++)
-			finish(jobs[i], JOB_NO_CONNECTION, NULL);
+			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
 		return;
 	}
 
 	/* send: dyn Sync per job */
-	for (i = 0; i < n; i++)
-	{
-		GwJob	   *job = jobs[i];
-		const char *params[3] = {job->action, job->body, job->role ? job->role : pc->role};
-
-		if (!PQsendQueryPrepared(pc->conn, "dyn", 3, params, NULL, NULL, 0) ||
-			!PQpipelineSync(pc->conn))
-			break;
-		sent++;
-	}
-	if (sent < n)
-		GwLog("cannot send to PostgreSQL: %s", PQerrorMessage(pc->conn));
+	sent = PoolSendSegments(pc->conn, pc->role, jobs, n);
 	if (sent > 0 && !flush_all(pc))
 	{
 		GwLog("cannot send to PostgreSQL: %s", PQerrorMessage(pc->conn));
@@ -508,7 +729,7 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 		PQfinish(pc->conn);
 		pc->conn = NULL;
 		for (i = 0; i < n; i++)
-			finish(jobs[i], JOB_NO_CONNECTION, NULL);
+			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
 		return;
 	}
 
@@ -518,7 +739,7 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 		GwJob	   *job = jobs[i];
 		PGresult   *got = NULL,
 				   *res;
-		GwJobStatus st = JOB_RESULT;
+		int			st;
 
 		for (;;)
 		{
@@ -527,22 +748,8 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 			res = PQgetResult(pc->conn);
 			if (res == NULL)
 				continue;		/* the end of one statement's results */
-			if (PQresultStatus(res) == PGRES_PIPELINE_SYNC)
-			{
-				PQclear(res);
+			if (PoolSegmentResult(&got, res))
 				break;
-			}
-			if (got == NULL)
-				got = res;
-			else if (PQresultStatus(res) == PGRES_FATAL_ERROR &&
-					 PQresultStatus(got) != PGRES_FATAL_ERROR)
-			{
-				/* the commit at the Sync failed: that is the answer */
-				PQclear(got);
-				got = res;
-			}
-			else
-				PQclear(res);
 		}
 		if (got == NULL || PQstatus(pc->conn) != CONNECTION_OK)
 		{
@@ -552,31 +759,21 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 			pc->conn = NULL;
 			pc->role[0] = '\0';
 			for (; i < n; i++)
-				finish(jobs[i], JOB_CONNECTION_LOST, NULL);
+				PoolFinishJob(jobs[i], JOB_CONNECTION_LOST, NULL);
 			requeue(pc->pool, again, nagain);
 			return;
 		}
-		if (PQresultStatus(got) == PGRES_TUPLES_OK && PQntuples(got) == 1 &&
-			PQnfields(got) == 2 && strcmp(PQgetvalue(got, 0, 1), "t") != 0)
-			dirty = true;		/* not reusable: close it after this batch */
-		else if (dirty && refused_dirty(got))
+		st = PoolJudge(pc->conn, &got, &dirty);
+		if (st == -1)
 		{
 			/* it did not run: it runs again, on a new connection */
-			PQclear(got);
 			again[nagain++] = job;
 			continue;
 		}
-		else if (PQresultStatus(got) == PGRES_FATAL_ERROR && role_denied(pc, got))
-			st = JOB_ROLE_DENIED;
-		if (st != JOB_RESULT)
-		{
-			PQclear(got);
-			got = NULL;
-		}
-		finish(job, st, got);
+		PoolFinishJob(job, st, got);
 	}
 	for (i = sent; i < n; i++)
-		finish(jobs[i], JOB_CONNECTION_LOST, NULL);
+		PoolFinishJob(jobs[i], JOB_CONNECTION_LOST, NULL);
 	if (sent < n || dirty)
 	{
 		if (dirty)
@@ -588,10 +785,11 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 	requeue(pc->pool, again, nagain);
 }
 
-/* busy slots running role's jobs (under queue_mutex) */
-static int
-role_slots(GwPool *p, const char *role)
+/* may one more slot run role's jobs? (under queue_mutex) */
+static bool
+role_under_cap(void *cls, const char *role)
 {
+	GwPool	   *p = cls;
 	int			i,
 				n = 0;
 
@@ -599,44 +797,7 @@ role_slots(GwPool *p, const char *role)
 		if (p->slots[i].busy && p->slots[i].capped &&
 			strcmp(p->slots[i].batch_role, role) == 0)
 			n++;
-	return n;
-}
-
-/*
- * The first queued job a slot may take: its role holds fewer than
- * role_cap slots (a job without a role, --auth none, is never capped).
- * Under queue_mutex; *prevp is set to the job before it (NULL: the head).
- */
-static GwJob *
-first_eligible(GwPool *p, GwJob **prevp)
-{
-	GwJob	   *prev = NULL,
-			   *job;
-
-	for (job = p->queue_head; job; prev = job, job = job->next)
-	{
-		if (job->role == NULL || pool_role_cap <= 0 ||
-			role_slots(p, job->role) < pool_role_cap)
-		{
-			*prevp = prev;
-			return job;
-		}
-	}
-	return NULL;
-}
-
-/* unlink job (whose predecessor is prev) from the queue, under queue_mutex */
-static void
-unlink_job(GwPool *p, GwJob *prev, GwJob *job)
-{
-	if (prev)
-		prev->next = job->next;
-	else
-		p->queue_head = job->next;
-	if (p->queue_tail == job)
-		p->queue_tail = prev;
-	p->queue_len--;
-	job->next = NULL;
+	return n < pool_role_cap;
 }
 
 /* pc runs first's role's batch now (NULL: none), under queue_mutex */
@@ -649,12 +810,16 @@ set_busy(PoolConn *pc, const GwJob *first)
 			 pc->capped ? first->role : "");
 }
 
+/* is there a job on p's queue that a slot may take? (under queue_mutex) */
 static bool
-same_role(const GwJob *a, const GwJob *b)
+any_eligible(GwPool *p)
 {
-	if (a->role == NULL || b->role == NULL)
-		return a->role == b->role;
-	return strcmp(a->role, b->role) == 0;
+	GwJob	   *job;
+
+	for (job = p->queue.head; job; job = job->next)
+		if (job->role == NULL || pool_role_cap <= 0 || role_under_cap(p, job->role))
+			return true;
+	return false;
 }
 
 /*
@@ -671,41 +836,19 @@ slot_main(void *arg)
 	pthread_mutex_lock(&p->queue_mutex);
 	for (;;)
 	{
-		GwJob	   *first = NULL,
-				   *prev = NULL,
-				   *job,
-				   *next;
-		int			n = 0,
-					share;
+		int			n = 0;
 
-		while (!p->stopping && (pc->lent || (first = first_eligible(p, &prev)) == NULL))
+		while (!p->stopping && (pc->lent || !any_eligible(p)))
 		{
 			p->idle_slots++;
 			pthread_cond_wait(&p->queue_cond, &p->queue_mutex);
 			p->idle_slots--;
 		}
-		if (first == NULL && !pc->lent)
-			first = first_eligible(p, &prev);
-		if (first == NULL || pc->lent)
+		if (!pc->lent)
+			n = JobQueueTakeBatch(&p->queue, p->idle_slots, role_under_cap, p, jobs);
+		if (n == 0)
 			break;				/* stopping */
-		/* this slot's share, leaving the rest to the idle slots */
-		share = (p->queue_len + p->idle_slots) / (p->idle_slots + 1);
-		if (share > BATCH_MAX)
-			share = BATCH_MAX;
-		if (share < 1)
-			share = 1;
-		for (job = first; job && n < share; job = next)
-		{
-			next = job->next;
-			if (job == first || same_role(job, first))
-			{
-				unlink_job(p, prev, job);
-				jobs[n++] = job;
-			}
-			else
-				prev = job;
-		}
-		if (p->queue_head && p->idle_slots > 0)
+		if (p->queue.head && p->idle_slots > 0)
 		{
 			if (p->lent_slots > 0)
 				pthread_cond_broadcast(&p->queue_cond);
@@ -723,7 +866,7 @@ slot_main(void *arg)
 		p->busy_slots--;
 		set_busy(pc, NULL);
 		/* jobs of the role this batch held may be eligible now */
-		if (p->queue_head && p->idle_slots > 0)
+		if (p->queue.head && p->idle_slots > 0)
 			pthread_cond_broadcast(&p->queue_cond);
 	}
 	pthread_mutex_unlock(&p->queue_mutex);
@@ -745,7 +888,7 @@ PoolRunDirect(GwJob *job)
 	PoolConn   *pc = &p->slots[0];
 
 	pthread_mutex_lock(&p->queue_mutex);
-	if (p->queue_head != NULL || p->busy_slots > 0 || p->stopping)
+	if (p->queue.head != NULL || p->busy_slots > 0 || p->stopping)
 	{
 		pthread_mutex_unlock(&p->queue_mutex);
 		return false;
@@ -766,7 +909,7 @@ PoolRunDirect(GwJob *job)
 	set_busy(pc, NULL);
 	p->lent_slots--;
 	p->busy_slots--;
-	if (p->queue_head != NULL)
+	if (p->queue.head != NULL)
 		pthread_cond_broadcast(&p->queue_cond);
 	pthread_mutex_unlock(&p->queue_mutex);
 	return true;
@@ -800,11 +943,16 @@ pool_create(const char *name, const char *conninfo, int size)
 	return p;
 }
 
+static bool pool_no_slots;		/* --engine loop: the loops own the sessions */
+
 static bool
 pool_start(GwPool *p)
 {
 	int			i;
 
+	if (pool_no_slots)
+		return true;
+	p->started = true;
 	for (i = 0; i < p->nslots; i++)
 		if (pthread_create(&p->slots[i].thread, NULL, slot_main, &p->slots[i]) != 0)
 			return false;
@@ -815,7 +963,9 @@ pool_start(GwPool *p)
  * PoolInit
  *		Set up the primary's pool: size slots and their threads (connecting
  *		none yet, except one to check that the database and the extension
- *		are there).
+ *		are there).  With o->no_slots (--engine loop) no thread is started:
+ *		a pool is then the name, address and size of a server's sessions,
+ *		which the loops own (pgpipe.c), and the check's session is closed.
  */
 bool
 PoolInit(const char *conninfo, const GwPoolOptions *o, bool need_keys)
@@ -825,6 +975,7 @@ PoolInit(const char *conninfo, const GwPoolOptions *o, bool need_keys)
 	snprintf(pool_statement_timeout, sizeof(pool_statement_timeout), "%d", o->statement_timeout_ms);
 	snprintf(pool_lock_timeout, sizeof(pool_lock_timeout), "%d", o->lock_timeout_ms);
 	key_ttl = o->key_ttl_s;
+	pool_no_slots = o->no_slots;
 	GwPrimary = pool_create("primary", conninfo, o->size);
 	if (GwPrimary == NULL)
 		return false;
@@ -834,6 +985,11 @@ PoolInit(const char *conninfo, const GwPoolOptions *o, bool need_keys)
 		return false;
 	if (need_keys && !pool_connect(&key_conn, true))
 		return false;
+	if (pool_no_slots)
+	{
+		PQfinish(GwPrimary->slots[0].conn);
+		GwPrimary->slots[0].conn = NULL;
+	}
 	return pool_start(GwPrimary);
 }
 
@@ -860,7 +1016,7 @@ PoolStats(GwPool *p, int *size, int *in_use, int *waiting)
 	pthread_mutex_lock(&p->queue_mutex);
 	*size = p->nslots;
 	*in_use = p->busy_slots;
-	*waiting = p->queue_len;
+	*waiting = p->queue.len;
 	pthread_mutex_unlock(&p->queue_mutex);
 	return p->name;
 }
@@ -869,6 +1025,31 @@ int
 PoolIndex(GwPool *p)
 {
 	return p ? p->index : 0;
+}
+
+/* the pools (0: the primary's, then the replicas'), their servers, sizes */
+int
+PoolCount(void)
+{
+	return npools;
+}
+
+GwPool *
+PoolAt(int i)
+{
+	return pools[i];
+}
+
+const char *
+PoolConninfo(GwPool *p)
+{
+	return p->conninfo;
+}
+
+int
+PoolSize(GwPool *p)
+{
+	return p->nslots;
 }
 
 /*
@@ -881,23 +1062,10 @@ PoolSubmit(GwJob *job)
 {
 	GwPool	   *p = job->pool ? job->pool : GwPrimary;
 
-	now_mono(&job->deadline);
-	job->deadline.tv_sec += pool_wait_ms / 1000;
-	job->deadline.tv_nsec += (long) (pool_wait_ms % 1000) * 1000000L;
-	if (job->deadline.tv_nsec >= 1000000000L)
-	{
-		job->deadline.tv_sec++;
-		job->deadline.tv_nsec -= 1000000000L;
-	}
-	job->next = NULL;
+	PoolSetDeadline(job);
 	job->res = NULL;
 	pthread_mutex_lock(&p->queue_mutex);
-	if (p->queue_tail)
-		p->queue_tail->next = job;
-	else
-		p->queue_head = job;
-	p->queue_tail = job;
-	p->queue_len++;
+	JobQueuePush(&p->queue, job);
 	/* a lent slot's thread ignores the wake-up: then wake them all */
 	if (p->idle_slots > 0 && p->lent_slots > 0)
 		pthread_cond_broadcast(&p->queue_cond);
@@ -924,7 +1092,7 @@ PoolClose(void)
 		p->stopping = true;
 		pthread_cond_broadcast(&p->queue_cond);
 		pthread_mutex_unlock(&p->queue_mutex);
-		for (i = 0; i < p->nslots; i++)
+		for (i = 0; p->started && i < p->nslots; i++)
 			pthread_join(p->slots[i].thread, NULL);
 		for (i = 0; i < p->nslots; i++)
 			if (p->slots[i].conn)

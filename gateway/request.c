@@ -61,6 +61,14 @@ GwInflight(void)
 	return __atomic_load_n(&inflight, __ATOMIC_SEQ_CST);
 }
 
+/* queue a job: on the loop's own sessions (--engine loop), else the pool's */
+static void
+submit(GwJob *job)
+{
+	if (!PipeSubmit(job))
+		PoolSubmit(job);
+}
+
 /*
  * The pool answered r's job: let libmicrohttpd call handle_request again;
  * or, a replica could not answer it, run it on the primary.
@@ -73,7 +81,7 @@ job_done(GwJob *job)
 	if (RouteRetryOnPrimary(job))
 	{
 		MetricsPoolJob(job->pool, false);
-		PoolSubmit(job);
+		submit(job);
 		return;
 	}
 	r->http->resume(r);
@@ -299,7 +307,7 @@ handle_post(GwRequest *r, const char *url, const char *method)
 	r->job.done = job_done;
 	r->submitted = true;
 	r->http->suspend(r);
-	PoolSubmit(&r->job);
+	submit(&r->job);
 	return MHD_YES;
 }
 

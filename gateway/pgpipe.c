@@ -1,0 +1,772 @@
+/*-------------------------------------------------------------------------
+ *
+ * pgpipe.c
+ *		With --engine loop: each event loop's own PostgreSQL sessions, in
+ *		libpq's pipeline mode, non-blocking, in the loop's epoll, so that a
+ *		request is read, run and answered on one thread.
+ *
+ * Why.  bench/gateway/PROFILE.md: handing each request to pool.c's slot
+ * threads and back through an eventfd costs a futex, an eventfd write and
+ * read, a poll and two context switches per request.  Here a loop queues
+ * the jobs of one wake-up and, at its end, sends them in batches on its
+ * own sessions; the answers are read when a session's socket becomes
+ * readable, on the same thread, and answered there (loop.c).
+ *
+ * Sessions.  --pool is divided among the loops (loop i gets pool / loops,
+ * and one more while i < pool % loops); a server's sessions (the primary's
+ * and each --replica's, each --pool) are divided the same way.  With fewer
+ * sessions than loops, a loop that has none of a server's hands that
+ * server's jobs to one that has (the next in turn with a session idle),
+ * through a lock-free list and
+ * the other loop's eventfd, and gets the answer back the way pool.c's
+ * threads give it (loop.c's done list): the count of sessions stays
+ * --pool, and a full pool throttles whichever loop a client landed on.
+ * Sessions are made when first needed (a blocking connect of the loop's
+ * thread, pool.c's PoolOpenSession: on a local server a few milliseconds;
+ * while the server is down it fails at once), kept, and made again when
+ * lost.
+ *
+ * The rest is pool.c's, through the functions it shares: a job waits on
+ * its loop's queue (JobQueue*), at most --pool-wait (then
+ * ThrottlingException, from the loop's timer); an idle session takes a
+ * batch (JobQueueTakeBatch: the first job whose role is under
+ * --pool-per-role, then the later ones of its role up to a fair share of
+ * the queue, at most BATCH_MAX), sent as one segment per job (the
+ * prepared "dyn", then a Sync); its results are read segment by segment
+ * (PoolSegmentResult) and judged (PoolJudge: reusable = false closes the
+ * session after its batch and requeues the jobs refused behind it; a
+ * refusal of the key's role is AccessDenied).  A session lost with a batch
+ * out fails the batch's jobs not yet answered (JOB_CONNECTION_LOST) and
+ * requeues those refused for a dirty session; the queue is untouched.  A
+ * session idle for 50 ms or more is looked at before a batch (an idle
+ * session that becomes readable is closed at once: the server left).
+ * The --pool-per-role cap counts a role's batches on all the loops (one
+ * table per server, under a mutex taken once per batch of a capped role).
+ *
+ * Batching.  With libpq 17 or later each Sync is queued without a write
+ * (PQsendPipelineSync) and a batch goes in one write; older libpq writes at
+ * each Sync (PQpipelineSync), one write per job (PoolSendSegments).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gateway.h"
+
+struct PipeSet;
+
+/* one session of one loop */
+typedef struct PipeConn
+{
+	struct PipeSet *set;
+	PGconn	   *conn;
+	int			fd;
+	bool		busy;			/* a batch is out */
+	bool		want_out;		/* libpq holds output: EPOLLOUT wanted */
+	bool		dirty;			/* a job answered reusable = false */
+	bool		capped;			/* the batch counts in its role's holds */
+	char		role[GW_MAX_ROLE + 1];	/* the login role, quoted */
+	char		batch_role[GW_MAX_ROLE + 1];
+	GwJob	   *jobs[BATCH_MAX];
+	int			n;				/* the batch */
+	int			sent;			/* ... sent */
+	int			next;			/* ... answered */
+	GwJob	   *again[BATCH_MAX];	/* refused for a dirty session */
+	int			nagain;
+	PGresult   *got;			/* the segment being read */
+	int64_t		last_used_ms;
+} PipeConn;
+
+/* one loop's sessions to one server, and its queue for them */
+typedef struct PipeSet
+{
+	struct PipeLoop *loop;
+	int			pool;			/* PoolIndex */
+	PipeConn   *conns;
+	int			nconns;
+	GwJobQueue	queue;
+	bool		blocked;		/* queued jobs all over their role's cap */
+	int			stat_busy;		/* atomic, for PipeStats */
+	int			stat_waiting;	/* atomic */
+} PipeSet;
+
+typedef struct PipeLoop
+{
+	int			epfd;
+	int			efd;
+	PipeSet    *sets;			/* one per pool */
+	GwJob	   *inbox;			/* atomic: jobs handed over by other loops */
+} PipeLoop;
+
+/* a server's sessions on all the loops */
+typedef struct RoleHold
+{
+	char		role[GW_MAX_ROLE + 1];
+	int			n;				/* batches running */
+} RoleHold;
+
+typedef struct PipeServer
+{
+	GwPool	   *pool;
+	const char *conninfo;
+	int		   *owners;			/* loops with sessions of it */
+	int			nowners;
+	unsigned	rr;				/* atomic: the next owner to hand a job to */
+	pthread_mutex_t hold_mutex;
+	RoleHold   *holds;			/* as many as sessions */
+	int			nholds;
+	int			blocked;		/* atomic: a loop waits for a hold to end */
+} PipeServer;
+
+static PipeLoop *ploops;
+static int	nploops;
+static PipeServer *servers;
+static int	nservers;
+static __thread PipeLoop *self;
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * PipeInit
+ *		With --engine loop, after RouteInit: divide each server's sessions
+ *		among nloops loops.
+ */
+bool
+PipeInit(int nloops)
+{
+	int			i,
+				k;
+
+	nploops = nloops;
+	nservers = PoolCount();
+	ploops = calloc((size_t) nloops, sizeof(PipeLoop));
+	servers = calloc((size_t) nservers, sizeof(PipeServer));
+	if (ploops == NULL || servers == NULL)
+		return false;
+	for (k = 0; k < nservers; k++)
+	{
+		PipeServer *sv = &servers[k];
+		int			size = PoolSize(PoolAt(k));
+
+		sv->pool = PoolAt(k);
+		sv->conninfo = PoolConninfo(sv->pool);
+		sv->owners = calloc((size_t) nloops, sizeof(int));
+		sv->holds = calloc((size_t) size, sizeof(RoleHold));
+		if (sv->owners == NULL || sv->holds == NULL)
+			return false;
+		sv->nholds = size;
+		pthread_mutex_init(&sv->hold_mutex, NULL);
+		for (i = 0; i < nloops; i++)
+			if (size / nloops + (i < size % nloops ? 1 : 0) > 0)
+				sv->owners[sv->nowners++] = i;
+	}
+	for (i = 0; i < nloops; i++)
+	{
+		PipeLoop   *pl = &ploops[i];
+
+		pl->epfd = pl->efd = -1;
+		pl->sets = calloc((size_t) nservers, sizeof(PipeSet));
+		if (pl->sets == NULL)
+			return false;
+		for (k = 0; k < nservers; k++)
+		{
+			PipeSet    *s = &pl->sets[k];
+			int			size = PoolSize(servers[k].pool),
+						j;
+
+			s->loop = pl;
+			s->pool = k;
+			s->nconns = size / nloops + (i < size % nloops ? 1 : 0);
+			s->conns = calloc((size_t) (s->nconns ? s->nconns : 1), sizeof(PipeConn));
+			if (s->conns == NULL)
+				return false;
+			for (j = 0; j < s->nconns; j++)
+			{
+				s->conns[j].set = s;
+				s->conns[j].fd = -1;
+			}
+		}
+	}
+	return true;
+}
+
+/* loop i's epoll and eventfd (before its thread starts) */
+void
+PipeLoopFds(int i, int epfd, int efd)
+{
+	if (ploops == NULL)
+		return;
+	ploops[i].epfd = epfd;
+	ploops[i].efd = efd;
+}
+
+/* the calling thread is loop i */
+void
+PipeLoopBegin(int i)
+{
+	if (ploops)
+		self = &ploops[i];
+}
+
+static void
+wake(PipeLoop *pl)
+{
+	uint64_t	one = 1;
+
+	if (write(pl->efd, &one, sizeof(one)) < 0)
+		return;					/* the counter is full: it is awake anyway */
+}
+
+/* ----------------------------------------------------------------
+ * The --pool-per-role holds of a server
+ * ----------------------------------------------------------------
+ */
+
+/* under hold_mutex */
+static bool
+under_cap(void *cls, const char *role)
+{
+	PipeServer *sv = cls;
+	int			i;
+
+	for (i = 0; i < sv->nholds; i++)
+		if (sv->holds[i].n > 0 && strcmp(sv->holds[i].role, role) == 0)
+			return sv->holds[i].n < PoolRoleCap();
+	return true;
+}
+
+/* under hold_mutex */
+static void
+hold_take(PipeServer *sv, const char *role)
+{
+	int			i,
+				free_at = -1;
+
+	for (i = 0; i < sv->nholds; i++)
+	{
+		if (sv->holds[i].n > 0 && strcmp(sv->holds[i].role, role) == 0)
+		{
+			sv->holds[i].n++;
+			return;
+		}
+		if (sv->holds[i].n == 0 && free_at < 0)
+			free_at = i;
+	}
+	if (free_at >= 0)
+	{
+		snprintf(sv->holds[free_at].role, sizeof(sv->holds[free_at].role), "%s", role);
+		sv->holds[free_at].n = 1;
+	}
+}
+
+/* pc's batch is over: its role's hold ends; wake the loops that wait on it */
+static void
+hold_release(PipeConn *pc)
+{
+	PipeServer *sv = &servers[pc->set->pool];
+	int			i;
+
+	if (!pc->capped)
+		return;
+	pc->capped = false;
+	pthread_mutex_lock(&sv->hold_mutex);
+	for (i = 0; i < sv->nholds; i++)
+		if (sv->holds[i].n > 0 && strcmp(sv->holds[i].role, pc->batch_role) == 0)
+		{
+			sv->holds[i].n--;
+			break;
+		}
+	pthread_mutex_unlock(&sv->hold_mutex);
+	if (__atomic_exchange_n(&sv->blocked, 0, __ATOMIC_ACQ_REL))
+		for (i = 0; i < sv->nowners; i++)
+			if (&ploops[sv->owners[i]] != self)
+				wake(&ploops[sv->owners[i]]);
+}
+
+/* ----------------------------------------------------------------
+ * Jobs in and out
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * The loop a loop without sessions of a server hands its job to: the next
+ * one in turn with a session idle (its sessions may be held by a role over
+ * its cap, while other roles' jobs would find one there), else the next
+ * one in turn.
+ */
+static PipeLoop *
+pick_owner(PipeServer *sv, int k)
+{
+	unsigned	start = __atomic_fetch_add(&sv->rr, 1, __ATOMIC_RELAXED);
+	int			j;
+
+	for (j = 0; j < sv->nowners; j++)
+	{
+		PipeLoop   *pl = &ploops[sv->owners[(start + (unsigned) j) % (unsigned) sv->nowners]];
+
+		if (__atomic_load_n(&pl->sets[k].stat_busy, __ATOMIC_RELAXED) < pl->sets[k].nconns)
+			return pl;
+	}
+	return &ploops[sv->owners[start % (unsigned) sv->nowners]];
+}
+
+/*
+ * PipeSubmit
+ *		On a loop's thread (else false: pool.c's slots take it): queue job
+ *		for its pool's sessions on this loop, or hand it to a loop that has
+ *		some.  Sent at the end of the loop's wake-up (PipeFlush).
+ */
+bool
+PipeSubmit(GwJob *job)
+{
+	PipeServer *sv;
+	PipeLoop   *to;
+	GwJob	   *head;
+
+	if (self == NULL)
+		return false;
+	PoolSetDeadline(job);
+	job->res = NULL;
+	sv = &servers[PoolIndex(job->pool)];
+	if (self->sets[PoolIndex(job->pool)].nconns > 0)
+	{
+		JobQueuePush(&self->sets[PoolIndex(job->pool)].queue, job);
+		return true;
+	}
+	to = pick_owner(sv, PoolIndex(job->pool));
+	head = __atomic_load_n(&to->inbox, __ATOMIC_ACQUIRE);
+	do
+		job->next = head;
+	while (!__atomic_compare_exchange_n(&to->inbox, &head, job, true,
+										__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	if (head == NULL)
+		wake(to);
+	return true;
+}
+
+/* the jobs other loops handed to this one, queued in their order */
+void
+PipeInbox(void)
+{
+	GwJob	   *job,
+			   *rev = NULL;
+
+	if (self == NULL || __atomic_load_n(&self->inbox, __ATOMIC_ACQUIRE) == NULL)
+		return;
+	job = __atomic_exchange_n(&self->inbox, NULL, __ATOMIC_ACQ_REL);
+	while (job)
+	{
+		GwJob	   *next = job->next;
+
+		job->next = rev;
+		rev = job;
+		job = next;
+	}
+	while ((job = rev) != NULL)
+	{
+		rev = job->next;
+		JobQueuePush(&self->sets[PoolIndex(job->pool)].queue, job);
+	}
+}
+
+/* ----------------------------------------------------------------
+ * Sessions
+ * ----------------------------------------------------------------
+ */
+
+static void
+conn_close(PipeConn *pc)
+{
+	if (pc->conn == NULL)
+		return;
+	(void) epoll_ctl(pc->set->loop->epfd, EPOLL_CTL_DEL, pc->fd, NULL);
+	PQfinish(pc->conn);
+	pc->conn = NULL;
+	pc->fd = -1;
+	pc->want_out = false;
+	pc->role[0] = '\0';
+}
+
+static bool
+conn_open(PipeConn *pc)
+{
+	struct epoll_event ev;
+
+	pc->conn = PoolOpenSession(servers[pc->set->pool].conninfo, false,
+							   pc->role, sizeof(pc->role));
+	if (pc->conn == NULL)
+		return false;
+	pc->fd = PQsocket(pc->conn);
+	ev.events = EPOLLIN;
+	ev.data.u64 = (uint64_t) (uintptr_t) pc | 1;
+	if (epoll_ctl(pc->set->loop->epfd, EPOLL_CTL_ADD, pc->fd, &ev) != 0)
+	{
+		GwLog("cannot watch a PostgreSQL session: %s", strerror(errno));
+		PQfinish(pc->conn);
+		pc->conn = NULL;
+		pc->fd = -1;
+		return false;
+	}
+	return true;
+}
+
+static void
+want_output(PipeConn *pc, bool on)
+{
+	struct epoll_event ev;
+
+	if (pc->want_out == on)
+		return;
+	pc->want_out = on;
+	ev.events = EPOLLIN | (on ? EPOLLOUT : 0);
+	ev.data.u64 = (uint64_t) (uintptr_t) pc | 1;
+	(void) epoll_ctl(pc->set->loop->epfd, EPOLL_CTL_MOD, pc->fd, &ev);
+}
+
+/* the batch is over (answered, or lost): the session takes the next */
+static void
+batch_end(PipeConn *pc)
+{
+	JobQueueRequeue(&pc->set->queue, pc->again, pc->nagain);
+	pc->nagain = 0;
+	pc->n = pc->sent = pc->next = 0;
+	pc->busy = false;
+	pc->dirty = false;
+	pc->last_used_ms = now_ms();
+	hold_release(pc);
+}
+
+/* the session broke with the batch out */
+static void
+conn_lost(PipeConn *pc)
+{
+	int			i;
+
+	GwLog("PostgreSQL connection lost: %s", PQerrorMessage(pc->conn));
+	PQclear(pc->got);
+	pc->got = NULL;
+	conn_close(pc);
+	for (i = pc->next; i < pc->n; i++)
+		PoolFinishJob(pc->jobs[i], JOB_CONNECTION_LOST, NULL);
+	batch_end(pc);
+}
+
+/* read the batch's answers as far as they have come */
+static void
+read_results(PipeConn *pc)
+{
+	while (pc->next < pc->sent)
+	{
+		PGresult   *res,
+				   *got;
+		GwJob	   *job;
+		int			st;
+
+		if (PQstatus(pc->conn) != CONNECTION_OK)
+		{
+			conn_lost(pc);
+			return;
+		}
+		if (PQisBusy(pc->conn))
+			return;
+		res = PQgetResult(pc->conn);
+		if (res == NULL || !PoolSegmentResult(&pc->got, res))
+			continue;
+		/* a segment is whole: its job's answer */
+		job = pc->jobs[pc->next];
+		got = pc->got;
+		pc->got = NULL;
+		if (got == NULL || PQstatus(pc->conn) != CONNECTION_OK)
+		{
+			PQclear(got);
+			conn_lost(pc);
+			return;
+		}
+		pc->next++;
+		st = PoolJudge(pc->conn, &got, &pc->dirty);
+		if (st == -1)
+			pc->again[pc->nagain++] = job;	/* runs again, on another session */
+		else
+			PoolFinishJob(job, (GwJobStatus) st, got);
+	}
+	/* every segment sent is answered */
+	for (; pc->next < pc->n; pc->next++)
+		PoolFinishJob(pc->jobs[pc->next], JOB_CONNECTION_LOST, NULL);
+	if (pc->sent < pc->n || pc->dirty)
+	{
+		if (pc->dirty)
+			GwLog("a request left temporary objects on its PostgreSQL session: closing it");
+		conn_close(pc);
+	}
+	batch_end(pc);
+}
+
+/* a session's socket is ready (epoll data tagged with its low bit) */
+void
+PipeOnEvent(void *tagged, uint32_t events)
+{
+	PipeConn   *pc = (PipeConn *) ((uintptr_t) tagged & ~(uintptr_t) 1);
+
+	if (pc->conn == NULL)
+		return;
+	if (!pc->busy)
+	{
+		/* an idle session has nothing to say unless the server left */
+		conn_close(pc);
+		return;
+	}
+	if ((events & EPOLLOUT) && pc->want_out)
+	{
+		int			rc = PQflush(pc->conn);
+
+		if (rc < 0)
+		{
+			conn_lost(pc);
+			return;
+		}
+		if (rc == 0)
+			want_output(pc, false);
+	}
+	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+	{
+		if (!PQconsumeInput(pc->conn))
+		{
+			conn_lost(pc);
+			return;
+		}
+		read_results(pc);
+	}
+}
+
+/* send a batch on pc (whose role hold, if any, is taken) */
+static void
+batch_send(PipeConn *pc, GwJob **jobs, int n)
+{
+	int			i,
+				sent;
+
+	if (pc->conn && now_ms() - pc->last_used_ms >= 50 && !PoolSessionIdleOk(pc->conn))
+		conn_close(pc);
+	if (pc->conn == NULL && !conn_open(pc))
+	{
+		hold_release(pc);
+		for (i = 0; i < n; i++)
+			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
+		return;
+	}
+	sent = PoolSendSegments(pc->conn, pc->role, jobs, n);
+	if (sent > 0)
+	{
+		int			rc = PQflush(pc->conn);
+
+		if (rc < 0)
+		{
+			GwLog("cannot send to PostgreSQL: %s", PQerrorMessage(pc->conn));
+			sent = 0;
+		}
+		else
+			want_output(pc, rc == 1);
+	}
+	if (sent == 0)
+	{
+		/* nothing went out (whatever libpq buffered is dropped with it) */
+		conn_close(pc);
+		hold_release(pc);
+		for (i = 0; i < n; i++)
+			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
+		return;
+	}
+	memcpy(pc->jobs, jobs, sizeof(GwJob *) * (size_t) n);
+	pc->n = n;
+	pc->sent = sent;
+	pc->next = 0;
+	pc->nagain = 0;
+	pc->dirty = false;
+	pc->busy = true;
+}
+
+/* start batches on s's idle sessions while its queue has eligible jobs */
+static bool
+dispatch(PipeSet *s)
+{
+	PipeServer *sv = &servers[s->pool];
+	bool		started = false;
+
+	s->blocked = false;
+	while (s->queue.head)
+	{
+		PipeConn   *pc = NULL;
+		GwJob	   *jobs[BATCH_MAX];
+		int			idle = 0,
+					n,
+					i;
+		bool		capped = PoolRoleCap() > 0;
+
+		/* an idle session, a connected one first */
+		for (i = 0; i < s->nconns; i++)
+			if (!s->conns[i].busy)
+			{
+				idle++;
+				if (pc == NULL || (pc->conn == NULL && s->conns[i].conn != NULL))
+					pc = &s->conns[i];
+			}
+		if (pc == NULL)
+			break;
+		if (capped)
+			pthread_mutex_lock(&sv->hold_mutex);
+		n = JobQueueTakeBatch(&s->queue, idle - 1, under_cap, sv, jobs);
+		pc->capped = capped && n > 0 && jobs[0]->role != NULL;
+		if (pc->capped)
+		{
+			hold_take(sv, jobs[0]->role);
+			snprintf(pc->batch_role, sizeof(pc->batch_role), "%s", jobs[0]->role);
+		}
+		if (capped)
+			pthread_mutex_unlock(&sv->hold_mutex);
+		if (n == 0)
+		{
+			/* all over their cap: woken when a hold ends */
+			s->blocked = true;
+			__atomic_store_n(&sv->blocked, 1, __ATOMIC_RELEASE);
+			break;
+		}
+		batch_send(pc, jobs, n);
+		started = true;
+	}
+	return started;
+}
+
+/*
+ * PipeFlush
+ *		At the end of a loop's wake-up: answer ThrottlingException to the
+ *		jobs that waited past --pool-wait, then send what is queued on the
+ *		idle sessions.
+ */
+void
+PipeFlush(void)
+{
+	struct timespec now;
+	int			k;
+	bool		again;
+
+	if (self == NULL)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	do
+	{
+		again = false;
+		for (k = 0; k < nservers; k++)
+		{
+			PipeSet    *s = &self->sets[k];
+			GwJob	   *expired,
+					   *job;
+
+			if (s->queue.head == NULL)
+				continue;
+			expired = JobQueueExpire(&s->queue, &now);
+			while ((job = expired) != NULL)
+			{
+				expired = job->next;
+				PoolFinishJob(job, JOB_THROTTLED, NULL);
+			}
+			if (dispatch(s))
+				again = true;	/* a failed batch may have queued a retry */
+		}
+	} while (again);
+	for (k = 0; k < nservers; k++)
+	{
+		PipeSet    *s = &self->sets[k];
+		int			i,
+					busy = 0;
+
+		for (i = 0; i < s->nconns; i++)
+			busy += s->conns[i].busy;
+		__atomic_store_n(&s->stat_busy, busy, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->stat_waiting, s->queue.len, __ATOMIC_RELAXED);
+	}
+}
+
+/* how long the loop may sleep: until the first queued job's deadline */
+int
+PipeTimeout(int dflt)
+{
+	struct timespec now;
+	int			k,
+				t = dflt;
+
+	if (self == NULL)
+		return dflt;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (k = 0; k < nservers; k++)
+	{
+		GwJob	   *head = self->sets[k].queue.head;
+		long		ms;
+
+		if (head == NULL)
+			continue;
+		ms = (head->deadline.tv_sec - now.tv_sec) * 1000L +
+			(head->deadline.tv_nsec - now.tv_nsec + 999999L) / 1000000L;
+		if (ms < 0)
+			ms = 0;
+		if (ms < t)
+			t = (int) ms;
+		/* a wake-up from a hold's end may race with blocking: look again soon */
+		if (self->sets[k].blocked && t > 20)
+			t = 20;
+	}
+	return t;
+}
+
+/* the loop ends: close its sessions (its requests are abandoned) */
+void
+PipeLoopEnd(void)
+{
+	int			k,
+				i;
+
+	if (self == NULL)
+		return;
+	for (k = 0; k < nservers; k++)
+		for (i = 0; i < self->sets[k].nconns; i++)
+			conn_close(&self->sets[k].conns[i]);
+	self = NULL;
+}
+
+/*
+ * PipePoolStats
+ *		PoolStats for the metrics, whatever the engine: with the loops'
+ *		sessions, their batches running and their jobs queued, summed over
+ *		the loops.
+ */
+const char *
+PipePoolStats(GwPool *p, int *size, int *in_use, int *waiting)
+{
+	const char *name = PoolStats(p, size, in_use, waiting);
+	int			i,
+				k = PoolIndex(p);
+
+	if (ploops == NULL)
+		return name;
+	*in_use = *waiting = 0;
+	for (i = 0; i < nploops; i++)
+	{
+		*in_use += __atomic_load_n(&ploops[i].sets[k].stat_busy, __ATOMIC_RELAXED);
+		*waiting += __atomic_load_n(&ploops[i].sets[k].stat_waiting, __ATOMIC_RELAXED);
+	}
+	return name;
+}
