@@ -77,6 +77,8 @@ extern SigV4Status SigV4CheckTime(const SigV4Auth *auth, time_t now,
 extern bool SigV4Verify(const SigV4Request *req, const SigV4Auth *auth,
 						const char *secret);
 extern void GwHexSha256(const void *data, size_t len, char out[65]);
+extern void GwHmacSha256(const void *key, size_t keylen, const void *msg,
+						 size_t msglen, unsigned char out[32]);
 
 /* ----------------------------------------------------------------
  * pool.c: PostgreSQL connections and the access key cache
