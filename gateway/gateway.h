@@ -4,7 +4,8 @@
  *		Interfaces between the parts of item_table_gateway: the HTTP side
  *		(main.c, with respond.c and conn.c: gw_http.h), its options
  *		(options.c), SigV4 (sigv4.c), the PostgreSQL side (pool.c), the
- *		choice of primary or replica (route.c) and the metrics (metrics.c).
+ *		access key cache (keys.c), the choice of primary or replica
+ *		(route.c) and the metrics (metrics.c).
  *
  * The essay on the whole program is at the top of main.c.
  *
@@ -81,7 +82,7 @@ extern void GwHmacSha256(const void *key, size_t keylen, const void *msg,
 						 size_t msglen, unsigned char out[32]);
 
 /* ----------------------------------------------------------------
- * pool.c: PostgreSQL connections and the access key cache
+ * pool.c: PostgreSQL connections
  * ----------------------------------------------------------------
  */
 
@@ -182,6 +183,12 @@ extern void PoolSubmit(GwJob *job);
 extern bool PoolRunDirect(GwJob *job);
 extern void PoolClose(void);
 
+
+/* ----------------------------------------------------------------
+ * keys.c: the access key cache
+ * ----------------------------------------------------------------
+ */
+
 /* result of looking up an access key */
 typedef enum KeyStatus
 {
@@ -190,6 +197,8 @@ typedef enum KeyStatus
 	KEY_ERROR					/* the catalog could not be read */
 } KeyStatus;
 
+extern bool KeysInit(const char *conninfo, int ttl_s);
+extern void KeysClose(void);
 extern KeyStatus KeyLookup(const char *key_id, char *secret, size_t secretlen,
 						   char *role, size_t rolelen);
 

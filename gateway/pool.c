@@ -2,8 +2,7 @@
  *
  * pool.c
  *		The gateway's PostgreSQL side: a bounded pool of libpq connections
- *		in pipeline mode, fed by one queue of requests, and the access key
- *		cache read through a connection of its own.
+ *		in pipeline mode, fed by one queue of requests.
  *
  * Pool.  A fixed number of slots, each a thread that owns at most one
  * connection, made lazily and kept.  HTTP handlers never touch a
@@ -91,15 +90,8 @@
  * not yet answered (JOB_CONNECTION_LOST: whether they ran is unknown, as
  * for any client that loses its connection mid-statement).
  *
- * Access keys.  KeyLookup answers from a cache kept key_ttl_s seconds
- * (default 5), else reads item_table.access_keys on a connection reserved
- * for it, which runs no request (so no role's code ever runs where the
- * secrets can be read).  The role comes back quoted as an identifier
- * (quote_ident), which is how dynamodb_as's regrole parameter reads a
- * name.  The TTL is the
- * revocation latency: a deleted key, or a changed role, is honoured within
- * it, while a busy client costs one catalog read per key per TTL instead
- * of one per request.  Unknown keys are not cached (each costs one read).
+ * Access keys are keys.c's (KeyLookup and its cache, on a connection of
+ * their own).
  *
  *-------------------------------------------------------------------------
  */
@@ -167,24 +159,6 @@ static int	npools;
 
 /* the primary's pool: jobs without a pool of their own run there */
 GwPool	   *GwPrimary;
-
-/* the catalog connection and the key cache */
-typedef struct KeyEntry
-{
-	struct KeyEntry *next;
-	char		key_id[GW_MAX_KEY_ID + 1];
-	char	   *secret;
-	char		role[GW_MAX_ROLE + 1];
-	struct timespec expires;
-} KeyEntry;
-
-#define KEY_CACHE_MAX 4096
-
-static PoolConn key_conn;
-static pthread_mutex_t key_mutex = PTHREAD_MUTEX_INITIALIZER;
-static KeyEntry *key_cache;
-static int	key_cache_n;
-static int	key_ttl;
 
 static void
 now_mono(struct timespec *ts)
@@ -824,7 +798,6 @@ PoolInit(const char *conninfo, const GwPoolOptions *o, bool need_keys)
 	pool_role_cap = o->role_cap;
 	snprintf(pool_statement_timeout, sizeof(pool_statement_timeout), "%d", o->statement_timeout_ms);
 	snprintf(pool_lock_timeout, sizeof(pool_lock_timeout), "%d", o->lock_timeout_ms);
-	key_ttl = o->key_ttl_s;
 	GwPrimary = pool_create("primary", conninfo, o->size);
 	if (GwPrimary == NULL)
 		return false;
@@ -832,7 +805,7 @@ PoolInit(const char *conninfo, const GwPoolOptions *o, bool need_keys)
 	/* fail early on a wrong conninfo or a missing extension */
 	if (!pool_connect(&GwPrimary->slots[0], false))
 		return false;
-	if (need_keys && !pool_connect(&key_conn, true))
+	if (need_keys && !KeysInit(conninfo, o->key_ttl_s))
 		return false;
 	return pool_start(GwPrimary);
 }
@@ -930,92 +903,5 @@ PoolClose(void)
 			if (p->slots[i].conn)
 				PQfinish(p->slots[i].conn);
 	}
-	if (key_conn.conn)
-		PQfinish(key_conn.conn);
-}
-
-/*
- * KeyLookup
- *		The secret and role of an access key, from the cache or the catalog.
- */
-KeyStatus
-KeyLookup(const char *key_id, char *secret, size_t secretlen,
-		  char *role, size_t rolelen)
-{
-	struct timespec now;
-	KeyEntry  **pp,
-			   *e;
-	PGresult   *res;
-	const char *params[1] = {key_id};
-	KeyStatus	st;
-
-	now_mono(&now);
-	pthread_mutex_lock(&key_mutex);
-	for (pp = &key_cache; (e = *pp) != NULL;)
-	{
-		if (now.tv_sec > e->expires.tv_sec ||
-			(now.tv_sec == e->expires.tv_sec && now.tv_nsec >= e->expires.tv_nsec))
-		{
-			/* expired: drop it */
-			*pp = e->next;
-			free(e->secret);
-			free(e);
-			key_cache_n--;
-			continue;
-		}
-		if (strcmp(e->key_id, key_id) == 0)
-		{
-			snprintf(secret, secretlen, "%s", e->secret);
-			snprintf(role, rolelen, "%s", e->role);
-			st = KEY_FOUND;
-			pthread_mutex_unlock(&key_mutex);
-			return st;
-		}
-		pp = &e->next;
-	}
-
-	/* not cached: read the catalog (still under the mutex: one reader) */
-	if (!pool_check(&key_conn, true))
-	{
-		pthread_mutex_unlock(&key_mutex);
-		return KEY_ERROR;
-	}
-	res = PQexecPrepared(key_conn.conn, "key", 1, params, NULL, NULL, 0);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-	{
-		GwLog("cannot read item_table.access_keys: %s", PQerrorMessage(key_conn.conn));
-		PQclear(res);
-		pthread_mutex_unlock(&key_mutex);
-		return KEY_ERROR;
-	}
-	if (PQntuples(res) == 0)
-	{
-		PQclear(res);
-		pthread_mutex_unlock(&key_mutex);
-		return KEY_UNKNOWN;
-	}
-	e = calloc(1, sizeof(KeyEntry));
-	if (e == NULL || (e->secret = strdup(PQgetvalue(res, 0, 0))) == NULL)
-		abort();
-	snprintf(e->key_id, sizeof(e->key_id), "%s", key_id);
-	snprintf(e->role, sizeof(e->role), "%s", PQgetvalue(res, 0, 1));
-	PQclear(res);
-	e->expires = now;
-	e->expires.tv_sec += key_ttl;
-	snprintf(secret, secretlen, "%s", e->secret);
-	snprintf(role, rolelen, "%s", e->role);
-	st = KEY_FOUND;
-	if (key_ttl > 0 && key_cache_n < KEY_CACHE_MAX)
-	{
-		e->next = key_cache;
-		key_cache = e;
-		key_cache_n++;
-	}
-	else
-	{
-		free(e->secret);
-		free(e);
-	}
-	pthread_mutex_unlock(&key_mutex);
-	return st;
+	KeysClose();
 }
