@@ -12,7 +12,9 @@
  *	  more than a thread keeps signing keys for, each verified with its
  *	  own secret and refused with another's; a header value of 20,000
  *	  bytes with runs of blanks, a hundred headers, repeated names, a
- *	  query; one byte changed anywhere is refused.
+ *	  query; one byte changed anywhere is refused;
+ *	- SigV4CheckTime's 15 minutes either way and its message, on dates
+ *	  whose fields may be out of range, against timegm().
  *
  * Prints one line per failure and exits 1 if any.
  *
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -431,11 +434,58 @@ check_sigv4(void)
 	}
 }
 
+/* SigV4CheckTime's bounds and messages, against timegm() */
+static void
+check_time(void)
+{
+	int			i;
+
+	srand(31);
+	for (i = 0; i < 20000; i++)
+	{
+		SigV4Auth	a;
+		struct tm	tm;
+		time_t		t;
+		char		msg[512],
+					want[512],
+					b1[17],
+					b2[17];
+
+		memset(&a, 0, sizeof(a));
+		/* years 1970..2099; month, day, hour, minute, second partly out of range */
+		snprintf(a.amz_date, sizeof(a.amz_date), "%04d%02d%02dT%02d%02d%02dZ",
+				 1970 + rand() % 130, i % 7 ? 1 + rand() % 12 : rand() % 100,
+				 i % 5 ? 1 + rand() % 28 : rand() % 100, rand() % (i % 3 ? 24 : 100),
+				 rand() % (i % 3 ? 60 : 100), rand() % (i % 3 ? 60 : 100));
+		memset(&tm, 0, sizeof(tm));
+		sscanf(a.amz_date, "%4d%2d%2dT%2d%2d%2dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			   &tm.tm_hour, &tm.tm_min, &tm.tm_sec);
+		tm.tm_year -= 1900;
+		tm.tm_mon -= 1;
+		t = timegm(&tm);
+		check(SigV4CheckTime(&a, t + 900, msg, sizeof(msg)) == SIGV4_OK &&
+			  SigV4CheckTime(&a, t - 900, msg, sizeof(msg)) == SIGV4_OK,
+			  "a date 15 minutes off either way is current");
+		check(SigV4CheckTime(&a, t + 901, msg, sizeof(msg)) == SIGV4_EXPIRED,
+			  "a date 15 minutes and a second behind is expired");
+		gmtime_r(&(time_t) {t + 901}, &tm);
+		strftime(b1, sizeof(b1), "%Y%m%dT%H%M%SZ", &tm);
+		gmtime_r(&(time_t) {t + 1}, &tm);
+		strftime(b2, sizeof(b2), "%Y%m%dT%H%M%SZ", &tm);
+		snprintf(want, sizeof(want), "Signature expired: %s is now earlier than %s (%s - 15 min.)",
+				 a.amz_date, b2, b1);
+		check(strcmp(msg, want) == 0, "the expired message");
+		check(SigV4CheckTime(&a, t - 901, msg, sizeof(msg)) == SIGV4_EXPIRED,
+			  "a date 15 minutes and a second ahead is not yet current");
+	}
+}
+
 int
 main(void)
 {
 	check_vectors();
 	check_sigv4();
+	check_time();
 	printf("sigv4_check: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
 }
