@@ -191,7 +191,7 @@ bool
 KeysInit(const char *conninfo, int ttl_s)
 {
 	key_ttl = ttl_s;
-	key_conninfo = strdup(conninfo);
+	key_conninfo = strdup(conninfo ? conninfo : "");	/* "": the environment's */
 	if (key_conninfo == NULL)
 		return false;
 	return key_connect();
