@@ -2,6 +2,8 @@
 import datetime
 import http.client
 import json
+import os
+import subprocess
 import sys
 import time
 import types
@@ -12,7 +14,7 @@ import botocore.awsrequest
 import botocore.credentials
 import pytest
 
-from conftest import client, make_table, new_key, psql, unique
+from conftest import client, engine_args, make_table, need, new_key, psql, unique
 from test_api import raw_post
 
 
@@ -304,3 +306,22 @@ def test_many_and_long_signed_headers(endpoint, app_key):
     same["X-Gw-Extra-05"] = same["X-Gw-Extra-05"].replace("   ", " \t ")
     resp, data = raw_post(endpoint, "DynamoDB_20120810.ListTables", b"{}", same)
     assert resp.status == 200, data
+
+
+def test_sigv4_with_the_environments_connection(app_key):
+    """No --dbname: the connection settings come from the environment
+    (PGHOST, PGPORT, ...), for the access keys' connection too."""
+    env = dict(os.environ)
+    for part in need("IT_GW_CONNINFO").split():
+        k, v = part.split("=", 1)
+        env[{"host": "PGHOST", "port": "PGPORT", "dbname": "PGDATABASE", "user": "PGUSER"}[k]] = v
+    proc = subprocess.Popen([need("IT_GW_BIN"), "--port", "0", "--listen", "127.0.0.1", *engine_args()],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert "listening on" in line, (line, proc.stderr.read() if proc.poll() is not None else "")
+        url = line.split("listening on ", 1)[1].strip()
+        assert "TableNames" in client(url, *app_key).list_tables()
+    finally:
+        proc.terminate()
+        proc.wait(30)
