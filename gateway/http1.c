@@ -127,8 +127,11 @@ H1HeadEnd(const char *buf, size_t len, size_t *skip)
 	*skip = s;
 	if (s >= len)
 		return 0;
-	p = memmem(buf + s, len - s, "\r\n\r\n", 4);
-	return p ? (size_t) (p - buf) + 4 : 0;
+	/* the first CR LF CR LF, found from its LFs (memchr's fast scan) */
+	for (p = buf + s + 1; p < buf + len && (p = memchr(p, '\n', (size_t) (buf + len - p))) != NULL; p++)
+		if (p[-1] == '\r' && p + 2 < buf + len && p[1] == '\r' && p[2] == '\n')
+			return (size_t) (p - buf) + 3;
+	return 0;
 }
 
 /* is c one of RFC 9110's token characters (a method's)? */
@@ -139,12 +142,26 @@ is_tchar(unsigned char c)
 		(c != '\0' && strchr("-_!#$%&'*+.^`|~", c) != NULL);
 }
 
-/* is c a byte a field value may not hold (a control other than tab)? */
-static inline bool
-bad_value_byte(unsigned char c)
-{
-	return (c < 0x20 && c != '\t') || c == 0x7f;
-}
+/*
+ * What stops each scan of H1ParseHead: the request line's at a space, CR
+ * or NUL; a field name's at a colon, CR or NUL; a field value's at a
+ * blank, CR, NUL, another control byte or DEL (which a value may not
+ * hold).  A table, so that the bytes in between cost one look each.
+ */
+#define F_LINE 1
+#define F_NAME 2
+#define F_VALUE 4
+static const unsigned char byte_flags[256] = {
+	[0] = F_LINE | F_NAME | F_VALUE,
+	[1 ... 8] = F_VALUE,
+	['\t'] = F_VALUE,
+	[10 ... 12] = F_VALUE,
+	['\r'] = F_LINE | F_NAME | F_VALUE,
+	[14 ... 31] = F_VALUE,
+	[' '] = F_LINE | F_VALUE,
+	[':'] = F_NAME,
+	[127] = F_VALUE,
+};
 
 /* does the n-byte name equal lower (lower case, n bytes) in any case? */
 static inline bool
@@ -186,10 +203,8 @@ H1ParseHead(char *buf, size_t skip, size_t end, H1Head *h, GwFraming *f)
 	/* the request line: METHOD SP TARGET SP VERSION CR LF */
 	for (q = p;; q++)
 	{
-		if (*q == '\r' && q[1] == '\n')
-			break;
-		if (*q == '\0')
-			return 400;
+		while (!(byte_flags[(unsigned char) *q] & F_LINE))
+			q++;
 		if (*q == ' ')
 		{
 			if (sp1 == NULL)
@@ -199,6 +214,13 @@ H1ParseHead(char *buf, size_t skip, size_t end, H1Head *h, GwFraming *f)
 			else
 				spaces3 = true;
 		}
+		else if (*q == '\r')
+		{
+			if (q[1] == '\n')
+				break;
+		}
+		else
+			return 400;			/* a NUL */
 	}
 	*q = '\0';
 	if (sp1 == NULL || sp1 == p || sp2 == NULL || sp2 == sp1 + 1 || spaces3)
@@ -237,15 +259,17 @@ H1ParseHead(char *buf, size_t skip, size_t end, H1Head *h, GwFraming *f)
 				   *v,
 				   *ve;
 		size_t		n;
-		bool		bad = false;
 
 		if (*p == ' ' || *p == '\t')
 			return 400;			/* obsolete line folding */
-		while (*p != ':')
+		for (;; p++)
 		{
-			if (*p == '\0' || (*p == '\r' && p[1] == '\n'))
+			while (!(byte_flags[(unsigned char) *p] & F_NAME))
+				p++;
+			if (*p == ':')
+				break;
+			if (*p == '\0' || p[1] == '\n')
 				return 400;		/* no colon (or a NUL) */
-			p++;
 		}
 		if (p == name || p[-1] == ' ' || p[-1] == '\t')
 			return 400;
@@ -254,28 +278,22 @@ H1ParseHead(char *buf, size_t skip, size_t end, H1Head *h, GwFraming *f)
 		while (*p == ' ' || *p == '\t')
 			p++;
 		v = ve = p;
-		for (;; p++)
+		for (;;)
 		{
-			unsigned char c = (unsigned char) *p;
+			char	   *run = p;
 
-			if (c == '\r' && p[1] == '\n')
+			while (!(byte_flags[(unsigned char) *p] & F_VALUE))
+				p++;
+			if (p > run)
+				ve = p;
+			if (*p == ' ' || *p == '\t')
+				p++;
+			else if ((*p == '\r' && p[1] == '\n') || (*p == '\0' && p == last))
 				break;
-			if (c == '\0')
-			{
-				if (p == last)
-					break;		/* the head's end */
-				return 400;
-			}
-			if (c != ' ' && c != '\t')
-				ve = p + 1;
 			else
-				continue;
-			if (bad_value_byte(c))
-				bad = true;
+				return 400;		/* a control byte, DEL, NUL or lone CR */
 		}
 		*ve = '\0';
-		if (bad)
-			return 400;
 		p += 2;					/* past CR LF (or the end) */
 
 		switch (n)
