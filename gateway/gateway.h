@@ -4,8 +4,9 @@
  *		Interfaces between the parts of item_table_gateway: the HTTP side
  *		(main.c, with respond.c and conn.c: gw_http.h), its options
  *		(options.c), SigV4 (sigv4.c), the PostgreSQL side (pool.c, and
- *		pgpipe.c for the event loops' own sessions), the
- *		choice of primary or replica (route.c) and the metrics (metrics.c).
+ *		pgpipe.c for the event loops' own sessions), the access key cache
+ *		(keys.c), the choice of primary or replica (route.c) and the
+ *		metrics (metrics.c).
  *
  * The essay on the whole program is at the top of main.c.
  *
@@ -78,9 +79,11 @@ extern SigV4Status SigV4CheckTime(const SigV4Auth *auth, time_t now,
 extern bool SigV4Verify(const SigV4Request *req, const SigV4Auth *auth,
 						const char *secret);
 extern void GwHexSha256(const void *data, size_t len, char out[65]);
+extern void GwHmacSha256(const void *key, size_t keylen, const void *msg,
+						 size_t msglen, unsigned char out[32]);
 
 /* ----------------------------------------------------------------
- * pool.c: PostgreSQL connections and the access key cache
+ * pool.c: PostgreSQL connections
  * ----------------------------------------------------------------
  */
 
@@ -207,7 +210,7 @@ extern int	JobQueueTakeBatch(GwJobQueue *q, int idle_others,
 							  void *cls, GwJob **jobs);
 extern void PoolSetDeadline(GwJob *job);
 extern int	PoolRoleCap(void);
-extern PGconn *PoolOpenSession(const char *conninfo, bool catalog,
+extern PGconn *PoolOpenSession(const char *conninfo,
 							   char *role, size_t rolelen);
 extern bool PoolSessionIdleOk(PGconn *conn);
 extern bool PoolSegmentResult(PGresult **got, PGresult *res);
@@ -230,6 +233,12 @@ extern void PipeInbox(void);
 extern void PipeFlush(void);
 extern int	PipeTimeout(int dflt);
 
+
+/* ----------------------------------------------------------------
+ * keys.c: the access key cache
+ * ----------------------------------------------------------------
+ */
+
 /* result of looking up an access key */
 typedef enum KeyStatus
 {
@@ -238,6 +247,8 @@ typedef enum KeyStatus
 	KEY_ERROR					/* the catalog could not be read */
 } KeyStatus;
 
+extern bool KeysInit(const char *conninfo, int ttl_s);
+extern void KeysClose(void);
 extern KeyStatus KeyLookup(const char *key_id, char *secret, size_t secretlen,
 						   char *role, size_t rolelen);
 

@@ -21,11 +21,14 @@
  *	  the framing rules themselves (two lengths that differ, a length with
  *	  Transfer-Encoding, ...) are request.c's GwFramingCheck, fed here with
  *	  every field;
- *	- HTTP/1.1 without Host is a 400, as libmicrohttpd answers.
+ *	- HTTP/1.1 without Host is a 400, as libmicrohttpd answers;
+ *	- a NUL byte anywhere in the head is a 400 (RFC 9110 section 5.5: a
+ *	  field value may not hold one).
  *
  *-------------------------------------------------------------------------
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,59 +127,124 @@ H1HeadEnd(const char *buf, size_t len, size_t *skip)
 	*skip = s;
 	if (s >= len)
 		return 0;
-	p = memmem(buf + s, len - s, "\r\n\r\n", 4);
-	return p ? (size_t) (p - buf) + 4 : 0;
+	/* the first CR LF CR LF, found from its LFs (memchr's fast scan) */
+	for (p = buf + s + 1; p < buf + len && (p = memchr(p, '\n', (size_t) (buf + len - p))) != NULL; p++)
+		if (p[-1] == '\r' && p + 2 < buf + len && p[1] == '\r' && p[2] == '\n')
+			return (size_t) (p - buf) + 3;
+	return 0;
+}
+
+/* is c one of RFC 9110's token characters (a method's)? */
+static inline bool
+is_tchar(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		(c != '\0' && strchr("-_!#$%&'*+.^`|~", c) != NULL);
+}
+
+/*
+ * What stops each scan of H1ParseHead: the request line's at a space, CR
+ * or NUL; a field name's at a colon, CR or NUL; a field value's at a
+ * blank, CR, NUL, another control byte or DEL (which a value may not
+ * hold).  A table, so that the bytes in between cost one look each.
+ */
+#define F_LINE 1
+#define F_NAME 2
+#define F_VALUE 4
+static const unsigned char byte_flags[256] = {
+	[0] = F_LINE | F_NAME | F_VALUE,
+	[1 ... 8] = F_VALUE,
+	['\t'] = F_VALUE,
+	[10 ... 12] = F_VALUE,
+	['\r'] = F_LINE | F_NAME | F_VALUE,
+	[14 ... 31] = F_VALUE,
+	[' '] = F_LINE | F_VALUE,
+	[':'] = F_NAME,
+	[127] = F_VALUE,
+};
+
+/* does the n-byte name equal lower (lower case, n bytes) in any case? */
+static inline bool
+name_eq(const char *name, size_t n, const char *lower, size_t ln)
+{
+	return n == ln && strncasecmp(name, lower, n) == 0;
 }
 
 /*
  * Parse the head buf[skip, end) in place (end from H1HeadEnd).  Returns 0,
  * or the status of the answer to a head that cannot be read.
+ *
+ * One pass: each byte of the head is looked at once (the request line's
+ * while finding its spaces and its end, a field's name while finding its
+ * colon, its value while checking its bytes and finding its end), and the
+ * field names that matter are told apart by their length first.  A line
+ * ends at CR LF; a NUL anywhere in the head is a 400.
  */
 unsigned
 H1ParseHead(char *buf, size_t skip, size_t end, H1Head *h, GwFraming *f)
 {
-	char	   *line = buf + skip;
-	char	   *eol;
-	char	   *sp1,
-			   *sp2;
-	char	   *q;
-	bool		host = false;
+	char	   *p = buf + skip;
+	char	   *last = buf + end - 2;	/* the empty line's CR */
+	char	   *sp1 = NULL,
+			   *sp2 = NULL,
+			   *q;
+	bool		spaces3 = false,
+				host = false;
 	const char *conn = NULL;
 
-	memset(h, 0, sizeof(*h));
+	memset(h, 0, offsetof(H1Head, headers));
+	h->nheaders = 0;
+	h->headers_overflow = false;
+	h->nargs = 0;
+	h->args_overflow = false;
 	memset(f, 0, sizeof(*f));
-	buf[end - 2] = '\0';		/* the empty line's CR: the last line ends there */
+	*last = '\0';
 
-	/* the request line */
-	eol = strstr(line, "\r\n");
-	if (eol == NULL)
-		return 400;
-	*eol = '\0';
-	sp1 = strchr(line, ' ');
-	if (sp1 == NULL || sp1 == line)
+	/* the request line: METHOD SP TARGET SP VERSION CR LF */
+	for (q = p;; q++)
+	{
+		while (!(byte_flags[(unsigned char) *q] & F_LINE))
+			q++;
+		if (*q == ' ')
+		{
+			if (sp1 == NULL)
+				sp1 = q;
+			else if (sp2 == NULL)
+				sp2 = q;
+			else
+				spaces3 = true;
+		}
+		else if (*q == '\r')
+		{
+			if (q[1] == '\n')
+				break;
+		}
+		else
+			return 400;			/* a NUL */
+	}
+	*q = '\0';
+	if (sp1 == NULL || sp1 == p || sp2 == NULL || sp2 == sp1 + 1 || spaces3)
 		return 400;
 	*sp1 = '\0';
-	sp2 = strchr(sp1 + 1, ' ');
-	if (sp2 == NULL || sp2 == sp1 + 1 || strchr(sp2 + 1, ' '))
-		return 400;
 	*sp2 = '\0';
-	h->method = line;
-	if (strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_!#$%&'*+.^`|~0123456789") !=
-		strlen(line))
-		return 400;
-	if (strcmp(sp2 + 1, "HTTP/1.1") == 0)
+	h->method = p;
+	for (; p < sp1; p++)
+		if (!is_tchar((unsigned char) *p))
+			return 400;
+	if (q - (sp2 + 1) == 8 && memcmp(sp2 + 1, "HTTP/1.1", 8) == 0)
 		h->http10 = false;
-	else if (strcmp(sp2 + 1, "HTTP/1.0") == 0)
+	else if (q - (sp2 + 1) == 8 && memcmp(sp2 + 1, "HTTP/1.0", 8) == 0)
 		h->http10 = true;
 	else if (strncmp(sp2 + 1, "HTTP/", 5) == 0)
 		return 505;
 	else
 		return 400;
 	h->path = sp1 + 1;
-	for (q = h->path; *q; q++)
-		if ((unsigned char) *q <= 0x20 || *q == 0x7f)
+	for (p = h->path; p < sp2; p++)
+		if ((unsigned char) *p <= 0x20 || *p == 0x7f)
 			return 400;
-	q = strchr(h->path, '?');
+	p = q + 2;					/* the first field */
+	q = memchr(h->path, '?', (size_t) (sp2 - h->path));
 	if (q)
 	{
 		*q = '\0';
@@ -184,64 +252,92 @@ H1ParseHead(char *buf, size_t skip, size_t end, H1Head *h, GwFraming *f)
 	}
 	unescape(h->path);
 
-	/* the fields */
-	line = eol + 2;
-	while (line < buf + end - 2)
+	/* the fields: NAME ":" OWS VALUE OWS CR LF */
+	while (p < last)
 	{
-		char	   *colon;
-		char	   *v,
+		char	   *name = p,
+				   *v,
 				   *ve;
+		size_t		n;
 
-		eol = strstr(line, "\r\n");
-		if (eol)
-			*eol = '\0';
-		if (*line == ' ' || *line == '\t')
+		if (*p == ' ' || *p == '\t')
 			return 400;			/* obsolete line folding */
-		colon = strchr(line, ':');
-		if (colon == NULL || colon == line || colon[-1] == ' ' || colon[-1] == '\t')
+		for (;; p++)
+		{
+			while (!(byte_flags[(unsigned char) *p] & F_NAME))
+				p++;
+			if (*p == ':')
+				break;
+			if (*p == '\0' || p[1] == '\n')
+				return 400;		/* no colon (or a NUL) */
+		}
+		if (p == name || p[-1] == ' ' || p[-1] == '\t')
 			return 400;
-		*colon = '\0';
-		v = colon + 1;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		ve = v + strlen(v);
-		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
-			*--ve = '\0';
-		for (q = v; *q; q++)
-			if (((unsigned char) *q < 0x20 && *q != '\t') || *q == 0x7f)
-				return 400;
+		n = (size_t) (p - name);
+		*p++ = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		v = ve = p;
+		for (;;)
+		{
+			char	   *run = p;
 
-		GwFramingAdd(f, line, v);
-		if (strcasecmp(line, "Content-Length") == 0)
-		{
-			if (*v == '\0' || strspn(v, "0123456789") != strlen(v))
-				return 400;
+			while (!(byte_flags[(unsigned char) *p] & F_VALUE))
+				p++;
+			if (p > run)
+				ve = p;
+			if (*p == ' ' || *p == '\t')
+				p++;
+			else if ((*p == '\r' && p[1] == '\n') || (*p == '\0' && p == last))
+				break;
+			else
+				return 400;		/* a control byte, DEL, NUL or lone CR */
 		}
-		else if (strcasecmp(line, "Host") == 0)
-			host = true;
-		else if (strcasecmp(line, "Connection") == 0)
+		*ve = '\0';
+		p += 2;					/* past CR LF (or the end) */
+
+		switch (n)
 		{
-			if (conn == NULL)
-				conn = v;
-			if (has_token(v, "close"))
-				h->close = true;
-			if (has_token(v, "keep-alive"))
-				h->keep_alive = true;
+			case 14:
+				GwFramingAdd(f, name, v);
+				if (name_eq(name, n, "content-length", 14))
+				{
+					if (*v == '\0' || strspn(v, "0123456789") != (size_t) (ve - v))
+						return 400;
+				}
+				break;
+			case 17:
+				GwFramingAdd(f, name, v);
+				break;
+			case 4:
+				if (name_eq(name, n, "host", 4))
+					host = true;
+				break;
+			case 10:
+				if (name_eq(name, n, "connection", 10))
+				{
+					if (conn == NULL)
+						conn = v;
+					if (has_token(v, "close"))
+						h->close = true;
+					if (has_token(v, "keep-alive"))
+						h->keep_alive = true;
+				}
+				break;
+			case 6:
+				if (name_eq(name, n, "expect", 6) && strcasecmp(v, "100-continue") == 0)
+					h->expect_continue = true;
+				break;
 		}
-		else if (strcasecmp(line, "Expect") == 0 && strcasecmp(v, "100-continue") == 0)
-			h->expect_continue = true;
 
 		if (h->nheaders < H1_MAX_PAIRS)
 		{
-			h->headers[h->nheaders].name = line;
+			h->headers[h->nheaders].name = name;
 			h->headers[h->nheaders].value = v;
 			h->nheaders++;
 		}
 		else
 			h->headers_overflow = true;
-		if (eol == NULL)
-			break;
-		line = eol + 2;
 	}
 	if (!h->http10 && !host)
 		return 400;
@@ -258,7 +354,8 @@ H1Header(const H1Head *h, const char *name)
 	int			i;
 
 	for (i = 0; i < h->nheaders; i++)
-		if (strcasecmp(h->headers[i].name, name) == 0)
+		if (((h->headers[i].name[0] ^ name[0]) & ~0x20) == 0 &&
+			strcasecmp(h->headers[i].name, name) == 0)
 			return h->headers[i].value;
 	return NULL;
 }

@@ -29,7 +29,7 @@
  *
  *	1. authenticated (sigv4.c): the Authorization header is parsed, the
  *	   date checked against 15 minutes of skew, the key's secret and role
- *	   fetched (pool.c's cache, else item_table.access_keys), the signature
+ *	   fetched (keys.c's cache, else item_table.access_keys), the signature
  *	   recomputed and compared in constant time;
  *	2. routed: X-Amz-Target must be DynamoDB_20120810.<Action> or
  *	   DynamoDBStreams_20120810.<Action> (the database answers actions it

@@ -407,7 +407,7 @@ conn_open(PipeConn *pc)
 {
 	struct epoll_event ev;
 
-	pc->conn = PoolOpenSession(servers[pc->set->pool].conninfo, false,
+	pc->conn = PoolOpenSession(servers[pc->set->pool].conninfo,
 							   pc->role, sizeof(pc->role));
 	if (pc->conn == NULL)
 		return false;

@@ -2,8 +2,7 @@
  *
  * pool.c
  *		The gateway's PostgreSQL side: a bounded pool of libpq connections
- *		in pipeline mode, fed by one queue of requests, and the access key
- *		cache read through a connection of its own.
+ *		in pipeline mode, fed by one queue of requests.
  *
  * Pool.  A fixed number of slots, each a thread that owns at most one
  * connection, made lazily and kept.  HTTP handlers never touch a
@@ -98,15 +97,8 @@
  * not yet answered (JOB_CONNECTION_LOST: whether they ran is unknown, as
  * for any client that loses its connection mid-statement).
  *
- * Access keys.  KeyLookup answers from a cache kept key_ttl_s seconds
- * (default 5), else reads item_table.access_keys on a connection reserved
- * for it, which runs no request (so no role's code ever runs where the
- * secrets can be read).  The role comes back quoted as an identifier
- * (quote_ident), which is how dynamodb_as's regrole parameter reads a
- * name.  The TTL is the
- * revocation latency: a deleted key, or a changed role, is honoured within
- * it, while a busy client costs one catalog read per key per TTL instead
- * of one per request.  Unknown keys are not cached (each costs one read).
+ * Access keys are keys.c's (KeyLookup and its cache, on a connection of
+ * their own).
  *
  *-------------------------------------------------------------------------
  */
@@ -124,7 +116,7 @@ struct GwPool;
 
 typedef struct PoolConn
 {
-	struct GwPool *pool;		/* the pool of this slot (NULL: the catalog's) */
+	struct GwPool *pool;		/* the pool of this slot */
 	PGconn	   *conn;
 	char		role[GW_MAX_ROLE + 1];	/* the login role, quoted */
 	pthread_t	thread;
@@ -171,24 +163,6 @@ static int	npools;
 /* the primary's pool: jobs without a pool of their own run there */
 GwPool	   *GwPrimary;
 
-/* the catalog connection and the key cache */
-typedef struct KeyEntry
-{
-	struct KeyEntry *next;
-	char		key_id[GW_MAX_KEY_ID + 1];
-	char	   *secret;
-	char		role[GW_MAX_ROLE + 1];
-	struct timespec expires;
-} KeyEntry;
-
-#define KEY_CACHE_MAX 4096
-
-static PoolConn key_conn;
-static pthread_mutex_t key_mutex = PTHREAD_MUTEX_INITIALIZER;
-static KeyEntry *key_cache;
-static int	key_cache_n;
-static int	key_ttl;
-
 static void
 now_mono(struct timespec *ts)
 {
@@ -205,13 +179,12 @@ ms_until(const struct timespec *t, const struct timespec *now)
  * PoolOpenSession
  *		A new session on conninfo, its statement prepared, and its login
  *		role (quoted) in role; NULL if it cannot be had (logged once).
- *		A request session (catalog false) ends in pipeline mode,
- *		non-blocking, with the timeouts set; the catalog's stays a plain
- *		one.  Used by the slots here and by the loops' connections
- *		(pgpipe.c).
+ *		The session ends in pipeline mode, non-blocking, with the
+ *		timeouts set.  Used by the slots here and by the loops'
+ *		connections (pgpipe.c); the access keys' connection is keys.c's.
  */
 PGconn *
-PoolOpenSession(const char *conninfo, bool catalog, char *role, size_t rolelen)
+PoolOpenSession(const char *conninfo, char *role, size_t rolelen)
 {
 	const char *keywords[] = {"application_name", "dbname", "client_encoding", NULL};
 	const char *values[] = {"item_table_gateway", conninfo, "UTF8", NULL};
@@ -225,25 +198,9 @@ PoolOpenSession(const char *conninfo, bool catalog, char *role, size_t rolelen)
 		GwLog("cannot connect to PostgreSQL: %s", PQerrorMessage(conn));
 		goto fail;
 	}
-	if (catalog)
-		/*
-		 * A key counts only while its role holds USAGE on the anchor
-		 * domain (src/catalog/role_guard.c): a key left by a dropped role, whose
-		 * OID a new role may have got, is unknown.
-		 */
-		res = PQprepare(conn, "key",
-						"SELECT k.secret_access_key, pg_catalog.quote_ident(r.rolname) "
-						"FROM item_table.access_keys k "
-						"JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) k.role "
-						"WHERE k.access_key_id OPERATOR(pg_catalog.=) $1 "
-						"AND EXISTS (SELECT FROM pg_catalog.pg_type t, pg_catalog.aclexplode(t.typacl) a "
-						"WHERE t.oid OPERATOR(pg_catalog.=) 'item_table.role_of_access_keys_or_consumers'::pg_catalog.regtype "
-						"AND a.grantee OPERATOR(pg_catalog.=) k.role AND a.privilege_type OPERATOR(pg_catalog.=) 'USAGE')",
-						1, NULL);
-	else
-		res = PQprepare(conn, "dyn",
-						"SELECT r.response, r.reusable "
-						"FROM item_table.dynamodb_as($3, $1, $2) r", 3, NULL);
+	res = PQprepare(conn, "dyn",
+					"SELECT r.response, r.reusable "
+					"FROM item_table.dynamodb_as($3, $1, $2) r", 3, NULL);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
 	{
 		GwLog("cannot prepare the gateway's statement: %s", PQerrorMessage(conn));
@@ -251,21 +208,18 @@ PoolOpenSession(const char *conninfo, bool catalog, char *role, size_t rolelen)
 		goto fail;
 	}
 	PQclear(res);
-	if (!catalog)
+	/* session-level: what a request's code SETs ends with its call */
+	res = PQexecParams(conn,
+					   "SELECT pg_catalog.set_config('statement_timeout', $1, false), "
+					   "pg_catalog.set_config('lock_timeout', $2, false)",
+					   2, NULL, timeouts, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
-		/* session-level: what a request's code SETs ends with its call */
-		res = PQexecParams(conn,
-						   "SELECT pg_catalog.set_config('statement_timeout', $1, false), "
-						   "pg_catalog.set_config('lock_timeout', $2, false)",
-						   2, NULL, timeouts, NULL, NULL, 0);
-		if (PQresultStatus(res) != PGRES_TUPLES_OK)
-		{
-			GwLog("cannot set the gateway's timeouts: %s", PQerrorMessage(conn));
-			PQclear(res);
-			goto fail;
-		}
+		GwLog("cannot set the gateway's timeouts: %s", PQerrorMessage(conn));
 		PQclear(res);
+		goto fail;
 	}
+	PQclear(res);
 	res = PQexec(conn, "SELECT pg_catalog.quote_ident(pg_catalog.current_user())");
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
 	{
@@ -275,7 +229,7 @@ PoolOpenSession(const char *conninfo, bool catalog, char *role, size_t rolelen)
 	}
 	snprintf(role, rolelen, "%s", PQgetvalue(res, 0, 0));
 	PQclear(res);
-	if (!catalog && (PQsetnonblocking(conn, 1) != 0 || PQenterPipelineMode(conn) != 1))
+	if (PQsetnonblocking(conn, 1) != 0 || PQenterPipelineMode(conn) != 1)
 	{
 		GwLog("cannot enter pipeline mode: %s", PQerrorMessage(conn));
 		goto fail;
@@ -293,11 +247,11 @@ fail:
  * failure; the slot is left without a connection.
  */
 static bool
-pool_connect(PoolConn *pc, bool catalog)
+pool_connect(PoolConn *pc)
 {
 	if (pc->conn)
 		PQfinish(pc->conn);
-	pc->conn = PoolOpenSession((pc->pool ? pc->pool : GwPrimary)->conninfo, catalog,
+	pc->conn = PoolOpenSession((pc->pool ? pc->pool : GwPrimary)->conninfo,
 							   pc->role, sizeof(pc->role));
 	return pc->conn != NULL;
 }
@@ -320,19 +274,19 @@ PoolSessionIdleOk(PGconn *conn)
  * costs the batch sent in those 50 ms a 500, which SDKs retry.
  */
 static bool
-pool_check(PoolConn *pc, bool catalog)
+pool_check(PoolConn *pc)
 {
 	if (pc->conn && PQstatus(pc->conn) == CONNECTION_OK)
 	{
 		struct timespec now;
 
 		now_mono(&now);
-		if (!catalog && ms_until(&now, &pc->last_used) < 50)
+		if (ms_until(&now, &pc->last_used) < 50)
 			return true;
 		if (PoolSessionIdleOk(pc->conn))
 			return true;
 	}
-	return pool_connect(pc, catalog);
+	return pool_connect(pc);
 }
 
 /* answer a job (outside any lock) */
@@ -709,7 +663,7 @@ run_batch(PoolConn *pc, GwJob **jobs, int n)
 	int			i,
 				sent = 0;
 
-	if (!pool_check(pc, false))
+	if (!pool_check(pc))
 	{
 		for (i = 0; i < n; i++)
 			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
@@ -974,16 +928,15 @@ PoolInit(const char *conninfo, const GwPoolOptions *o, bool need_keys)
 	pool_role_cap = o->role_cap;
 	snprintf(pool_statement_timeout, sizeof(pool_statement_timeout), "%d", o->statement_timeout_ms);
 	snprintf(pool_lock_timeout, sizeof(pool_lock_timeout), "%d", o->lock_timeout_ms);
-	key_ttl = o->key_ttl_s;
 	pool_no_slots = o->no_slots;
 	GwPrimary = pool_create("primary", conninfo, o->size);
 	if (GwPrimary == NULL)
 		return false;
 
 	/* fail early on a wrong conninfo or a missing extension */
-	if (!pool_connect(&GwPrimary->slots[0], false))
+	if (!pool_connect(&GwPrimary->slots[0]))
 		return false;
-	if (need_keys && !pool_connect(&key_conn, true))
+	if (need_keys && !KeysInit(conninfo, o->key_ttl_s))
 		return false;
 	if (pool_no_slots)
 	{
@@ -1098,92 +1051,5 @@ PoolClose(void)
 			if (p->slots[i].conn)
 				PQfinish(p->slots[i].conn);
 	}
-	if (key_conn.conn)
-		PQfinish(key_conn.conn);
-}
-
-/*
- * KeyLookup
- *		The secret and role of an access key, from the cache or the catalog.
- */
-KeyStatus
-KeyLookup(const char *key_id, char *secret, size_t secretlen,
-		  char *role, size_t rolelen)
-{
-	struct timespec now;
-	KeyEntry  **pp,
-			   *e;
-	PGresult   *res;
-	const char *params[1] = {key_id};
-	KeyStatus	st;
-
-	now_mono(&now);
-	pthread_mutex_lock(&key_mutex);
-	for (pp = &key_cache; (e = *pp) != NULL;)
-	{
-		if (now.tv_sec > e->expires.tv_sec ||
-			(now.tv_sec == e->expires.tv_sec && now.tv_nsec >= e->expires.tv_nsec))
-		{
-			/* expired: drop it */
-			*pp = e->next;
-			free(e->secret);
-			free(e);
-			key_cache_n--;
-			continue;
-		}
-		if (strcmp(e->key_id, key_id) == 0)
-		{
-			snprintf(secret, secretlen, "%s", e->secret);
-			snprintf(role, rolelen, "%s", e->role);
-			st = KEY_FOUND;
-			pthread_mutex_unlock(&key_mutex);
-			return st;
-		}
-		pp = &e->next;
-	}
-
-	/* not cached: read the catalog (still under the mutex: one reader) */
-	if (!pool_check(&key_conn, true))
-	{
-		pthread_mutex_unlock(&key_mutex);
-		return KEY_ERROR;
-	}
-	res = PQexecPrepared(key_conn.conn, "key", 1, params, NULL, NULL, 0);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-	{
-		GwLog("cannot read item_table.access_keys: %s", PQerrorMessage(key_conn.conn));
-		PQclear(res);
-		pthread_mutex_unlock(&key_mutex);
-		return KEY_ERROR;
-	}
-	if (PQntuples(res) == 0)
-	{
-		PQclear(res);
-		pthread_mutex_unlock(&key_mutex);
-		return KEY_UNKNOWN;
-	}
-	e = calloc(1, sizeof(KeyEntry));
-	if (e == NULL || (e->secret = strdup(PQgetvalue(res, 0, 0))) == NULL)
-		abort();
-	snprintf(e->key_id, sizeof(e->key_id), "%s", key_id);
-	snprintf(e->role, sizeof(e->role), "%s", PQgetvalue(res, 0, 1));
-	PQclear(res);
-	e->expires = now;
-	e->expires.tv_sec += key_ttl;
-	snprintf(secret, secretlen, "%s", e->secret);
-	snprintf(role, rolelen, "%s", e->role);
-	st = KEY_FOUND;
-	if (key_ttl > 0 && key_cache_n < KEY_CACHE_MAX)
-	{
-		e->next = key_cache;
-		key_cache = e;
-		key_cache_n++;
-	}
-	else
-	{
-		free(e->secret);
-		free(e);
-	}
-	pthread_mutex_unlock(&key_mutex);
-	return st;
+	KeysClose();
 }

@@ -512,6 +512,22 @@ PY
         fi
     done
 
+    # sigv4.c's own test program (gateway/sigv4_check.c), when the
+    # gateway was built from this tree
+    if [ -f gateway/sigv4.o ]; then
+        make -C gateway PG_CONFIG="$PG_CONFIG" selftest </dev/null >"$dir/selftest.out" 2>&1
+        rc=$?
+        if [ "$rc" -eq 0 ]; then
+            tp=$((tp + 1))
+            printf '  %-40s ok      %s\n' "gateway/sigv4_check (make selftest)" \
+                "$(grep -o '[0-9]* checks' "$dir/selftest.out" | tail -n 1)"
+        else
+            tf=$((tf + 1))
+            printf '  %-40s FAILED (status %d)\n' "gateway/sigv4_check (make selftest)" "$rc"
+            show_capped "$dir/selftest.out" 40
+        fi
+    fi
+
     # SIGTERM: it stops, exit status 0
     kill -TERM "$IT_GATEWAY_PID" 2>/dev/null
     wait "$IT_GATEWAY_PID"

@@ -20,7 +20,10 @@
 #   GATEWAY_ARGS   extra arguments for the gateway
 #   PROF_SKIP      any of "cpu strace callgrind" to leave out
 #   PROF_AUTH      none (default) or sigv4: the gateway checks signatures,
-#                  the requests are signed beforehand by sign.py
+#                  the requests are signed beforehand by sign.py (one key:
+#                  its role's jobs are under --pool-per-role, which
+#                  --auth none's are not; GATEWAY_ARGS="--pool-per-role N"
+#                  with N the pool's size compares SigV4 alone, PROFILE.md)
 # Output: bench/results/profile.txt (the table), the callgrind files in
 # log/bench-profile/ (callgrind_annotate reads them).
 set -euo pipefail

@@ -1,15 +1,20 @@
 """SigV4 and access keys: the key decides who a request runs as."""
 import datetime
+import http.client
 import json
+import os
+import subprocess
 import sys
+import time
 import types
+import urllib.parse
 
 import botocore.auth
 import botocore.awsrequest
 import botocore.credentials
 import pytest
 
-from conftest import client, make_table, new_key, psql, unique
+from conftest import client, engine_args, make_table, need, new_key, psql, unique
 from test_api import raw_post
 
 
@@ -215,3 +220,108 @@ def test_auth_none_runs_as_login_role(start_gateway):
     with pytest.raises(c.exceptions.ClientError) as e:
         make_table(c, unique("none"), waiter=False)
     assert error_of(e)[0] == "AccessDeniedException"
+
+
+def post_on(conn, headers, body=b"{}"):
+    """A POST on an open HTTP connection (kept alive): status and JSON."""
+    conn.request("POST", "/", body=body, headers=headers)
+    resp = conn.getresponse()
+    return resp.status, json.loads(resp.read() or b"{}")
+
+
+def test_keys_alternating_on_one_connection(endpoint, app_key):
+    """Two keys in turn on one connection (one HTTP thread, which keeps
+    each signing key's HMAC state): each request verifies with its own
+    key's state, and a wrong secret in between is refused, every time."""
+    other = new_key("gw_app")
+    u = urllib.parse.urlparse(endpoint)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    wrong = app_key[1][:-1] + ("a" if app_key[1][-1] != "a" else "b")
+    try:
+        for i in range(30):
+            for key_id, secret in (app_key, other):
+                status, data = post_on(conn, signed_headers(key_id, secret, url=endpoint + "/"))
+                assert status == 200 and "TableNames" in data, (i, key_id, data)
+            if i % 3 == 0:
+                status, data = post_on(conn, signed_headers(app_key[0], wrong, url=endpoint + "/"))
+                assert data["__type"].endswith("#InvalidSignatureException"), data
+                # the other key's secret does not verify this key's requests
+                status, data = post_on(conn, signed_headers(app_key[0], other[1], url=endpoint + "/"))
+                assert data["__type"].endswith("#InvalidSignatureException"), data
+    finally:
+        conn.close()
+
+
+def test_secret_changed_after_the_ttl(start_gateway):
+    """A key's secret changed in the catalog: once --key-ttl has passed,
+    on every HTTP thread (each keeps copies of the keys it used), the old
+    secret is refused and the new one verifies."""
+    g = start_gateway("--key-ttl", "1")
+    key_id, secret = new_key("gw_app")
+    # several connections, so that each thread has the key cached
+    for _ in range(6):
+        assert "TableNames" in client(g.url, key_id, secret).list_tables()
+    new_secret = secret[::-1]
+    psql(f"UPDATE item_table.access_keys SET secret_access_key = '{new_secret}' "
+         f"WHERE access_key_id = '{key_id}'")
+    time.sleep(1.5)
+    for _ in range(6):
+        c = client(g.url, key_id, secret)
+        with pytest.raises(c.exceptions.ClientError) as e:
+            c.list_tables()
+        assert error_of(e)[:2] == ("InvalidSignatureException", MSG_BAD_SIGNATURE)
+        assert "TableNames" in client(g.url, key_id, new_secret).list_tables()
+
+
+MSG_BAD_SIGNATURE = ("The request signature we calculated does not match the signature you provided. "
+                     "Check your AWS Secret Access Key and signing method. "
+                     "Consult the service documentation for details.")
+
+
+def test_many_and_long_signed_headers(endpoint, app_key):
+    """Sixty signed headers, names repeated, runs of blanks inside values,
+    one value of 6,000 bytes: the canonical request is the SDK's; one byte
+    changed in any of them is refused."""
+    extra = {}
+    for i in range(60):
+        extra[f"X-Gw-Extra-{i:02d}"] = f"value {i}   with  blanks\t and tabs"
+    extra["X-Gw-Long"] = ("abc  def\t" * 700)[:6000]
+    req = botocore.awsrequest.AWSRequest(method="POST", url=endpoint + "/", data=b"{}",
+                                         headers={"X-Amz-Target": "DynamoDB_20120810.ListTables",
+                                                  "Content-Type": "application/x-amz-json-1.0",
+                                                  **extra})
+    botocore.auth.SigV4Auth(botocore.credentials.Credentials(*app_key), "dynamodb",
+                            "us-east-1").add_auth(req)
+    h = dict(req.headers.items())
+    assert h["Authorization"].count("x-gw-extra-") == 60
+    resp, data = raw_post(endpoint, "DynamoDB_20120810.ListTables", b"{}", h)
+    assert resp.status == 200, data
+    for name in ("X-Gw-Extra-37", "X-Gw-Long"):
+        bad = dict(h)
+        bad[name] = bad[name][:1000] + "Z" + bad[name][1001:] if len(bad[name]) > 1000 else bad[name] + "Z"
+        resp, data = raw_post(endpoint, "DynamoDB_20120810.ListTables", b"{}", bad)
+        assert json.loads(data)["__type"] == "com.amazon.coral.service#InvalidSignatureException", name
+    # blanks folded as the SDKs fold them: another run length signs the same
+    same = dict(h)
+    same["X-Gw-Extra-05"] = same["X-Gw-Extra-05"].replace("   ", " \t ")
+    resp, data = raw_post(endpoint, "DynamoDB_20120810.ListTables", b"{}", same)
+    assert resp.status == 200, data
+
+
+def test_sigv4_with_the_environments_connection(app_key):
+    """No --dbname: the connection settings come from the environment
+    (PGHOST, PGPORT, ...), for the access keys' connection too."""
+    env = dict(os.environ)
+    for part in need("IT_GW_CONNINFO").split():
+        k, v = part.split("=", 1)
+        env[{"host": "PGHOST", "port": "PGPORT", "dbname": "PGDATABASE", "user": "PGUSER"}[k]] = v
+    proc = subprocess.Popen([need("IT_GW_BIN"), "--port", "0", "--listen", "127.0.0.1", *engine_args()],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert "listening on" in line, (line, proc.stderr.read() if proc.poll() is not None else "")
+        url = line.split("listening on ", 1)[1].strip()
+        assert "TableNames" in client(url, *app_key).list_tables()
+    finally:
+        proc.terminate()
+        proc.wait(30)
