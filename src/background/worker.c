@@ -777,7 +777,6 @@ drain_list_indexes(MemoryContext cxt, bool pending_only)
 static void
 drain_start_if_needed(void)
 {
-	BackgroundWorker bw;
 	MemoryContext old;
 	char	   *dbname;
 	pid_t		pid;
@@ -800,18 +799,10 @@ drain_start_if_needed(void)
 		return;
 
 	dbname = get_database_name(MyDatabaseId);
-	memset(&bw, 0, sizeof(bw));
-	bw.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	bw.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	bw.bgw_restart_time = BGW_NEVER_RESTART;
-	snprintf(bw.bgw_library_name, BGW_MAXLEN, "item_table");
-	snprintf(bw.bgw_function_name, BGW_MAXLEN, "item_table_vector_drain_main");
-	snprintf(bw.bgw_name, BGW_MAXLEN, "item_table vector drain for database %s", dbname ? dbname : "?");
-	snprintf(bw.bgw_type, BGW_MAXLEN, "item_table vector drain");
-	bw.bgw_main_arg = ObjectIdGetDatum(MyDatabaseId);
-	bw.bgw_notify_pid = 0;
 	old = MemoryContextSwitchTo(TopMemoryContext);
-	if (!RegisterDynamicBackgroundWorker(&bw, &drain_handle))
+	if (!ItemWorkerRegister("item_table_vector_drain_main", "item_table vector drain",
+							BGW_NEVER_RESTART, MyDatabaseId, dbname ? dbname : "?", 0,
+							&drain_handle))
 	{
 		drain_handle = NULL;
 		ereport(LOG,

@@ -202,6 +202,32 @@ ItemWorkerLimitStop(void)
 }
 
 /*
+ * Register a process of item_table's library in database dboid: function
+ * (its entry point), "<type> for database <dbname>" in its process title,
+ * restart_secs (BGW_NEVER_RESTART: never); notify_pid gets SIGUSR1 on its
+ * start and end.
+ */
+bool
+ItemWorkerRegister(const char *function, const char *type, int restart_secs,
+				   Oid dboid, const char *dbname, pid_t notify_pid,
+				   BackgroundWorkerHandle **handle)
+{
+	BackgroundWorker w;
+
+	memset(&w, 0, sizeof(w));
+	w.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	w.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	w.bgw_restart_time = restart_secs;
+	snprintf(w.bgw_library_name, BGW_MAXLEN, "item_table");
+	snprintf(w.bgw_function_name, BGW_MAXLEN, "%s", function);
+	snprintf(w.bgw_name, BGW_MAXLEN, "%s for database %s", type, dbname);
+	snprintf(w.bgw_type, BGW_MAXLEN, "%s", type);
+	w.bgw_main_arg = ObjectIdGetDatum(dboid);
+	w.bgw_notify_pid = notify_pid;
+	return RegisterDynamicBackgroundWorker(&w, handle);
+}
+
+/*
  * Register the worker of database dboid (named dbname in its process
  * title); notify_pid gets SIGUSR1 on its start and end.
  */
@@ -209,19 +235,9 @@ bool
 ItemWorkerLaunch(Oid dboid, const char *dbname, pid_t notify_pid,
 			  BackgroundWorkerHandle **handle)
 {
-	BackgroundWorker w;
-
-	memset(&w, 0, sizeof(w));
-	w.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	w.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	w.bgw_restart_time = item_table_worker_naptime;
-	snprintf(w.bgw_library_name, BGW_MAXLEN, "item_table");
-	snprintf(w.bgw_function_name, BGW_MAXLEN, "item_table_worker_main");
-	snprintf(w.bgw_name, BGW_MAXLEN, "item_table worker for database %s", dbname);
-	snprintf(w.bgw_type, BGW_MAXLEN, "item_table worker");
-	w.bgw_main_arg = ObjectIdGetDatum(dboid);
-	w.bgw_notify_pid = notify_pid;
-	return RegisterDynamicBackgroundWorker(&w, handle);
+	return ItemWorkerRegister("item_table_worker_main", "item_table worker",
+							  item_table_worker_naptime, dboid, dbname,
+							  notify_pid, handle);
 }
 
 /* ----------------------------------------------------------------

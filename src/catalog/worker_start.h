@@ -37,6 +37,9 @@ extern void ItemWorkerDefineSettings(void);
  * Register the worker of database dboid (dbname names it in its process
  * title); notify_pid, if not 0, gets SIGUSR1 on its start and end.
  */
+extern bool ItemWorkerRegister(const char *function, const char *type, int restart_secs,
+							   Oid dboid, const char *dbname, pid_t notify_pid,
+							   BackgroundWorkerHandle **handle);
 extern bool ItemWorkerLaunch(Oid dboid, const char *dbname, pid_t notify_pid,
 							 BackgroundWorkerHandle **handle);
 

@@ -1,16 +1,12 @@
 """The PostgreSQL sessions of the event loops (--engine loop, the default):
-sessions lost under load, fewer sessions than loops, --pool-wait on a
-loop's own session.  The first two ask the same of --engine mhd."""
-import os
+sessions lost under load, fewer sessions than loops; both asked of
+--engine mhd too.  (--pool-wait on a loop's own session is in
+test_pool.py's throttling test.)"""
 import socket
 import threading
-import time
 import urllib.parse
 
-import pytest
-
 from conftest import client, make_table, need, new_key, psql, unique, wait_until
-from test_pool import TableLock, in_thread, waiting_on_lock
 
 WAIT = 60
 
@@ -109,30 +105,3 @@ def test_fewer_sessions_than_loops(start_gateway):
             s.close()
     n = int(psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'gw_few'"))
     assert n == 1, n
-
-
-@pytest.mark.skipif(os.environ.get("IT_GW_ENGINE") == "mhd",
-                    reason="libmicrohttpd's one thread runs a lone request itself, blocked with it")
-def test_throttling_on_a_loops_own_session(start_gateway, ddb):
-    """One loop with one session held by a blocked request: the next
-    request waits --pool-wait on the loop's queue, then ThrottlingException;
-    the blocked one is answered once the lock goes."""
-    g = start_gateway("--pool", "1", "--threads", "1", "--pool-wait", "400")
-    c = client(g.url, *new_key("gw_app"), retries=0)
-    name = make_table(ddb, unique("own"))
-    ddb.put_item(TableName=name, Item={"pk": {"S": "k"}})
-    lock = TableLock(name)
-    try:
-        t, out = in_thread(lambda: c.get_item(TableName=name, Key={"pk": {"S": "k"}}))
-        assert wait_until(lambda: waiting_on_lock(name), timeout=WAIT)
-        t0 = time.monotonic()
-        with pytest.raises(c.exceptions.ClientError) as e:
-            c.list_tables()
-        assert e.value.response["Error"]["Code"] == "ThrottlingException"
-        assert 0.35 <= time.monotonic() - t0 < 30
-    finally:
-        lock.release()
-    t.join(WAIT)
-    assert out.get("result", {}).get("Item") == {"pk": {"S": "k"}}, out
-    assert "TableNames" in c.list_tables()
-    ddb.delete_table(TableName=name)
