@@ -26,6 +26,12 @@
  * while the server is down it fails at once), kept, and made again when
  * lost.
  *
+ * A job waits on its loop's queue, except that once all of a loop's
+ * sessions are busy its queued jobs go, a batch per idle session, to
+ * other loops whose sessions of the server are idle (share_out): how the
+ * kernel spreads the clients over the loops' sockets does not decide how
+ * long they wait.
+ *
  * The rest is pool.c's, through the functions it shares: a job waits on
  * its loop's queue (JobQueue*), at most --pool-wait (then
  * ThrottlingException, from the loop's timer); an idle session takes a
@@ -326,6 +332,30 @@ pick_owner(PipeServer *sv, int k)
 }
 
 /*
+ * Hand jobs (in their order) to loop to: its inbox, a lock-free list it
+ * takes at its next wake-up (PipeInbox), woken when the list was empty.
+ */
+static void
+inbox_push(PipeLoop *to, GwJob **jobs, int n)
+{
+	GwJob	   *head;
+	int			i;
+
+	if (n == 0)
+		return;
+	/* the list is taken newest first: chain them so that jobs[0] ends first */
+	for (i = 0; i + 1 < n; i++)
+		jobs[i + 1]->next = jobs[i];
+	head = __atomic_load_n(&to->inbox, __ATOMIC_ACQUIRE);
+	do
+		jobs[0]->next = head;
+	while (!__atomic_compare_exchange_n(&to->inbox, &head, jobs[n - 1], true,
+										__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	if (head == NULL)
+		wake(to);
+}
+
+/*
  * PipeSubmit
  *		On a loop's thread (else false: pool.c's slots take it): queue job
  *		for its pool's sessions on this loop, or hand it to a loop that has
@@ -335,8 +365,6 @@ bool
 PipeSubmit(GwJob *job)
 {
 	PipeServer *sv;
-	PipeLoop   *to;
-	GwJob	   *head;
 
 	if (self == NULL)
 		return false;
@@ -348,14 +376,7 @@ PipeSubmit(GwJob *job)
 		JobQueuePush(&self->sets[PoolIndex(job->pool)].queue, job);
 		return true;
 	}
-	to = pick_owner(sv, PoolIndex(job->pool));
-	head = __atomic_load_n(&to->inbox, __ATOMIC_ACQUIRE);
-	do
-		job->next = head;
-	while (!__atomic_compare_exchange_n(&to->inbox, &head, job, true,
-										__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
-	if (head == NULL)
-		wake(to);
+	inbox_push(pick_owner(sv, PoolIndex(job->pool)), &job, 1);
 	return true;
 }
 
@@ -651,11 +672,54 @@ dispatch(PipeSet *s)
 	return started;
 }
 
+/* any job may be handed over: the loop that takes it applies the caps */
+static bool
+any_role(void *cls, const char *role)
+{
+	return true;
+}
+
+/*
+ * Jobs left on s's queue once every session of this loop is busy (not
+ * held back by their role's cap): a batch to each other loop of the server
+ * that has a session idle (as it said at its last flush), so that a loop
+ * the kernel gave more clients does not make them wait while the other
+ * one's sessions sit idle.  The idle session is counted taken at once
+ * (its loop writes the true count at its next flush).
+ */
+static void
+share_out(PipeSet *s, int k)
+{
+	PipeServer *sv = &servers[k];
+	int			j;
+
+	if (s->queue.head == NULL || s->blocked)
+		return;
+	for (j = 0; j < sv->nowners && s->queue.head; j++)
+	{
+		PipeLoop   *pl = &ploops[sv->owners[j]];
+		PipeSet    *o = &pl->sets[k];
+		GwJob	   *jobs[BATCH_MAX];
+		int			idle,
+					n;
+
+		if (pl == self)
+			continue;
+		idle = o->nconns - __atomic_load_n(&o->stat_busy, __ATOMIC_RELAXED);
+		while (idle-- > 0 && s->queue.head)
+		{
+			n = JobQueueTakeBatch(&s->queue, idle + 1, any_role, NULL, jobs);
+			__atomic_add_fetch(&o->stat_busy, 1, __ATOMIC_RELAXED);
+			inbox_push(pl, jobs, n);
+		}
+	}
+}
+
 /*
  * PipeFlush
  *		At the end of a loop's wake-up: answer ThrottlingException to the
  *		jobs that waited past --pool-wait, then send what is queued on the
- *		idle sessions.
+ *		idle sessions, and hand what is left to other loops' idle ones.
  */
 void
 PipeFlush(void)
@@ -688,6 +752,9 @@ PipeFlush(void)
 				again = true;	/* a failed batch may have queued a retry */
 		}
 	} while (again);
+	if (nploops > 1)
+		for (k = 0; k < nservers; k++)
+			share_out(&self->sets[k], k);
 	for (k = 0; k < nservers; k++)
 	{
 		PipeSet    *s = &self->sets[k];
