@@ -25,17 +25,7 @@ GRANT CREATE ON SCHEMA item_data TO sec_ex_owner, sec_ex_reader, sec_ex_noselect
 SET search_path = public, item_table;
 SELECT plan(26);
 -- an export once the worker has ended it (at most 60 s): its description
-CREATE FUNCTION pg_temp.wait_export(arn text) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-	d jsonb;
-BEGIN
-	FOR i IN 1..600 LOOP
-		d := item_table.dynamodb('DescribeExport', jsonb_build_object('ExportArn', arn));
-		EXIT WHEN d #>> '{ExportDescription,ExportStatus}' <> 'IN_PROGRESS';
-		PERFORM pg_sleep(0.1);
-	END LOOP;
-	RETURN d;
-END $$;
+\ir ../pgtap/include/wait_export.sql
 
 SELECT current_setting('data_directory') || '/it_export_sec' AS root \gset
 CREATE TEMP TABLE sh (line text);

@@ -25,14 +25,4 @@ BEGIN
 	EXECUTE format('COPY (SELECT unnest(%L::text[])) TO PROGRAM %L WITH (FORMAT csv, QUOTE E''\x01'', DELIMITER E''\x02'')',
 		body, format('mkdir -p $(dirname %1$s) && %2$s > %1$s', (SELECT path FROM test_bucket) || key, program));
 END $$;
-CREATE FUNCTION pg_temp.wait_export(arn text) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-	d jsonb;
-BEGIN
-	FOR i IN 1..600 LOOP
-		d := item_table.dynamodb('DescribeExport', jsonb_build_object('ExportArn', arn));
-		EXIT WHEN d #>> '{ExportDescription,ExportStatus}' <> 'IN_PROGRESS';
-		PERFORM pg_sleep(0.1);
-	END LOOP;
-	RETURN d;
-END $$;
+\ir wait_export.sql
