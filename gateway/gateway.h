@@ -130,6 +130,10 @@ typedef struct GwOptions
 	int			threads;
 	bool		engine_loop;	/* --engine loop (default): loop.c's event
 								 * loops; false: --engine mhd, libmicrohttpd */
+	bool		io_uring;		/* --io uring (default): the loops' HTTP
+								 * input and output through io_uring where
+								 * built with it and the kernel allows it;
+								 * false: --io epoll */
 	bool		auth_none;
 	bool		auth_any;		/* --auth any: any well-formed SigV4 */
 	const char *any_role;		/* ... runs as this role (NULL: the login
@@ -229,6 +233,10 @@ extern void PipeLoopFds(int i, int epfd, int efd);
 extern void PipeLoopBegin(int i);
 extern void PipeLoopEnd(void);
 extern void PipeOnEvent(void *tagged, uint32_t events);
+/* loop.c: a PostgreSQL session's socket, watched by the calling loop */
+extern void *LoopWatch(int fd, void *tagged);
+extern void LoopWatchOutput(void *watch, bool on);
+extern void LoopUnwatch(void *watch);
 extern void PipeInbox(void);
 extern void PipeFlush(void);
 extern int	PipeTimeout(int dflt);

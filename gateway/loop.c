@@ -70,6 +70,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -79,6 +80,9 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#ifdef GW_URING
+#include <liburing.h>
+#endif
 
 #include "http1.h"
 
@@ -90,6 +94,16 @@
 #define LOOP_BODY_ROOM (16 * 1024)
 
 #define LOOP_EVENTS 64
+/* io_uring: submission queue entries and completion queue entries per loop */
+#define RING_SQ 1024
+#define RING_CQ 8192
+/* a completion's user data: a connection's address with one of these */
+#define RING_RECV 1
+#define RING_SEND 2
+/* ... a session's watch with one of these */
+#define RING_PG_IN 3
+#define RING_PG_OUT 4
+#define RING_TAGS 7
 
 typedef enum LoopState
 {
@@ -102,6 +116,19 @@ typedef enum LoopState
 } LoopState;
 
 typedef struct Loop Loop;
+
+/* a PostgreSQL session's socket, watched by its loop (LoopWatch) */
+typedef struct Watch
+{
+	Loop	   *loop;
+	int			fd;
+	void	   *tagged;			/* what PipeOnEvent is given */
+	bool		want_out;
+	bool		closed;			/* unwatched */
+	bool		in_armed;		/* the ring has a poll for input */
+	bool		out_armed;		/* ... for output */
+	struct Watch *next;			/* the loop's dead_watches */
+} Watch;
 
 typedef struct LoopConn
 {
@@ -119,6 +146,9 @@ typedef struct LoopConn
 	bool		in_request;		/* req is begun (GwRequestBegin) */
 	SSL		   *ssl;			/* TLS (--tls-cert), else NULL */
 	bool		tls_read_blocked;	/* TLS reading waits for output room */
+	bool		uring;			/* input and output through the loop's ring */
+	bool		rx_busy;		/* ... a receive is in the ring */
+	bool		tx_busy;		/* ... a send is in the ring */
 
 	char	   *in;				/* input: the head, then what follows */
 	size_t		in_len;
@@ -130,9 +160,11 @@ typedef struct LoopConn
 	H1Head		head;
 	GwFraming	framing;
 
-	char	   *out;			/* unwritten rest of an answer */
+	char	   *out;			/* unwritten rest of an answer (io_uring:
+								 * the answer, in a buffer kept) */
 	size_t		out_len;
 	size_t		out_off;
+	size_t		out_cap;		/* io_uring: out's size */
 
 	int64_t		since_ms;		/* the request began (-1: none begun) */
 	int64_t		io_ms;			/* last input or output */
@@ -146,8 +178,15 @@ struct Loop
 	int			epfd;
 	int			lfd;			/* listening socket (-1: closed) */
 	int			efd;			/* eventfd: jobs answered, quiesce, stop */
+	bool		uring;			/* waits in ring, the epoll polled through it */
+	bool		epoll_armed;	/* ... the epoll's poll is in the ring */
+	bool		poll_oneshot;	/* ... armed again after each completion */
+#ifdef GW_URING
+	struct io_uring ring;
+#endif
 	LoopConn   *conns;
 	LoopConn   *dead;			/* closed in this wake-up, freed after it */
+	struct Watch *dead_watches; /* unwatched, freed once the ring is done */
 	LoopConn   *done;			/* answered jobs, pushed by pool threads */
 	bool		quiesce;
 	bool		stop;
@@ -164,6 +203,15 @@ static SSL_CTX *tls_ctx;		/* --tls-cert and --tls-key, else NULL */
 /* epoll's data: the listening socket and the eventfd are told apart by these */
 static uint64_t listen_tag;
 static uint64_t event_tag;
+/* the ring's: the epoll's readiness */
+static uint64_t epoll_tag;
+
+/* an answer, or part of one, is still to be written */
+static inline bool
+out_pending(const LoopConn *c)
+{
+	return c->tx_busy || c->out_off < c->out_len;
+}
 
 static int64_t
 mono_ms(void)
@@ -229,6 +277,42 @@ conn_write(LoopConn *c, const char *buf, size_t n)
 	}
 }
 
+#ifdef GW_URING
+/* a free entry of the loop's ring (NULL: none, even after submitting) */
+static struct io_uring_sqe *
+ring_sqe(Loop *l)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&l->ring);
+
+	if (sqe == NULL)
+	{
+		(void) io_uring_submit(&l->ring);
+		sqe = io_uring_get_sqe(&l->ring);
+	}
+	return sqe;
+}
+
+/* cancel what the ring still does for a connection being closed */
+static void
+ring_cancel(LoopConn *c)
+{
+	int			tag;
+
+	for (tag = RING_RECV; tag <= RING_SEND; tag++)
+	{
+		struct io_uring_sqe *sqe;
+
+		if (!(tag == RING_RECV ? c->rx_busy : c->tx_busy))
+			continue;
+		sqe = ring_sqe(c->loop);
+		if (sqe == NULL)
+			continue;			/* ends with the socket's end instead */
+		io_uring_prep_cancel64(sqe, (uint64_t) (uintptr_t) c | (uint64_t) tag, 0);
+		io_uring_sqe_set_data64(sqe, 0);
+	}
+}
+#endif
+
 static void
 conn_close(LoopConn *c)
 {
@@ -254,6 +338,10 @@ conn_close(LoopConn *c)
 		(void) shutdown(c->fd, SHUT_WR);
 		for (i = 0; i < 256 && recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
 			;
+#ifdef GW_URING
+		if (c->uring)
+			ring_cancel(c);
+#endif
 		close(c->fd);			/* also leaves the epoll */
 		c->fd = -1;
 		ConnSlotGive();
@@ -280,11 +368,33 @@ conn_close(LoopConn *c)
 static void
 free_dead(Loop *l)
 {
-	while (l->dead)
-	{
-		LoopConn   *c = l->dead;
+	LoopConn  **p = &l->dead;
+	struct Watch **q = &l->dead_watches;
 
-		l->dead = c->next;
+	while (*q)
+	{
+		struct Watch *w = *q;
+
+		if (w->in_armed || w->out_armed)
+		{
+			q = &w->next;
+			continue;
+		}
+		*q = w->next;
+		free(w);
+	}
+
+	while (*p)
+	{
+		LoopConn   *c = *p;
+
+		/* the ring's last completions for it are still to come */
+		if (c->rx_busy || c->tx_busy)
+		{
+			p = &c->next;
+			continue;
+		}
+		*p = c->next;
 		free(c->in);
 		free(c->out);
 		free(c->req.body);
@@ -379,6 +489,51 @@ flush_out(LoopConn *c)
 	return true;
 }
 
+#ifdef GW_URING
+/* send the rest of c's answer through the ring */
+static bool
+post_send(LoopConn *c)
+{
+	struct io_uring_sqe *sqe = ring_sqe(c->loop);
+
+	if (sqe == NULL)
+		return false;
+	io_uring_prep_send(sqe, c->fd, c->out + c->out_off, c->out_len - c->out_off,
+					   MSG_NOSIGNAL);
+	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) c | RING_SEND);
+	c->tx_busy = true;
+	return true;
+}
+
+/*
+ * An answer through the ring: copied into the connection's buffer (the
+ * body's owner may free it at once), sent by the loop's next submission.
+ */
+static bool
+ring_answer(LoopConn *c, const struct iovec *iov)
+{
+	size_t		need = iov[0].iov_len + iov[1].iov_len;
+
+	if (c->fd < 0)
+		return false;
+	if (c->out_cap < need)
+	{
+		char	   *b = realloc(c->out, need);
+
+		if (b == NULL)
+			return false;
+		c->out = b;
+		c->out_cap = need;
+	}
+	memcpy(c->out, iov[0].iov_base, iov[0].iov_len);
+	if (iov[1].iov_len)
+		memcpy(c->out + iov[0].iov_len, iov[1].iov_base, iov[1].iov_len);
+	c->out_len = need;
+	c->out_off = 0;
+	return post_send(c);
+}
+#endif
+
 static enum MHD_Result
 loop_send(GwRequest *r, unsigned status, const char *content_type, const char *crc,
 		  const char *body, size_t len, void (*release) (void *), void *cls)
@@ -431,8 +586,15 @@ loop_send(GwRequest *r, unsigned status, const char *content_type, const char *c
 	iov[1].iov_base = (void *) body;
 	iov[1].iov_len = head_only ? 0 : len;
 	total = iov[0].iov_len + iov[1].iov_len;
+#ifdef GW_URING
+	if (c->uring)
+	{
+		ok = ring_answer(c, iov);
+		done = total;
+	}
+#endif
 	/* through TLS: one buffer, written as below */
-	if (c->writable && c->fd >= 0 && c->ssl == NULL)
+	if (!c->uring && c->writable && c->fd >= 0 && c->ssl == NULL)
 	{
 		for (;;)
 		{
@@ -638,9 +800,22 @@ serve(LoopConn *c)
 {
 	for (;;)
 	{
+		/* answers go out in order: nothing new while one is being sent */
+		if (c->tx_busy && !c->answered)
+			return true;
 		if (c->answered)
 		{
-			if (c->out != NULL)
+			if (c->tx_busy && !c->close_after && c->in_len == c->pos)
+			{
+				/*
+				 * The answer is with the ring and nothing follows it in
+				 * the buffer: the next request is read while it goes out
+				 * (served once it is out: on_sent).
+				 */
+				request_finished(c);
+				return true;
+			}
+			if (out_pending(c))
 			{
 				c->state = LS_FLUSH;
 				return true;
@@ -726,46 +901,63 @@ arrived:
 	}
 }
 
+/* the connection reads a request */
+static inline bool
+reading(const LoopConn *c)
+{
+	return c->state == LS_HEAD || c->state == LS_BODY || c->state == LS_CHUNKED;
+}
+
+/*
+ * Room in the input buffer for what comes next; false if the connection
+ * was closed instead (a head too large, no memory).
+ *
+ * Only while a head is read does the buffer grow (nothing points into it
+ * yet); a body is copied out as it comes, so the room after its head
+ * (LOOP_BODY_ROOM) does not fill.
+ */
+static bool
+in_room(LoopConn *c)
+{
+	if (c->state == LS_HEAD && c->in_cap - c->in_len < 4096)
+	{
+		size_t		cap = c->in_cap ? c->in_cap * 2 : 8192;
+		char	   *b;
+
+		if (c->in_len > LOOP_HEAD_MAX + 4096)
+		{
+			raw_answer(c, 431);
+			conn_close(c);
+			return false;
+		}
+		b = realloc(c->in, cap);
+		if (b == NULL)
+		{
+			conn_close(c);
+			return false;
+		}
+		c->in = b;
+		c->in_cap = cap;
+	}
+	if (c->in_cap == c->in_len)
+	{
+		conn_close(c);
+		return false;
+	}
+	return true;
+}
+
 /* read what the socket has, serving as it comes */
 static void
 on_input(LoopConn *c)
 {
-	while (c->readable && (c->state == LS_HEAD || c->state == LS_BODY ||
-						   c->state == LS_CHUNKED))
+	while (c->readable && reading(c))
 	{
 		ssize_t		n;
 		size_t		room;
 
-		/*
-		 * Only while a head is read does the buffer grow (nothing points
-		 * into it yet); a body is copied out as it comes, so the room after
-		 * its head (LOOP_BODY_ROOM) does not fill.
-		 */
-		if (c->state == LS_HEAD && c->in_cap - c->in_len < 4096)
-		{
-			size_t		cap = c->in_cap ? c->in_cap * 2 : 8192;
-			char	   *b;
-
-			if (c->in_len > LOOP_HEAD_MAX + 4096)
-			{
-				raw_answer(c, 431);
-				conn_close(c);
-				return;
-			}
-			b = realloc(c->in, cap);
-			if (b == NULL)
-			{
-				conn_close(c);
-				return;
-			}
-			c->in = b;
-			c->in_cap = cap;
-		}
-		if (c->in_cap == c->in_len)
-		{
-			conn_close(c);
+		if (!in_room(c))
 			return;
-		}
 		room = c->in_cap - c->in_len;
 		n = conn_read(c, c->in + c->in_len, room);
 		if (n < 0)
@@ -822,6 +1014,116 @@ on_output(LoopConn *c)
 	on_input(c);
 }
 
+#ifdef GW_URING
+/*
+ * io_uring's side of a connection: a receive in the ring whenever the
+ * connection reads a request (one at a time, into the input buffer, which
+ * stays where it is until it completes), a send whenever an answer is
+ * out (ring_answer).  They are submitted together, and waited for, once
+ * per wake-up (loop_main).
+ */
+static void
+post_recv(LoopConn *c)
+{
+	struct io_uring_sqe *sqe;
+
+	if (c->fd < 0 || c->rx_busy || !reading(c) || (c->tx_busy && c->in_len > 0))
+		return;
+	if (!in_room(c))
+		return;
+	sqe = ring_sqe(c->loop);
+	if (sqe == NULL)
+	{
+		conn_close(c);
+		return;
+	}
+	io_uring_prep_recv(sqe, c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
+	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) c | RING_RECV);
+	c->rx_busy = true;
+}
+
+static void
+on_recv(LoopConn *c, int res)
+{
+	c->rx_busy = false;
+	if (c->fd < 0)
+		return;					/* closed meanwhile (the cancel's completion) */
+	if (res == -EINTR || res == -EAGAIN)
+	{
+		post_recv(c);
+		return;
+	}
+	if (res <= 0)
+	{
+		c->eof = res == 0;
+		conn_close(c);
+		return;
+	}
+	c->io_ms = c->loop->now_ms;
+	c->in_len += (size_t) res;
+	if (c->tx_busy)
+		return;					/* served once the answer before is out */
+	if (!serve(c))
+	{
+		conn_close(c);
+		return;
+	}
+	post_recv(c);
+}
+
+static void
+on_sent(LoopConn *c, int res)
+{
+	c->tx_busy = false;
+	if (c->fd < 0)
+		return;
+	if (res == -EINTR || res == -EAGAIN)
+		res = 0;
+	else if (res < 0)
+	{
+		conn_close(c);
+		return;
+	}
+	c->out_off += (size_t) res;
+	c->io_ms = c->loop->now_ms;
+	if (c->out_off < c->out_len)
+	{
+		if (!post_send(c))
+			conn_close(c);
+		return;
+	}
+	c->out_len = c->out_off = 0;
+	if (c->out_cap > LOOP_BODY_KEEP)
+	{
+		free(c->out);
+		c->out = NULL;
+		c->out_cap = 0;
+	}
+	if (c->state == LS_FLUSH)
+		c->state = LS_HEAD;		/* replaced by request_finished in serve */
+	if (!serve(c))
+	{
+		conn_close(c);
+		return;
+	}
+	post_recv(c);
+}
+#endif
+
+/* read what comes next, through the ring or at once */
+static void
+want_input(LoopConn *c)
+{
+#ifdef GW_URING
+	if (c->uring)
+	{
+		post_recv(c);
+		return;
+	}
+#endif
+	on_input(c);
+}
+
 /* the pool has answered these connections' jobs */
 static void
 on_answers(Loop *l)
@@ -855,7 +1157,7 @@ on_answers(Loop *l)
 			conn_close(c);
 			continue;
 		}
-		on_input(c);
+		want_input(c);
 	}
 }
 
@@ -913,9 +1215,10 @@ on_accept(Loop *l)
 		c->since_ms = l->now_ms;	/* the first request's deadline runs from the accept */
 		c->io_ms = l->now_ms;
 		memcpy(&c->addr, &addr, alen < sizeof(addr) ? alen : sizeof(addr));
+		c->uring = l->uring && c->ssl == NULL;
 		ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 		ev.data.ptr = c;
-		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+		if (!c->uring && epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
 		{
 			SSL_free(c->ssl);
 			ConnSlotGive();
@@ -927,6 +1230,8 @@ on_accept(Loop *l)
 		if (l->conns)
 			l->conns->prev = c;
 		l->conns = c;
+		if (c->uring)
+			want_input(c);
 	}
 }
 
@@ -959,6 +1264,328 @@ check_deadlines(Loop *l)
 			  cut, cut == 1 ? "" : "s", GwOpt.request_timeout);
 }
 
+/* what the epoll says: the listening socket, the eventfd, connections, sessions */
+static void
+on_events(Loop *l, struct epoll_event *events, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		void	   *p = events[i].data.ptr;
+
+		if ((uintptr_t) p & 1)
+			PipeOnEvent(p, events[i].events);	/* a PostgreSQL session */
+		else if (p == &listen_tag)
+			on_accept(l);
+		else if (p == &event_tag)
+		{
+			uint64_t	v;
+
+			if (read(l->efd, &v, sizeof(v)) < 0)
+				v = 0;
+			if (__atomic_load_n(&l->quiesce, __ATOMIC_ACQUIRE) && l->lfd >= 0)
+			{
+				close(l->lfd);
+				l->lfd = -1;
+			}
+		}
+		else
+		{
+			LoopConn   *c = p;
+			uint32_t	e = events[i].events;
+
+			if (c->fd < 0)
+				continue;
+			if (e & (EPOLLOUT | EPOLLERR | EPOLLHUP))
+			{
+				c->writable = true;
+				on_output(c);
+				if (c->fd < 0)
+					continue;
+				if (c->tls_read_blocked)
+				{
+					c->tls_read_blocked = false;
+					c->readable = true;
+					on_input(c);
+					continue;
+				}
+			}
+			if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP))
+			{
+				c->readable = true;
+				on_input(c);
+			}
+		}
+	}
+}
+
+#ifdef GW_URING
+/*
+ * The ring.  With --io uring (the default where the gateway is built with
+ * liburing and the kernel lets a process have a ring), a loop waits in
+ * io_uring_enter rather than epoll_wait: one call per wake-up submits the
+ * receives and sends of every connection that has one (post_recv,
+ * ring_answer) and returns their completions, where epoll costs a recv
+ * and a writev per request.  On this project's benchmark machine a
+ * system call costs several microseconds, more than the rest of a
+ * request's HTTP work (bench/gateway/PROFILE.md).  The epoll stays for
+ * what is not a plain connection's input or output (the listening
+ * socket, the eventfd, the PostgreSQL sessions, TLS connections): it is
+ * itself polled through the ring, and read without waiting when ready.
+ *
+ * The ring is made by the loop's own thread, the only one that submits
+ * to it (IORING_SETUP_SINGLE_ISSUER), and its completions' work is done
+ * when the loop asks for them (IORING_SETUP_DEFER_TASKRUN), not when the
+ * data arrives: both from Linux 6.1; without them, a plain ring; without
+ * a ring (kernel too old, io_uring disabled), epoll alone.
+ */
+static bool
+ring_init(Loop *l)
+{
+	struct io_uring_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+	p.cq_entries = RING_CQ;
+	if (io_uring_queue_init_params(RING_SQ, &l->ring, &p) == 0)
+		return true;
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE;
+	p.cq_entries = RING_CQ;
+	return io_uring_queue_init_params(RING_SQ, &l->ring, &p) == 0;
+}
+
+/* the epoll's readiness, reported through the ring (until cancelled) */
+static void
+arm_epoll(Loop *l)
+{
+	struct io_uring_sqe *sqe = ring_sqe(l);
+
+	if (sqe == NULL)
+		return;					/* the ring is full: see ring_wait */
+	if (l->poll_oneshot)
+		io_uring_prep_poll_add(sqe, l->epfd, POLLIN);
+	else
+		io_uring_prep_poll_multishot(sqe, l->epfd, POLLIN);
+	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) &epoll_tag);
+	l->epoll_armed = true;
+}
+
+/* a poll of a session's socket, for input or output */
+static void
+arm_watch(Watch *w, bool out)
+{
+	struct io_uring_sqe *sqe = ring_sqe(w->loop);
+
+	if (sqe == NULL)
+		return;					/* PipeTimeout's wake-up finds the session */
+	io_uring_prep_poll_add(sqe, w->fd, out ? POLLOUT : POLLIN);
+	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) w | (out ? RING_PG_OUT : RING_PG_IN));
+	if (out)
+		w->out_armed = true;
+	else
+		w->in_armed = true;
+}
+
+/* a session's socket is ready (res: poll's revents, or an error) */
+static void
+on_watch(Watch *w, bool out, int res)
+{
+	uint32_t	events;
+
+	if (out)
+		w->out_armed = false;
+	else
+		w->in_armed = false;
+	if (w->closed)
+		return;
+	events = res < 0 ? EPOLLERR : (uint32_t) res & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP);
+	PipeOnEvent(w->tagged, events);
+	/* one-shot polls, as epoll's level-triggered watch: armed again */
+	if (!w->closed && !w->in_armed)
+		arm_watch(w, false);
+	if (!w->closed && w->want_out && !w->out_armed)
+		arm_watch(w, true);
+}
+
+/* wait for the ring (at most ms), then do what it completed */
+static void
+ring_wait(Loop *l, int ms)
+{
+	struct io_uring_cqe *cqe;
+	struct __kernel_timespec ts;
+	unsigned	head,
+				seen = 0;
+	bool		epoll_ready = false;
+
+	if (!l->epoll_armed)
+		arm_epoll(l);
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long long) (ms % 1000) * 1000000;
+	(void) io_uring_submit_and_wait_timeout(&l->ring, &cqe, 1, &ts, NULL);
+	l->now_ms = mono_ms();
+	io_uring_for_each_cqe(&l->ring, head, cqe)
+	{
+		uint64_t	ud = cqe->user_data;
+		void	   *p = (void *) (uintptr_t) (ud & ~(uint64_t) RING_TAGS);
+
+		seen++;
+		if (ud == 0)
+			continue;			/* a cancel's own completion */
+		if (ud == (uint64_t) (uintptr_t) &epoll_tag)
+		{
+			if (!(cqe->flags & IORING_CQE_F_MORE))
+				l->epoll_armed = false; /* armed again before the next wait */
+			if (cqe->res < 0)
+				l->poll_oneshot = true; /* a kernel before multishot polls */
+			epoll_ready = true;
+			continue;
+		}
+		switch (ud & RING_TAGS)
+		{
+			case RING_RECV:
+				on_recv(p, cqe->res);
+				break;
+			case RING_SEND:
+				on_sent(p, cqe->res);
+				break;
+			case RING_PG_IN:
+			case RING_PG_OUT:
+				on_watch(p, (ud & RING_TAGS) == RING_PG_OUT, cqe->res);
+				break;
+		}
+	}
+	io_uring_cq_advance(&l->ring, seen);
+	if (epoll_ready)
+	{
+		struct epoll_event events[LOOP_EVENTS];
+		int			n;
+
+		do
+		{
+			n = epoll_wait(l->epfd, events, LOOP_EVENTS, 0);
+			on_events(l, events, n);
+		} while (n == LOOP_EVENTS);
+	}
+}
+
+/* the loop ends: the answers already given go out before the sockets close */
+static void
+ring_end(Loop *l)
+{
+	int			k;
+
+	for (k = 0; k < 20; k++)
+	{
+		LoopConn   *c;
+		bool		sending = false;
+
+		for (c = l->conns; c && !sending; c = c->next)
+			sending = c->tx_busy;
+		if (!sending)
+			break;
+		ring_wait(l, 50);
+	}
+}
+#endif
+
+/*
+ * LoopWatch
+ *		Watch a PostgreSQL session's socket on the calling loop: PipeOnEvent
+ *		(tagged, events) when it is ready for input (always) or output (while
+ *		LoopWatchOutput has it on).  NULL, errno set, if it cannot.
+ */
+void *
+LoopWatch(int fd, void *tagged)
+{
+	Loop	   *l = cur_loop;
+	Watch	   *w = calloc(1, sizeof(Watch));
+
+	if (w == NULL)
+		return NULL;
+	w->loop = l;
+	w->fd = fd;
+	w->tagged = tagged;
+#ifdef GW_URING
+	if (l->uring)
+	{
+		arm_watch(w, false);
+		return w;
+	}
+#endif
+	{
+		struct epoll_event ev = {.events = EPOLLIN,.data.ptr = tagged};
+
+		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+		{
+			int			e = errno;
+
+			free(w);
+			errno = e;
+			return NULL;
+		}
+	}
+	return w;
+}
+
+void
+LoopWatchOutput(void *watch, bool on)
+{
+	Watch	   *w = watch;
+
+	if (w == NULL || w->want_out == on)
+		return;
+	w->want_out = on;
+#ifdef GW_URING
+	if (w->loop->uring)
+	{
+		/* an output poll armed before is left to complete: a spare event */
+		if (on && !w->out_armed)
+			arm_watch(w, true);
+		return;
+	}
+#endif
+	{
+		struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0),.data.ptr = w->tagged};
+
+		(void) epoll_ctl(w->loop->epfd, EPOLL_CTL_MOD, w->fd, &ev);
+	}
+}
+
+/* before the socket is closed */
+void
+LoopUnwatch(void *watch)
+{
+	Watch	   *w = watch;
+
+	if (w == NULL)
+		return;
+	w->closed = true;
+#ifdef GW_URING
+	if (w->loop->uring)
+	{
+		int			out;
+
+		for (out = 0; out <= 1; out++)
+		{
+			struct io_uring_sqe *sqe;
+
+			if (!(out ? w->out_armed : w->in_armed) || (sqe = ring_sqe(w->loop)) == NULL)
+				continue;
+			io_uring_prep_cancel64(sqe, (uint64_t) (uintptr_t) w |
+								   (out ? RING_PG_OUT : RING_PG_IN), 0);
+			io_uring_sqe_set_data64(sqe, 0);
+		}
+		w->next = w->loop->dead_watches;
+		w->loop->dead_watches = w;
+		return;
+	}
+#endif
+	(void) epoll_ctl(w->loop->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	free(w);
+}
+
 static void *
 loop_main(void *arg)
 {
@@ -972,62 +1599,25 @@ loop_main(void *arg)
 	if (tick > 1000)
 		tick = 1000;
 	cur_loop = l;
+#ifdef GW_URING
+	l->uring = GwOpt.io_uring && ring_init(l);
+#endif
 	PipeLoopBegin((int) (l - loops));
 	l->now_ms = last_check = mono_ms();
 	while (!__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE))
 	{
-		int			n = epoll_wait(l->epfd, events, LOOP_EVENTS, PipeTimeout((int) tick)),
-					i;
-
-		l->now_ms = mono_ms();
-		for (i = 0; i < n; i++)
+#ifdef GW_URING
+		if (l->uring)
+			ring_wait(l, PipeTimeout((int) tick));
+		else
+#endif
 		{
-			void	   *p = events[i].data.ptr;
+			int			n = epoll_wait(l->epfd, events, LOOP_EVENTS, PipeTimeout((int) tick));
 
-			if ((uintptr_t) p & 1)
-				PipeOnEvent(p, events[i].events);	/* a PostgreSQL session */
-			else if (p == &listen_tag)
-				on_accept(l);
-			else if (p == &event_tag)
-			{
-				uint64_t	v;
-
-				if (read(l->efd, &v, sizeof(v)) < 0)
-					v = 0;
-				if (__atomic_load_n(&l->quiesce, __ATOMIC_ACQUIRE) && l->lfd >= 0)
-				{
-					close(l->lfd);
-					l->lfd = -1;
-				}
-			}
-			else
-			{
-				LoopConn   *c = p;
-				uint32_t	e = events[i].events;
-
-				if (c->fd < 0)
-					continue;
-				if (e & (EPOLLOUT | EPOLLERR | EPOLLHUP))
-				{
-					c->writable = true;
-					on_output(c);
-					if (c->fd < 0)
-						continue;
-					if (c->tls_read_blocked)
-					{
-						c->tls_read_blocked = false;
-						c->readable = true;
-						on_input(c);
-						continue;
-					}
-				}
-				if (e & (EPOLLIN | EPOLLRDHUP | EPOLLERR | EPOLLHUP))
-				{
-					c->readable = true;
-					on_input(c);
-				}
-			}
+			l->now_ms = mono_ms();
+			on_events(l, events, n);
 		}
+
 		/*
 		 * The answers (from this loop's sessions, or another thread's),
 		 * the requests they let through, and the jobs queued in this
@@ -1049,6 +1639,10 @@ loop_main(void *arg)
 		}
 		free_dead(l);
 	}
+#ifdef GW_URING
+	if (l->uring)
+		ring_end(l);
+#endif
 	PipeLoopEnd();
 	while (l->conns)
 	{
@@ -1058,6 +1652,19 @@ loop_main(void *arg)
 			c->state = LS_HEAD; /* left to the exit: the pool may still hold it */
 		conn_close(c);
 	}
+#ifdef GW_URING
+	if (l->uring)
+	{
+		LoopConn   *c;
+
+		/* every request the ring had is cancelled and done with */
+		io_uring_queue_exit(&l->ring);
+		for (c = l->dead; c; c = c->next)
+			c->rx_busy = c->tx_busy = false;
+		for (Watch *w = l->dead_watches; w; w = w->next)
+			w->in_armed = w->out_armed = false;
+	}
+#endif
 	free_dead(l);
 	return NULL;
 }

@@ -27,6 +27,7 @@ GwOptions	GwOpt = {
 	.lock_timeout_ms = 5000,
 	.max_replica_lag_ms = 1000,
 	.engine_loop = true,
+	.io_uring = true,
 };
 
 void		(*GwOnReady) (int port) = NULL;
@@ -53,6 +54,8 @@ usage(FILE *out)
 			"                         CPU cores)\n"
 			"  --engine loop|mhd      the HTTP engine: the gateway's own event loops\n"
 			"                         (loop, default) or libmicrohttpd (mhd)\n"
+			"  --io uring|epoll       how the loops read and write HTTP: io_uring\n"
+			"                         (default, where the kernel allows it) or epoll\n"
 			"  --pool-wait MS         longest wait for a connection before answering\n"
 			"                         ThrottlingException (default 5000)\n"
 			"  --pool-per-role N      most connections one role's requests hold at\n"
@@ -108,6 +111,7 @@ static const struct option longopts[] = {
 	{"pool", required_argument, NULL, 'P'},
 	{"threads", required_argument, NULL, 'T'},
 	{"engine", required_argument, NULL, 'E'},
+	{"io", required_argument, NULL, 'I'},
 	{"pool-wait", required_argument, NULL, 'w'},
 	{"auth", required_argument, NULL, 'a'},
 	{"key-ttl", required_argument, NULL, 'k'},
@@ -194,6 +198,14 @@ set_option(int ch, const char *name, const char *arg)
 				GwOpt.engine_loop = false;
 			else
 				bad_value(name, arg, " (mhd or loop)");
+			break;
+		case 'I':
+			if (strcmp(arg, "uring") == 0)
+				GwOpt.io_uring = true;
+			else if (strcmp(arg, "epoll") == 0)
+				GwOpt.io_uring = false;
+			else
+				bad_value(name, arg, " (uring or epoll)");
 			break;
 		case 'w':
 			GwOpt.pool_wait_ms = int_arg(name, arg, 0, 1000000000L);

@@ -77,6 +77,7 @@ typedef struct PipeConn
 	int			fd;
 	bool		busy;			/* a batch is out */
 	bool		want_out;		/* libpq holds output: EPOLLOUT wanted */
+	void	   *watch;			/* the loop's watch of fd (LoopWatch) */
 	bool		dirty;			/* a job answered reusable = false */
 	bool		capped;			/* the batch counts in its role's holds */
 	char		role[GW_MAX_ROLE + 1];	/* the login role, quoted */
@@ -415,7 +416,8 @@ conn_close(PipeConn *pc)
 {
 	if (pc->conn == NULL)
 		return;
-	(void) epoll_ctl(pc->set->loop->epfd, EPOLL_CTL_DEL, pc->fd, NULL);
+	LoopUnwatch(pc->watch);
+	pc->watch = NULL;
 	PQfinish(pc->conn);
 	pc->conn = NULL;
 	pc->fd = -1;
@@ -426,16 +428,13 @@ conn_close(PipeConn *pc)
 static bool
 conn_open(PipeConn *pc)
 {
-	struct epoll_event ev;
-
 	pc->conn = PoolOpenSession(servers[pc->set->pool].conninfo,
 							   pc->role, sizeof(pc->role));
 	if (pc->conn == NULL)
 		return false;
 	pc->fd = PQsocket(pc->conn);
-	ev.events = EPOLLIN;
-	ev.data.u64 = (uint64_t) (uintptr_t) pc | 1;
-	if (epoll_ctl(pc->set->loop->epfd, EPOLL_CTL_ADD, pc->fd, &ev) != 0)
+	pc->watch = LoopWatch(pc->fd, (void *) ((uintptr_t) pc | 1));
+	if (pc->watch == NULL)
 	{
 		GwLog("cannot watch a PostgreSQL session: %s", strerror(errno));
 		PQfinish(pc->conn);
@@ -449,14 +448,10 @@ conn_open(PipeConn *pc)
 static void
 want_output(PipeConn *pc, bool on)
 {
-	struct epoll_event ev;
-
 	if (pc->want_out == on)
 		return;
 	pc->want_out = on;
-	ev.events = EPOLLIN | (on ? EPOLLOUT : 0);
-	ev.data.u64 = (uint64_t) (uintptr_t) pc | 1;
-	(void) epoll_ctl(pc->set->loop->epfd, EPOLL_CTL_MOD, pc->fd, &ev);
+	LoopWatchOutput(pc->watch, on);
 }
 
 /* the batch is over (answered, or lost): the session takes the next */
