@@ -70,7 +70,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -80,11 +79,9 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
-#ifdef GW_URING
-#include <liburing.h>
-#endif
 
 #include "http1.h"
+#include "loopio.h"
 
 /* the largest request head taken */
 #define LOOP_HEAD_MAX (32 * 1024)
@@ -94,16 +91,6 @@
 #define LOOP_BODY_ROOM (16 * 1024)
 
 #define LOOP_EVENTS 64
-/* io_uring: submission queue entries and completion queue entries per loop */
-#define RING_SQ 1024
-#define RING_CQ 8192
-/* a completion's user data: a connection's address with one of these */
-#define RING_RECV 1
-#define RING_SEND 2
-/* ... a session's watch with one of these */
-#define RING_PG_IN 3
-#define RING_PG_OUT 4
-#define RING_TAGS 7
 
 typedef enum LoopState
 {
@@ -117,18 +104,6 @@ typedef enum LoopState
 
 typedef struct Loop Loop;
 
-/* a PostgreSQL session's socket, watched by its loop (LoopWatch) */
-typedef struct Watch
-{
-	Loop	   *loop;
-	int			fd;
-	void	   *tagged;			/* what PipeOnEvent is given */
-	bool		want_out;
-	bool		closed;			/* unwatched */
-	bool		in_armed;		/* the ring has a poll for input */
-	bool		out_armed;		/* ... for output */
-	struct Watch *next;			/* the loop's dead_watches */
-} Watch;
 
 typedef struct LoopConn
 {
@@ -175,18 +150,11 @@ typedef struct LoopConn
 struct Loop
 {
 	pthread_t	thread;
-	int			epfd;
+	LoopIo		io;				/* its epoll (io.epfd) and ring */
 	int			lfd;			/* listening socket (-1: closed) */
 	int			efd;			/* eventfd: jobs answered, quiesce, stop */
-	bool		uring;			/* waits in ring, the epoll polled through it */
-	bool		epoll_armed;	/* ... the epoll's poll is in the ring */
-	bool		poll_oneshot;	/* ... armed again after each completion */
-#ifdef GW_URING
-	struct io_uring ring;
-#endif
 	LoopConn   *conns;
 	LoopConn   *dead;			/* closed in this wake-up, freed after it */
-	struct Watch *dead_watches; /* unwatched, freed once the ring is done */
 	LoopConn   *done;			/* answered jobs, pushed by pool threads */
 	bool		quiesce;
 	bool		stop;
@@ -203,8 +171,6 @@ static SSL_CTX *tls_ctx;		/* --tls-cert and --tls-key, else NULL */
 /* epoll's data: the listening socket and the eventfd are told apart by these */
 static uint64_t listen_tag;
 static uint64_t event_tag;
-/* the ring's: the epoll's readiness */
-static uint64_t epoll_tag;
 
 /* an answer, or part of one, is still to be written */
 static inline bool
@@ -230,88 +196,15 @@ mono_ms(void)
 static ssize_t
 conn_read(LoopConn *c, char *buf, size_t n)
 {
-	int			k;
-
-	if (c->ssl == NULL)
-		return recv(c->fd, buf, n, 0);
-	ERR_clear_error();
-	k = SSL_read(c->ssl, buf, n > 1048576 ? 1048576 : (int) n);
-	if (k > 0)
-		return k;
-	switch (SSL_get_error(c->ssl, k))
-	{
-		case SSL_ERROR_WANT_WRITE:
-			c->tls_read_blocked = true;
-			/* FALLTHROUGH */
-		case SSL_ERROR_WANT_READ:
-			errno = EAGAIN;
-			return -1;
-		case SSL_ERROR_ZERO_RETURN:
-			return 0;
-		default:
-			errno = ECONNRESET;
-			return -1;
-	}
+	return IoRead(c->fd, c->ssl, buf, n, &c->tls_read_blocked);
 }
 
 static ssize_t
 conn_write(LoopConn *c, const char *buf, size_t n)
 {
-	int			k;
-
-	if (c->ssl == NULL)
-		return send(c->fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-	ERR_clear_error();
-	k = SSL_write(c->ssl, buf, n > 1048576 ? 1048576 : (int) n);
-	if (k > 0)
-		return k;
-	switch (SSL_get_error(c->ssl, k))
-	{
-		case SSL_ERROR_WANT_WRITE:
-		case SSL_ERROR_WANT_READ:
-			errno = EAGAIN;
-			return -1;
-		default:
-			errno = EPIPE;
-			return -1;
-	}
+	return IoWrite(c->fd, c->ssl, buf, n);
 }
 
-#ifdef GW_URING
-/* a free entry of the loop's ring (NULL: none, even after submitting) */
-static struct io_uring_sqe *
-ring_sqe(Loop *l)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&l->ring);
-
-	if (sqe == NULL)
-	{
-		(void) io_uring_submit(&l->ring);
-		sqe = io_uring_get_sqe(&l->ring);
-	}
-	return sqe;
-}
-
-/* cancel what the ring still does for a connection being closed */
-static void
-ring_cancel(LoopConn *c)
-{
-	int			tag;
-
-	for (tag = RING_RECV; tag <= RING_SEND; tag++)
-	{
-		struct io_uring_sqe *sqe;
-
-		if (!(tag == RING_RECV ? c->rx_busy : c->tx_busy))
-			continue;
-		sqe = ring_sqe(c->loop);
-		if (sqe == NULL)
-			continue;			/* ends with the socket's end instead */
-		io_uring_prep_cancel64(sqe, (uint64_t) (uintptr_t) c | (uint64_t) tag, 0);
-		io_uring_sqe_set_data64(sqe, 0);
-	}
-}
-#endif
 
 static void
 conn_close(LoopConn *c)
@@ -339,8 +232,11 @@ conn_close(LoopConn *c)
 		for (i = 0; i < 256 && recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
 			;
 #ifdef GW_URING
-		if (c->uring)
-			ring_cancel(c);
+		/* what the ring still does for it: cancelled, completing with an error */
+		if (c->rx_busy)
+			IoCancel(&l->io, (uint64_t) (uintptr_t) c | IO_RECV);
+		if (c->tx_busy)
+			IoCancel(&l->io, (uint64_t) (uintptr_t) c | IO_SEND);
 #endif
 		close(c->fd);			/* also leaves the epoll */
 		c->fd = -1;
@@ -369,20 +265,8 @@ static void
 free_dead(Loop *l)
 {
 	LoopConn  **p = &l->dead;
-	struct Watch **q = &l->dead_watches;
 
-	while (*q)
-	{
-		struct Watch *w = *q;
-
-		if (w->in_armed || w->out_armed)
-		{
-			q = &w->next;
-			continue;
-		}
-		*q = w->next;
-		free(w);
-	}
+	IoFreeDead(&l->io);
 
 	while (*p)
 	{
@@ -494,13 +378,13 @@ flush_out(LoopConn *c)
 static bool
 post_send(LoopConn *c)
 {
-	struct io_uring_sqe *sqe = ring_sqe(c->loop);
+	struct io_uring_sqe *sqe = IoSqe(&c->loop->io);
 
 	if (sqe == NULL)
 		return false;
 	io_uring_prep_send(sqe, c->fd, c->out + c->out_off, c->out_len - c->out_off,
 					   MSG_NOSIGNAL);
-	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) c | RING_SEND);
+	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) c | IO_SEND);
 	c->tx_busy = true;
 	return true;
 }
@@ -1031,14 +915,14 @@ post_recv(LoopConn *c)
 		return;
 	if (!in_room(c))
 		return;
-	sqe = ring_sqe(c->loop);
+	sqe = IoSqe(&c->loop->io);
 	if (sqe == NULL)
 	{
 		conn_close(c);
 		return;
 	}
 	io_uring_prep_recv(sqe, c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
-	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) c | RING_RECV);
+	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) c | IO_RECV);
 	c->rx_busy = true;
 }
 
@@ -1215,10 +1099,10 @@ on_accept(Loop *l)
 		c->since_ms = l->now_ms;	/* the first request's deadline runs from the accept */
 		c->io_ms = l->now_ms;
 		memcpy(&c->addr, &addr, alen < sizeof(addr) ? alen : sizeof(addr));
-		c->uring = l->uring && c->ssl == NULL;
+		c->uring = l->io.uring && c->ssl == NULL;
 		ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
 		ev.data.ptr = c;
-		if (!c->uring && epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+		if (!c->uring && epoll_ctl(l->io.epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
 		{
 			SSL_free(c->ssl);
 			ConnSlotGive();
@@ -1321,94 +1205,6 @@ on_events(Loop *l, struct epoll_event *events, int n)
 }
 
 #ifdef GW_URING
-/*
- * The ring.  With --io uring (the default where the gateway is built with
- * liburing and the kernel lets a process have a ring), a loop waits in
- * io_uring_enter rather than epoll_wait: one call per wake-up submits the
- * receives and sends of every connection that has one (post_recv,
- * ring_answer) and returns their completions, where epoll costs a recv
- * and a writev per request.  On this project's benchmark machine a
- * system call costs several microseconds, more than the rest of a
- * request's HTTP work (bench/gateway/PROFILE.md).  The epoll stays for
- * what is not a plain connection's input or output (the listening
- * socket, the eventfd, the PostgreSQL sessions, TLS connections): it is
- * itself polled through the ring, and read without waiting when ready.
- *
- * The ring is made by the loop's own thread, the only one that submits
- * to it (IORING_SETUP_SINGLE_ISSUER), and its completions' work is done
- * when the loop asks for them (IORING_SETUP_DEFER_TASKRUN), not when the
- * data arrives: both from Linux 6.1; without them, a plain ring; without
- * a ring (kernel too old, io_uring disabled), epoll alone.
- */
-static bool
-ring_init(Loop *l)
-{
-	struct io_uring_params p;
-
-	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
-	p.cq_entries = RING_CQ;
-	if (io_uring_queue_init_params(RING_SQ, &l->ring, &p) == 0)
-		return true;
-	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_CQSIZE;
-	p.cq_entries = RING_CQ;
-	return io_uring_queue_init_params(RING_SQ, &l->ring, &p) == 0;
-}
-
-/* the epoll's readiness, reported through the ring (until cancelled) */
-static void
-arm_epoll(Loop *l)
-{
-	struct io_uring_sqe *sqe = ring_sqe(l);
-
-	if (sqe == NULL)
-		return;					/* the ring is full: see ring_wait */
-	if (l->poll_oneshot)
-		io_uring_prep_poll_add(sqe, l->epfd, POLLIN);
-	else
-		io_uring_prep_poll_multishot(sqe, l->epfd, POLLIN);
-	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) &epoll_tag);
-	l->epoll_armed = true;
-}
-
-/* a poll of a session's socket, for input or output */
-static void
-arm_watch(Watch *w, bool out)
-{
-	struct io_uring_sqe *sqe = ring_sqe(w->loop);
-
-	if (sqe == NULL)
-		return;					/* PipeTimeout's wake-up finds the session */
-	io_uring_prep_poll_add(sqe, w->fd, out ? POLLOUT : POLLIN);
-	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) w | (out ? RING_PG_OUT : RING_PG_IN));
-	if (out)
-		w->out_armed = true;
-	else
-		w->in_armed = true;
-}
-
-/* a session's socket is ready (res: poll's revents, or an error) */
-static void
-on_watch(Watch *w, bool out, int res)
-{
-	uint32_t	events;
-
-	if (out)
-		w->out_armed = false;
-	else
-		w->in_armed = false;
-	if (w->closed)
-		return;
-	events = res < 0 ? EPOLLERR : (uint32_t) res & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP);
-	PipeOnEvent(w->tagged, events);
-	/* one-shot polls, as epoll's level-triggered watch: armed again */
-	if (!w->closed && !w->in_armed)
-		arm_watch(w, false);
-	if (!w->closed && w->want_out && !w->out_armed)
-		arm_watch(w, true);
-}
-
 /* wait for the ring (at most ms), then do what it completed */
 static void
 ring_wait(Loop *l, int ms)
@@ -1419,44 +1215,47 @@ ring_wait(Loop *l, int ms)
 				seen = 0;
 	bool		epoll_ready = false;
 
-	if (!l->epoll_armed)
-		arm_epoll(l);
+	if (!l->io.epoll_armed)
+		IoArmEpoll(&l->io);
 	ts.tv_sec = ms / 1000;
 	ts.tv_nsec = (long long) (ms % 1000) * 1000000;
-	(void) io_uring_submit_and_wait_timeout(&l->ring, &cqe, 1, &ts, NULL);
+	(void) io_uring_submit_and_wait_timeout(&l->io.ring, &cqe, 1, &ts, NULL);
 	l->now_ms = mono_ms();
-	io_uring_for_each_cqe(&l->ring, head, cqe)
+	io_uring_for_each_cqe(&l->io.ring, head, cqe)
 	{
 		uint64_t	ud = cqe->user_data;
-		void	   *p = (void *) (uintptr_t) (ud & ~(uint64_t) RING_TAGS);
+		void	   *p = (void *) (uintptr_t) (ud & ~(uint64_t) IO_TAGS);
 
 		seen++;
 		if (ud == 0)
 			continue;			/* a cancel's own completion */
-		if (ud == (uint64_t) (uintptr_t) &epoll_tag)
+		if (ud == (uint64_t) (uintptr_t) &l->io)
 		{
-			if (!(cqe->flags & IORING_CQE_F_MORE))
-				l->epoll_armed = false; /* armed again before the next wait */
-			if (cqe->res < 0)
-				l->poll_oneshot = true; /* a kernel before multishot polls */
-			epoll_ready = true;
+			epoll_ready = IoEpollDone(&l->io, cqe);
 			continue;
 		}
-		switch (ud & RING_TAGS)
+		switch (ud & IO_TAGS)
 		{
-			case RING_RECV:
+			case IO_RECV:
 				on_recv(p, cqe->res);
 				break;
-			case RING_SEND:
+			case IO_SEND:
 				on_sent(p, cqe->res);
 				break;
-			case RING_PG_IN:
-			case RING_PG_OUT:
-				on_watch(p, (ud & RING_TAGS) == RING_PG_OUT, cqe->res);
+			case IO_PG_IN:
+			case IO_PG_OUT:
+				if (WatchDone(p, (ud & IO_TAGS) == IO_PG_OUT))
+				{
+					Watch	   *w = p;
+
+					/* poll's revents are epoll's bits */
+					PipeOnEvent(w->tagged, cqe->res < 0 ? EPOLLERR : (uint32_t) cqe->res);
+					WatchRearm(w);
+				}
 				break;
 		}
 	}
-	io_uring_cq_advance(&l->ring, seen);
+	io_uring_cq_advance(&l->io.ring, seen);
 	if (epoll_ready)
 	{
 		struct epoll_event events[LOOP_EVENTS];
@@ -1464,7 +1263,7 @@ ring_wait(Loop *l, int ms)
 
 		do
 		{
-			n = epoll_wait(l->epfd, events, LOOP_EVENTS, 0);
+			n = epoll_wait(l->io.epfd, events, LOOP_EVENTS, 0);
 			on_events(l, events, n);
 		} while (n == LOOP_EVENTS);
 	}
@@ -1490,102 +1289,6 @@ ring_end(Loop *l)
 }
 #endif
 
-/*
- * LoopWatch
- *		Watch a PostgreSQL session's socket on the calling loop: PipeOnEvent
- *		(tagged, events) when it is ready for input (always) or output (while
- *		LoopWatchOutput has it on).  NULL, errno set, if it cannot.
- */
-void *
-LoopWatch(int fd, void *tagged)
-{
-	Loop	   *l = cur_loop;
-	Watch	   *w = calloc(1, sizeof(Watch));
-
-	if (w == NULL)
-		return NULL;
-	w->loop = l;
-	w->fd = fd;
-	w->tagged = tagged;
-#ifdef GW_URING
-	if (l->uring)
-	{
-		arm_watch(w, false);
-		return w;
-	}
-#endif
-	{
-		struct epoll_event ev = {.events = EPOLLIN,.data.ptr = tagged};
-
-		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
-		{
-			int			e = errno;
-
-			free(w);
-			errno = e;
-			return NULL;
-		}
-	}
-	return w;
-}
-
-void
-LoopWatchOutput(void *watch, bool on)
-{
-	Watch	   *w = watch;
-
-	if (w == NULL || w->want_out == on)
-		return;
-	w->want_out = on;
-#ifdef GW_URING
-	if (w->loop->uring)
-	{
-		/* an output poll armed before is left to complete: a spare event */
-		if (on && !w->out_armed)
-			arm_watch(w, true);
-		return;
-	}
-#endif
-	{
-		struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0),.data.ptr = w->tagged};
-
-		(void) epoll_ctl(w->loop->epfd, EPOLL_CTL_MOD, w->fd, &ev);
-	}
-}
-
-/* before the socket is closed */
-void
-LoopUnwatch(void *watch)
-{
-	Watch	   *w = watch;
-
-	if (w == NULL)
-		return;
-	w->closed = true;
-#ifdef GW_URING
-	if (w->loop->uring)
-	{
-		int			out;
-
-		for (out = 0; out <= 1; out++)
-		{
-			struct io_uring_sqe *sqe;
-
-			if (!(out ? w->out_armed : w->in_armed) || (sqe = ring_sqe(w->loop)) == NULL)
-				continue;
-			io_uring_prep_cancel64(sqe, (uint64_t) (uintptr_t) w |
-								   (out ? RING_PG_OUT : RING_PG_IN), 0);
-			io_uring_sqe_set_data64(sqe, 0);
-		}
-		w->next = w->loop->dead_watches;
-		w->loop->dead_watches = w;
-		return;
-	}
-#endif
-	(void) epoll_ctl(w->loop->epfd, EPOLL_CTL_DEL, w->fd, NULL);
-	free(w);
-}
-
 static void *
 loop_main(void *arg)
 {
@@ -1599,20 +1302,19 @@ loop_main(void *arg)
 	if (tick > 1000)
 		tick = 1000;
 	cur_loop = l;
-#ifdef GW_URING
-	l->uring = GwOpt.io_uring && ring_init(l);
-#endif
+	(void) IoInit(&l->io, GwOpt.io_uring);
+	IoBind(&l->io);
 	PipeLoopBegin((int) (l - loops));
 	l->now_ms = last_check = mono_ms();
 	while (!__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE))
 	{
 #ifdef GW_URING
-		if (l->uring)
+		if (l->io.uring)
 			ring_wait(l, PipeTimeout((int) tick));
 		else
 #endif
 		{
-			int			n = epoll_wait(l->epfd, events, LOOP_EVENTS, PipeTimeout((int) tick));
+			int			n = epoll_wait(l->io.epfd, events, LOOP_EVENTS, PipeTimeout((int) tick));
 
 			l->now_ms = mono_ms();
 			on_events(l, events, n);
@@ -1640,7 +1342,7 @@ loop_main(void *arg)
 		free_dead(l);
 	}
 #ifdef GW_URING
-	if (l->uring)
+	if (l->io.uring)
 		ring_end(l);
 #endif
 	PipeLoopEnd();
@@ -1653,50 +1355,20 @@ loop_main(void *arg)
 		conn_close(c);
 	}
 #ifdef GW_URING
-	if (l->uring)
+	if (l->io.uring)
 	{
 		LoopConn   *c;
 
 		/* every request the ring had is cancelled and done with */
-		io_uring_queue_exit(&l->ring);
+		IoEnd(&l->io);
 		for (c = l->dead; c; c = c->next)
 			c->rx_busy = c->tx_busy = false;
-		for (Watch *w = l->dead_watches; w; w = w->next)
-			w->in_armed = w->out_armed = false;
 	}
 #endif
 	free_dead(l);
 	return NULL;
 }
 
-/* a listening socket of one loop, on port (0: any) */
-static int
-listen_on(const struct sockaddr *addr, socklen_t addrlen, int port)
-{
-	struct sockaddr_storage a;
-	int			fd,
-				one = 1;
-
-	memcpy(&a, addr, addrlen);
-	if (a.ss_family == AF_INET)
-		((struct sockaddr_in *) &a)->sin_port = htons((uint16_t) port);
-	else
-		((struct sockaddr_in6 *) &a)->sin6_port = htons((uint16_t) port);
-	fd = socket(a.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	(void) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0 ||
-		bind(fd, (struct sockaddr *) &a, addrlen) != 0 || listen(fd, 1024) != 0)
-	{
-		int			e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
-}
 
 /*
  * LoopStart
@@ -1713,27 +1385,9 @@ LoopStart(const struct sockaddr *addr, socklen_t addrlen)
 
 	if (GwOpt.tls_cert || GwOpt.tls_key)
 	{
-		tls_ctx = SSL_CTX_new(TLS_server_method());
-		if (tls_ctx == NULL ||
-			SSL_CTX_set_min_proto_version(tls_ctx, TLS1_2_VERSION) != 1)
+		tls_ctx = IoTlsContext();
+		if (tls_ctx == NULL)
 			return -2;
-		SSL_CTX_set_mode(tls_ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
-						 SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-		if (GwOpt.tls_cert == NULL ||
-			SSL_CTX_use_certificate_chain_file(tls_ctx, GwOpt.tls_cert) != 1)
-		{
-			fprintf(stderr, "item_table_gateway: cannot read %s\n",
-					GwOpt.tls_cert ? GwOpt.tls_cert : "the certificate (--tls-cert)");
-			return -2;
-		}
-		if (GwOpt.tls_key == NULL ||
-			SSL_CTX_use_PrivateKey_file(tls_ctx, GwOpt.tls_key, SSL_FILETYPE_PEM) != 1 ||
-			SSL_CTX_check_private_key(tls_ctx) != 1)
-		{
-			fprintf(stderr, "item_table_gateway: cannot read %s\n",
-					GwOpt.tls_key ? GwOpt.tls_key : "the private key (--tls-key)");
-			return -2;
-		}
 	}
 	nloops = GwOpt.threads;
 	loops = calloc((size_t) nloops, sizeof(Loop));
@@ -1744,7 +1398,7 @@ LoopStart(const struct sockaddr *addr, socklen_t addrlen)
 		Loop	   *l = &loops[i];
 		struct epoll_event ev;
 
-		l->lfd = listen_on(addr, addrlen, port);
+		l->lfd = IoListen(addr, addrlen, port);
 		if (l->lfd < 0)
 			return -1;
 		if (port == 0)
@@ -1757,19 +1411,19 @@ LoopStart(const struct sockaddr *addr, socklen_t addrlen)
 			port = ntohs(a.ss_family == AF_INET ? ((struct sockaddr_in *) &a)->sin_port :
 						 ((struct sockaddr_in6 *) &a)->sin6_port);
 		}
-		l->epfd = epoll_create1(EPOLL_CLOEXEC);
+		l->io.epfd = epoll_create1(EPOLL_CLOEXEC);
 		l->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		if (l->epfd < 0 || l->efd < 0)
+		if (l->io.epfd < 0 || l->efd < 0)
 			return -1;
 		ev.events = EPOLLIN;
 		ev.data.ptr = &listen_tag;
-		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->lfd, &ev) != 0)
+		if (epoll_ctl(l->io.epfd, EPOLL_CTL_ADD, l->lfd, &ev) != 0)
 			return -1;
 		ev.events = EPOLLIN;
 		ev.data.ptr = &event_tag;
-		if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->efd, &ev) != 0)
+		if (epoll_ctl(l->io.epfd, EPOLL_CTL_ADD, l->efd, &ev) != 0)
 			return -1;
-		PipeLoopFds(i, l->epfd, l->efd);
+		PipeLoopFds(i, l->io.epfd, l->efd);
 	}
 	for (i = 0; i < nloops; i++)
 		if (pthread_create(&loops[i].thread, NULL, loop_main, &loops[i]) != 0)

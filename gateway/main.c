@@ -452,7 +452,16 @@ GwMain(int argc, char **argv)
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (GwOpt.pool == 0)
 		GwOpt.pool = 2 * (int) (ncpu > 0 ? ncpu : 1);
-	if (GwOpt.threads == 0)
+	/*
+	 * The event loops: half the cores, as a loop does a request's HTTP work
+	 * in a few microseconds and PostgreSQL, on the same machine, wants the
+	 * rest (bench/README.md: on 2 cores one loop served GetItem faster and
+	 * at half the CPU per request than two); libmicrohttpd's threads: one
+	 * per core.
+	 */
+	if (GwOpt.threads == 0 && GwOpt.engine_loop)
+		GwOpt.threads = ncpu > 1 ? (int) (ncpu / 2) : 1;
+	else if (GwOpt.threads == 0)
 		GwOpt.threads = (int) (ncpu > 0 ? ncpu : 1);
 	if (GwOpt.pool_per_role == 0)
 		GwOpt.pool_per_role = (GwOpt.pool + 1) / 2;

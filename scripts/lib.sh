@@ -75,7 +75,7 @@ IT_FUZZ_PKGS=(clang libfuzzer-14-dev)
 # extension's: export and import files), and the clients its tests run
 # (boto3 with pytest, the AWS CLI; openssl makes a certificate for the TLS
 # test; zstd compresses the import tests' hand-made files).
-IT_GATEWAY_PKGS=(libmicrohttpd-dev zlib1g-dev libzstd-dev libssl-dev libpq-dev
+IT_GATEWAY_PKGS=(libmicrohttpd-dev liburing-dev zlib1g-dev libzstd-dev libssl-dev libpq-dev
     python3-boto3 python3-pytest awscli openssl zstd)
 
 # Install the Debian packages needed to build, test, fuzz, demo and

@@ -24,7 +24,7 @@ DATA_DIR="$IT_ROOT/item_table_data"
 
 it_need_root || it_die "root or sudo is required (to install packages and item_table)"
 it_install_deps "postgresql-$IT_PG_MAJOR" "postgresql-server-dev-$IT_PG_MAJOR" build-essential \
-    libmicrohttpd-dev zlib1g-dev libzstd-dev libssl-dev libpq-dev awscli \
+    libmicrohttpd-dev liburing-dev zlib1g-dev libzstd-dev libssl-dev libpq-dev awscli \
     || it_die "dependency installation failed"
 it_pg_env || it_die "PostgreSQL tools not found"
 it_build_install || it_die "build failed"

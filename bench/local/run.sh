@@ -49,7 +49,7 @@ WORKLOADS=(put_item get_item query10)
 
 it_need_root || it_die "root or sudo is required"
 it_install_deps "postgresql-$IT_PG_MAJOR" "postgresql-server-dev-$IT_PG_MAJOR" build-essential \
-    libmicrohttpd-dev zlib1g-dev libzstd-dev libssl-dev libpq-dev curl || it_die "dependency installation failed"
+    libmicrohttpd-dev liburing-dev zlib1g-dev libzstd-dev libssl-dev libpq-dev curl || it_die "dependency installation failed"
 command -v wrk >/dev/null 2>&1 || it_install_deps wrk || it_die "could not install wrk"
 it_install_node || it_die "could not install nodejs and npm"
 it_pg_env || it_die "PostgreSQL tools not found"

@@ -1,0 +1,430 @@
+/*-------------------------------------------------------------------------
+ *
+ * loopio.c
+ *		An event loop's waiting: its epoll and its io_uring ring, the
+ *		PostgreSQL sessions' sockets it watches for pgpipe.c (LoopWatch),
+ *		its listening socket, the TLS context.
+ *
+ * The ring.  With --io uring (the default where the gateway is built with
+ * liburing and the kernel lets a process have one), a loop waits in
+ * io_uring_enter rather than epoll_wait: one call per wake-up submits the
+ * receives and sends of every plain connection that has one (loop.c) and
+ * the polls of its sessions' sockets, and returns their completions,
+ * where epoll costs a recv and a writev per request and an epoll_wait per
+ * wake-up.  On this project's benchmark machine a system call costs
+ * several microseconds, more than the rest of a request's HTTP work
+ * (bench/gateway/PROFILE.md).  The epoll stays for what is rare (the
+ * listening socket, the eventfd, TLS connections, whose I/O is OpenSSL's):
+ * it is itself polled through the ring, and read without waiting when the
+ * ring says it is ready.
+ *
+ * The ring is made by the loop's own thread, the only one that submits to
+ * it (IORING_SETUP_SINGLE_ISSUER), and the work of its completions is done
+ * when the loop asks for them (IORING_SETUP_DEFER_TASKRUN), not when data
+ * arrives: both from Linux 6.1.  Without them, a plain ring; without a
+ * ring (a kernel without io_uring, or with it disabled), epoll alone.
+ *
+ * A session's socket is watched by one-shot polls, armed again after each
+ * event while it is watched, which is what epoll's level-triggered watch
+ * gave: pgpipe.c reads what libpq has and goes back to waiting.  An
+ * unwatched Watch stays allocated until its polls' last completions come
+ * back (cancelled), so a completion never points to freed memory.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+
+#include "gateway.h"
+#include "loopio.h"
+
+/* io_uring: submission and completion queue entries per loop */
+#define RING_SQ 1024
+#define RING_CQ 8192
+
+/* the LoopIo of the calling loop thread (LoopWatch) */
+static __thread LoopIo *cur_io;
+
+/* the calling thread is the loop of io */
+void
+IoBind(LoopIo *io)
+{
+	cur_io = io;
+}
+
+/* io's ring, if asked for and the kernel gives one; the epoll is made by the caller */
+bool
+IoInit(LoopIo *io, bool want_uring)
+{
+#ifdef GW_URING
+	struct io_uring_params p;
+
+	io->uring = false;
+	if (!want_uring)
+		return false;
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+	p.cq_entries = RING_CQ;
+	if (io_uring_queue_init_params(RING_SQ, &io->ring, &p) != 0)
+	{
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_CQSIZE;
+		p.cq_entries = RING_CQ;
+		if (io_uring_queue_init_params(RING_SQ, &io->ring, &p) != 0)
+			return false;
+	}
+	io->uring = true;
+	return true;
+#else
+	io->uring = false;
+	return false;
+#endif
+}
+
+/* free the unwatched Watches the ring is done with */
+void
+IoFreeDead(LoopIo *io)
+{
+	Watch	  **q = &io->dead_watches;
+
+	while (*q)
+	{
+		Watch	   *w = *q;
+
+		if (w->in_armed || w->out_armed)
+		{
+			q = &w->next;
+			continue;
+		}
+		*q = w->next;
+		free(w);
+	}
+}
+
+/* the loop ends: its ring goes, cancelling what it still had */
+void
+IoEnd(LoopIo *io)
+{
+#ifdef GW_URING
+	if (io->uring)
+	{
+		Watch	   *w;
+
+		io_uring_queue_exit(&io->ring);
+		io->uring = false;
+		for (w = io->dead_watches; w; w = w->next)
+			w->in_armed = w->out_armed = false;
+	}
+#endif
+	IoFreeDead(io);
+}
+
+#ifdef GW_URING
+/* a free entry of the ring (NULL: none, even after submitting) */
+struct io_uring_sqe *
+IoSqe(LoopIo *io)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
+
+	if (sqe == NULL)
+	{
+		(void) io_uring_submit(&io->ring);
+		sqe = io_uring_get_sqe(&io->ring);
+	}
+	return sqe;
+}
+
+/* cancel the ring's request of this user data (its completion follows) */
+void
+IoCancel(LoopIo *io, uint64_t user_data)
+{
+	struct io_uring_sqe *sqe = IoSqe(io);
+
+	if (sqe == NULL)
+		return;					/* it ends with its socket's end instead */
+	io_uring_prep_cancel64(sqe, user_data, 0);
+	io_uring_sqe_set_data64(sqe, 0);
+}
+
+/* the epoll's readiness, reported through the ring (until it says no more) */
+void
+IoArmEpoll(LoopIo *io)
+{
+	struct io_uring_sqe *sqe = IoSqe(io);
+
+	if (sqe == NULL)
+		return;					/* armed before the next wait */
+	if (io->poll_oneshot)
+		io_uring_prep_poll_add(sqe, io->epfd, POLLIN);
+	else
+		io_uring_prep_poll_multishot(sqe, io->epfd, POLLIN);
+	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) io);
+	io->epoll_armed = true;
+}
+
+/* cqe is the epoll's: note whether its poll goes on; true (read the epoll) */
+bool
+IoEpollDone(LoopIo *io, const struct io_uring_cqe *cqe)
+{
+	if (!(cqe->flags & IORING_CQE_F_MORE))
+		io->epoll_armed = false;	/* armed again before the next wait */
+	if (cqe->res < 0)
+		io->poll_oneshot = true;	/* a kernel before multishot polls */
+	return true;
+}
+
+/* a poll of a watched socket, for input or output */
+static void
+arm_watch(Watch *w, bool out)
+{
+	struct io_uring_sqe *sqe = IoSqe(w->io);
+
+	if (sqe == NULL)
+		return;					/* PipeTimeout's wake-up finds the session */
+	io_uring_prep_poll_add(sqe, w->fd, out ? POLLOUT : POLLIN);
+	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) w | (out ? IO_PG_OUT : IO_PG_IN));
+	if (out)
+		w->out_armed = true;
+	else
+		w->in_armed = true;
+}
+
+/* a poll of w completed: true if its event is to be delivered */
+bool
+WatchDone(Watch *w, bool out)
+{
+	if (out)
+		w->out_armed = false;
+	else
+		w->in_armed = false;
+	return !w->closed;
+}
+
+/* after an event was delivered: the polls w still wants, armed again */
+void
+WatchRearm(Watch *w)
+{
+	if (w->closed)
+		return;
+	if (!w->in_armed)
+		arm_watch(w, false);
+	if (w->want_out && !w->out_armed)
+		arm_watch(w, true);
+}
+#endif
+
+/*
+ * LoopWatch
+ *		Watch a PostgreSQL session's socket on the calling loop: its
+ *		PipeOnEvent(tagged, events) when it is ready for input (always) or
+ *		output (while LoopWatchOutput has it on).  NULL, errno set, if it
+ *		cannot.
+ */
+void *
+LoopWatch(int fd, void *tagged)
+{
+	LoopIo	   *io = cur_io;
+	Watch	   *w = calloc(1, sizeof(Watch));
+
+	if (w == NULL)
+		return NULL;
+	w->io = io;
+	w->fd = fd;
+	w->tagged = tagged;
+#ifdef GW_URING
+	if (io->uring)
+	{
+		arm_watch(w, false);
+		return w;
+	}
+#endif
+	{
+		struct epoll_event ev = {.events = EPOLLIN,.data.ptr = tagged};
+
+		if (epoll_ctl(io->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+		{
+			int			e = errno;
+
+			free(w);
+			errno = e;
+			return NULL;
+		}
+	}
+	return w;
+}
+
+void
+LoopWatchOutput(void *watch, bool on)
+{
+	Watch	   *w = watch;
+
+	if (w == NULL || w->want_out == on)
+		return;
+	w->want_out = on;
+#ifdef GW_URING
+	if (w->io->uring)
+	{
+		/* an output poll armed before is left to complete: a spare event */
+		if (on && !w->out_armed)
+			arm_watch(w, true);
+		return;
+	}
+#endif
+	{
+		struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0),.data.ptr = w->tagged};
+
+		(void) epoll_ctl(w->io->epfd, EPOLL_CTL_MOD, w->fd, &ev);
+	}
+}
+
+/* no more watching (before the socket is closed) */
+void
+LoopUnwatch(void *watch)
+{
+	Watch	   *w = watch;
+
+	if (w == NULL)
+		return;
+	w->closed = true;
+#ifdef GW_URING
+	if (w->io->uring)
+	{
+		if (w->in_armed)
+			IoCancel(w->io, (uint64_t) (uintptr_t) w | IO_PG_IN);
+		if (w->out_armed)
+			IoCancel(w->io, (uint64_t) (uintptr_t) w | IO_PG_OUT);
+		w->next = w->io->dead_watches;
+		w->io->dead_watches = w;
+		return;
+	}
+#endif
+	(void) epoll_ctl(w->io->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	free(w);
+}
+
+/* a listening socket of one loop, on port (0: any), bound with SO_REUSEPORT */
+int
+IoListen(const struct sockaddr *addr, socklen_t addrlen, int port)
+{
+	struct sockaddr_storage a;
+	int			fd,
+				one = 1;
+
+	memcpy(&a, addr, addrlen);
+	if (a.ss_family == AF_INET)
+		((struct sockaddr_in *) &a)->sin_port = htons((uint16_t) port);
+	else
+		((struct sockaddr_in6 *) &a)->sin6_port = htons((uint16_t) port);
+	fd = socket(a.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	(void) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0 ||
+		bind(fd, (struct sockaddr *) &a, addrlen) != 0 || listen(fd, 1024) != 0)
+	{
+		int			e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* the TLS context of --tls-cert and --tls-key (NULL: said on stderr) */
+SSL_CTX *
+IoTlsContext(void)
+{
+	SSL_CTX    *ctx = SSL_CTX_new(TLS_server_method());
+
+	if (ctx == NULL || SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1)
+	{
+		fprintf(stderr, "item_table_gateway: cannot make a TLS context\n");
+		SSL_CTX_free(ctx);
+		return NULL;
+	}
+	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
+					 SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	if (GwOpt.tls_cert == NULL ||
+		SSL_CTX_use_certificate_chain_file(ctx, GwOpt.tls_cert) != 1)
+	{
+		fprintf(stderr, "item_table_gateway: cannot read %s\n",
+				GwOpt.tls_cert ? GwOpt.tls_cert : "the certificate (--tls-cert)");
+		SSL_CTX_free(ctx);
+		return NULL;
+	}
+	if (GwOpt.tls_key == NULL ||
+		SSL_CTX_use_PrivateKey_file(ctx, GwOpt.tls_key, SSL_FILETYPE_PEM) != 1 ||
+		SSL_CTX_check_private_key(ctx) != 1)
+	{
+		fprintf(stderr, "item_table_gateway: cannot read %s\n",
+				GwOpt.tls_key ? GwOpt.tls_key : "the private key (--tls-key)");
+		SSL_CTX_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+/*
+ * A connection's input and output, in the clear or through TLS (ssl not
+ * NULL): n bytes or more than 0, 0 at the end of the stream, else -1 with
+ * errno (EAGAIN: try again when the socket is ready; *tls_read_blocked
+ * set if TLS's reading waits for the socket to take output).
+ */
+ssize_t
+IoRead(int fd, SSL *ssl, char *buf, size_t n, bool *tls_read_blocked)
+{
+	int			k;
+
+	if (ssl == NULL)
+		return recv(fd, buf, n, 0);
+	ERR_clear_error();
+	k = SSL_read(ssl, buf, n > 1048576 ? 1048576 : (int) n);
+	if (k > 0)
+		return k;
+	switch (SSL_get_error(ssl, k))
+	{
+		case SSL_ERROR_WANT_WRITE:
+			*tls_read_blocked = true;
+			/* FALLTHROUGH */
+		case SSL_ERROR_WANT_READ:
+			errno = EAGAIN;
+			return -1;
+		case SSL_ERROR_ZERO_RETURN:
+			return 0;
+		default:
+			errno = ECONNRESET;
+			return -1;
+	}
+}
+
+ssize_t
+IoWrite(int fd, SSL *ssl, const char *buf, size_t n)
+{
+	int			k;
+
+	if (ssl == NULL)
+		return send(fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	ERR_clear_error();
+	k = SSL_write(ssl, buf, n > 1048576 ? 1048576 : (int) n);
+	if (k > 0)
+		return k;
+	switch (SSL_get_error(ssl, k))
+	{
+		case SSL_ERROR_WANT_WRITE:
+		case SSL_ERROR_WANT_READ:
+			errno = EAGAIN;
+			return -1;
+		default:
+			errno = EPIPE;
+			return -1;
+	}
+}

@@ -1,0 +1,242 @@
+"""--io uring (the default where the gateway is built with liburing and the
+kernel allows a ring) and --io epoll: the same answers either way, through
+the paths where the two differ: an answer written in several sends (a
+client that reads slowly), pipelined requests answered in order, a client
+gone while its request is with PostgreSQL, the shutdown with answers
+going out."""
+import json
+import os
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import client, make_table, need, psql, unique
+
+IO_MODES = ["uring", "epoll"]
+
+
+def _ring_fds(pid):
+    """How many io_uring instances the process holds open."""
+    n = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            if "io_uring" in os.readlink(f"/proc/{pid}/fd/{fd}"):
+                n += 1
+        except OSError:
+            pass
+    return n
+
+
+def _uring_possible():
+    """None if this gateway and kernel can use io_uring, else why not."""
+    out = subprocess.run(["ldd", need("IT_GW_BIN")], capture_output=True, text=True).stdout
+    if "liburing" not in out:
+        return "the gateway was built without liburing (liburing-dev not installed)"
+    try:
+        with open("/proc/sys/kernel/io_uring_disabled") as f:
+            if f.read().strip() != "0":
+                return "io_uring is disabled on this kernel (kernel.io_uring_disabled)"
+    except FileNotFoundError:
+        pass
+    return None
+
+
+def _start(start_gateway, io, *args):
+    if io == "uring" and _uring_possible():
+        pytest.skip(_uring_possible())
+    return start_gateway("--auth", "none", "--io", io, "--threads", "2", *args)
+
+
+def _open_to_login_role(name):
+    """--auth none runs requests as the login role: let it at the table."""
+    psql(f'GRANT SELECT, INSERT, UPDATE, DELETE ON item_data."{name}" TO gw_login')
+
+
+def _request(target, body):
+    data = json.dumps(body).encode()
+    return (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\n"
+            b"X-Amz-Target: DynamoDB_20120810." + target.encode() +
+            b"\r\nContent-Length: " + str(len(data)).encode() + b"\r\n\r\n" + data)
+
+
+def _read_answer(s, buf=b""):
+    """One HTTP answer from s (Content-Length framed): (status, body, rest)."""
+    while b"\r\n\r\n" not in buf:
+        chunk = s.recv(65536)
+        assert chunk, f"connection closed before an answer: {buf[:200]!r}"
+        buf += chunk
+    head, rest = buf.split(b"\r\n\r\n", 1)
+    status = int(head.split(b" ", 2)[1])
+    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:"))
+    while len(rest) < length:
+        chunk = s.recv(65536)
+        assert chunk, "connection closed within an answer"
+        rest += chunk
+    return status, rest[:length], rest[length:]
+
+
+@pytest.fixture(scope="module")
+def big_table(endpoint, app_key):
+    """30 items of about 300 KB: a BatchGetItem of all of them answers about
+    9 MB, more than a socket's send buffer can hold (4 MB at most here)."""
+    c = client(endpoint, *app_key)
+    name = make_table(c, unique("io"))
+    for i in range(30):
+        c.put_item(TableName=name, Item={"pk": {"S": f"k{i}"}, "blob": {"S": str(i % 10) * 300_000}})
+    _open_to_login_role(name)
+    yield name
+    c.delete_table(TableName=name)
+
+
+def _batch_get_all(name):
+    return _request("BatchGetItem", {"RequestItems": {name: {
+        "Keys": [{"pk": {"S": f"k{i}"}} for i in range(30)]}}})
+
+
+def test_default_is_io_uring(start_gateway):
+    """Without --io, the loops wait in rings of their own (one per loop);
+    with --io epoll, none."""
+    why = _uring_possible()
+    if why:
+        pytest.skip(why)
+    g = start_gateway("--auth", "none", "--threads", "2")
+    assert _ring_fds(g.proc.pid) == 2
+    g2 = start_gateway("--auth", "none", "--threads", "2", "--io", "epoll")
+    assert _ring_fds(g2.proc.pid) == 0
+
+
+@pytest.mark.parametrize("io", IO_MODES)
+def test_slow_reader_gets_the_whole_answer(start_gateway, big_table, io):
+    """A 9 MB answer to a client with a small receive buffer that reads a
+    little at a time at first: the gateway's send is partial many times
+    over, and the client gets every byte, in order, then the next answer."""
+    g = _start(start_gateway, io)
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(("127.0.0.1", g.port))
+    s.settimeout(30)
+    s.sendall(_batch_get_all(big_table))
+    time.sleep(0.5)
+    buf = b""
+    for _ in range(50):
+        buf += s.recv(2048)
+        time.sleep(0.002)
+    status, body, rest = _read_answer(s, buf)
+    assert status == 200
+    items = json.loads(body)["Responses"][big_table]
+    assert sorted(int(i["pk"]["S"][1:]) for i in items) == list(range(30))
+    assert all(i["blob"]["S"] == i["pk"]["S"][-1] * 300_000 for i in items)
+    s.sendall(_request("DescribeTable", {"TableName": big_table}))
+    status, body, _ = _read_answer(s, rest)
+    assert status == 200 and json.loads(body)["Table"]["TableName"] == big_table
+    s.close()
+
+
+@pytest.mark.parametrize("io", IO_MODES)
+def test_pipelined_requests_answer_in_order(start_gateway, big_table, io):
+    """Requests sent back to back in one write, database calls and answers
+    of the gateway's own (GET /, an unknown target) mixed: answered in
+    the order they were sent, on the one connection."""
+    g = _start(start_gateway, io)
+    s = socket.create_connection(("127.0.0.1", g.port), timeout=30)
+    batch = b""
+    expect = []
+    for i in range(30):
+        if i % 3 == 0:
+            batch += _request("GetItem", {"TableName": big_table, "Key": {"pk": {"S": f"k{i % 2}"}},
+                                          "ProjectionExpression": "pk"})
+            expect.append(("get", f"k{i % 2}"))
+        elif i % 3 == 1:
+            batch += b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+            expect.append(("root", None))
+        else:
+            batch += _request("NoSuchAction", {})
+            expect.append(("bad", None))
+    s.sendall(batch)
+    rest = b""
+    for kind, key in expect:
+        status, body, rest = _read_answer(s, rest)
+        if kind == "get":
+            assert status == 200 and json.loads(body)["Item"]["pk"]["S"] == key
+        elif kind == "root":
+            assert status == 200
+        else:
+            assert status == 400 and b"UnknownOperationException" in body
+    s.close()
+
+
+@pytest.mark.parametrize("io", IO_MODES)
+def test_clients_gone_mid_request(start_gateway, big_table, io):
+    """Clients that send a request and close at once, with their answers
+    still to come from PostgreSQL, or halfway through a large answer: the
+    gateway goes on serving the others."""
+    g = _start(start_gateway, io)
+    for i in range(20):
+        s = socket.create_connection(("127.0.0.1", g.port), timeout=10)
+        s.sendall(_batch_get_all(big_table) if i % 2 else
+                  _request("GetItem", {"TableName": big_table, "Key": {"pk": {"S": "k1"}}}))
+        if i % 4 == 1:
+            s.recv(1000)        # part of the 9 MB answer, then gone
+        s.close()
+    c = client(g.url, "any", "any")
+    out = []
+
+    def worker(n):
+        for _ in range(10):
+            out.append(c.get_item(TableName=big_table, Key={"pk": {"S": f"k{n % 3}"}},
+                                  ProjectionExpression="pk")["Item"]["pk"]["S"])
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(out) == 80
+    assert g.proc.poll() is None
+
+
+@pytest.mark.parametrize("io", IO_MODES)
+def test_shutdown_sends_the_answers_given(start_gateway, endpoint, app_key, io):
+    """SIGTERM while clients keep writing: every request the gateway took is
+    answered (200) or refused as the connection closes, none is half
+    answered, and the gateway exits 0."""
+    g = _start(start_gateway, io)
+    c0 = client(endpoint, *app_key)
+    name = make_table(c0, unique("io_stop"))
+    _open_to_login_role(name)
+    stop = threading.Event()
+    bad = []
+
+    def writer(n):
+        i = 0
+        while not stop.is_set():
+            try:
+                s = socket.create_connection(("127.0.0.1", g.port), timeout=10)
+            except OSError:
+                return
+            try:
+                s.sendall(_request("PutItem", {"TableName": name,
+                                               "Item": {"pk": {"S": f"w{n}-{i}"}}}))
+                status, body, _ = _read_answer(s)
+                if status != 200:
+                    bad.append((status, body[:200]))
+            except (AssertionError, OSError):
+                pass            # closed by the shutdown before an answer
+            finally:
+                s.close()
+            i += 1
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)
+    assert g.stop() == 0
+    stop.set()
+    for t in threads:
+        t.join(30)
+    assert bad == []
+    c0.delete_table(TableName=name)
