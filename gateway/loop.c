@@ -8,7 +8,8 @@
  * Why.  bench/gateway/PROFILE.md: with libmicrohttpd a GetItem costs 15
  * system calls and several thread hand-offs, and libmicrohttpd zeroes
  * 48 KB per request.  Here a request costs one recv and one writev on the
- * HTTP side, and its connection never changes threads.
+ * HTTP side with --io epoll, and a share of one io_uring_enter per wake-up
+ * with --io uring (loopio.c), and its connection never changes threads.
  *
  * The loops.  Each loop thread has a listening socket bound with
  * SO_REUSEPORT to the same address (the kernel spreads new connections
@@ -21,6 +22,18 @@
  * short read means the socket is drained) and one writev (the status line
  * and headers from the connection's buffer, the body straight from the
  * PostgreSQL result).
+ *
+ * Through the ring (--io uring, plain connections).  A connection that
+ * reads a request has one receive in the loop's ring, into its input
+ * buffer, which does not move until the receive completes (post_recv,
+ * on_recv); an answer is copied into the connection's output buffer and
+ * sent by the ring (ring_answer, on_sent), the next request being read
+ * meanwhile if nothing follows the answered one in the buffer, and served
+ * once the answer is out, so that answers leave in order.  A connection
+ * closed with a receive or send in the ring has them cancelled and is
+ * freed when their completions are back (free_dead).  The ring's
+ * submissions and completions are all handled on the loop's thread,
+ * once per wake-up (ring_wait).
  *
  * A connection's life.  Its input buffer holds the head of the request
  * being served, parsed in place (http1.c), then the bytes after it: the
