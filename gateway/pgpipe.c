@@ -49,9 +49,16 @@
  * The --pool-per-role cap counts a role's batches on all the loops (one
  * table per server, under a mutex taken once per batch of a capped role).
  *
- * Batching.  With libpq 17 or later each Sync is queued without a write
- * (PQsendPipelineSync) and a batch goes in one write; older libpq writes at
- * each Sync (PQpipelineSync), one write per job (PoolSendSegments).
+ * Batching.  libpq connects and sets a session up (PoolOpenSession, left
+ * idle, not in pipeline mode); from then on the loop speaks the protocol on
+ * its socket itself (pgwire.c): a batch's segments (Bind, Execute, Sync
+ * per job) go out in one send(), whatever libpq's version (libpq 15 and
+ * 16 write at each pipeline Sync), and the answers are parsed from what
+ * recv() reads into PGresults that the consumers read as libpq's.  A
+ * partial send finishes when the socket is writable.  An encrypted
+ * session (SSL, GSS) keeps libpq's pipeline mode (PoolSendSegments: with
+ * libpq 17 or later the Syncs are queued without a write,
+ * PQsendPipelineSync; older libpq writes at each Sync).
  *
  *-------------------------------------------------------------------------
  */
