@@ -215,12 +215,45 @@ extern int	JobQueueTakeBatch(GwJobQueue *q, int idle_others,
 extern void PoolSetDeadline(GwJob *job);
 extern int	PoolRoleCap(void);
 extern PGconn *PoolOpenSession(const char *conninfo,
-							   char *role, size_t rolelen);
+							   char *role, size_t rolelen, bool pipeline);
 extern bool PoolSessionIdleOk(PGconn *conn);
 extern bool PoolSegmentResult(PGresult **got, PGresult *res);
 extern void PoolFinishJob(GwJob *job, GwJobStatus status, PGresult *res);
 extern int	PoolSendSegments(PGconn *conn, const char *login_role, GwJob **jobs, int n);
 extern int	PoolJudge(PGconn *conn, PGresult **got, bool *dirty);
+
+/* ----------------------------------------------------------------
+ * pgwire.c: the protocol on the loops' sessions, spoken without libpq
+ * ----------------------------------------------------------------
+ */
+typedef struct GwWire
+{
+	int			fd;				/* the session's socket (libpq's) */
+	char	   *out;			/* messages queued ... */
+	size_t		out_size,
+				out_start,		/* ... sent up to here */
+				out_end;
+	char	   *in;				/* read, not yet parsed from in_start */
+	size_t		in_size,
+				in_start,
+				in_end,
+				in_need;		/* bytes from in_start the next message needs */
+	PGresult   *ok;				/* the segment's rows so far */
+	PGresult   *err;			/* the segment's error */
+} GwWire;
+
+extern void WireInit(GwWire *w, int fd);
+extern void WireReset(GwWire *w);
+extern bool WireQueueJob(GwWire *w, const char *action, const char *body,
+						 const char *role);
+extern int	WireFlush(GwWire *w);
+extern bool WireNothingSent(GwWire *w);
+extern int	WireRead(GwWire *w);
+extern int	WireNextAnswer(GwWire *w, PGresult **res, const char **why);
+extern void WireBatchDone(GwWire *w);
+/* PQresultErrorField / PQresultErrorMessage for both kinds of results */
+extern const char *GwResultErrorField(const PGresult *res, int fieldcode);
+extern const char *GwResultErrorMessage(const PGresult *res);
 
 /* ----------------------------------------------------------------
  * pgpipe.c: with --engine loop, each loop's own sessions

@@ -49,9 +49,16 @@
  * The --pool-per-role cap counts a role's batches on all the loops (one
  * table per server, under a mutex taken once per batch of a capped role).
  *
- * Batching.  With libpq 17 or later each Sync is queued without a write
- * (PQsendPipelineSync) and a batch goes in one write; older libpq writes at
- * each Sync (PQpipelineSync), one write per job (PoolSendSegments).
+ * Batching.  libpq connects and sets a session up (PoolOpenSession, left
+ * idle, not in pipeline mode); from then on the loop speaks the protocol on
+ * its socket itself (pgwire.c): a batch's segments (Bind, Execute, Sync
+ * per job) go out in one send(), whatever libpq's version (libpq 15 and
+ * 16 write at each pipeline Sync), and the answers are parsed from what
+ * recv() reads into PGresults that the consumers read as libpq's.  A
+ * partial send finishes when the socket is writable.  An encrypted
+ * session (SSL, GSS) keeps libpq's pipeline mode (PoolSendSegments: with
+ * libpq 17 or later the Syncs are queued without a write,
+ * PQsendPipelineSync; older libpq writes at each Sync).
  *
  *-------------------------------------------------------------------------
  */
@@ -88,8 +95,10 @@ typedef struct PipeConn
 	int			next;			/* ... answered */
 	GwJob	   *again[BATCH_MAX];	/* refused for a dirty session */
 	int			nagain;
-	PGresult   *got;			/* the segment being read */
+	PGresult   *got;			/* the segment being read (libpq's) */
 	int64_t		last_used_ms;
+	bool		wire;			/* the protocol is ours (pgwire.c), not libpq's */
+	GwWire		w;
 } PipeConn;
 
 /* one loop's sessions to one server, and its queue for them */
@@ -418,6 +427,9 @@ conn_close(PipeConn *pc)
 		return;
 	LoopUnwatch(pc->watch);
 	pc->watch = NULL;
+	if (pc->wire)
+		WireReset(&pc->w);
+	pc->wire = false;
 	PQfinish(pc->conn);
 	pc->conn = NULL;
 	pc->fd = -1;
@@ -429,14 +441,33 @@ static bool
 conn_open(PipeConn *pc)
 {
 	pc->conn = PoolOpenSession(servers[pc->set->pool].conninfo,
-							   pc->role, sizeof(pc->role));
+							   pc->role, sizeof(pc->role), false);
 	if (pc->conn == NULL)
 		return false;
 	pc->fd = PQsocket(pc->conn);
+
+	/*
+	 * The protocol is spoken here (pgwire.c) unless the connection is
+	 * encrypted: then its bytes are libpq's, in pipeline mode.
+	 */
+	pc->wire = !PQsslInUse(pc->conn) && !PQgssEncInUse(pc->conn);
+	if (pc->wire)
+		WireInit(&pc->w, pc->fd);
+	else if (PQsetnonblocking(pc->conn, 1) != 0 || PQenterPipelineMode(pc->conn) != 1)
+	{
+		GwLog("cannot enter pipeline mode: %s", PQerrorMessage(pc->conn));
+		PQfinish(pc->conn);
+		pc->conn = NULL;
+		pc->fd = -1;
+		return false;
+	}
 	pc->watch = LoopWatch(pc->fd, (void *) ((uintptr_t) pc | 1));
 	if (pc->watch == NULL)
 	{
 		GwLog("cannot watch a PostgreSQL session: %s", strerror(errno));
+		if (pc->wire)
+			WireReset(&pc->w);
+		pc->wire = false;
 		PQfinish(pc->conn);
 		pc->conn = NULL;
 		pc->fd = -1;
@@ -464,16 +495,18 @@ batch_end(PipeConn *pc)
 	pc->busy = false;
 	pc->dirty = false;
 	pc->last_used_ms = now_ms();
+	if (pc->wire)
+		WireBatchDone(&pc->w);
 	hold_release(pc);
 }
 
-/* the session broke with the batch out */
+/* the session broke with the batch out (why: NULL, libpq says) */
 static void
-conn_lost(PipeConn *pc)
+conn_lost(PipeConn *pc, const char *why)
 {
 	int			i;
 
-	GwLog("PostgreSQL connection lost: %s", PQerrorMessage(pc->conn));
+	GwLog("PostgreSQL connection lost: %s", why ? why : PQerrorMessage(pc->conn));
 	PQclear(pc->got);
 	pc->got = NULL;
 	conn_close(pc);
@@ -482,7 +515,21 @@ conn_lost(PipeConn *pc)
 	batch_end(pc);
 }
 
-/* read the batch's answers as far as they have come */
+static void batch_over(PipeConn *pc);
+
+/* a job's whole answer */
+static void
+judge(PipeConn *pc, GwJob *job, PGresult *got)
+{
+	int			st = PoolJudge(pc->conn, &got, &pc->dirty);
+
+	if (st == -1)
+		pc->again[pc->nagain++] = job;	/* runs again, on another session */
+	else
+		PoolFinishJob(job, (GwJobStatus) st, got);
+}
+
+/* read the batch's answers as far as they have come (libpq's pipeline) */
 static void
 read_results(PipeConn *pc)
 {
@@ -491,11 +538,10 @@ read_results(PipeConn *pc)
 		PGresult   *res,
 				   *got;
 		GwJob	   *job;
-		int			st;
 
 		if (PQstatus(pc->conn) != CONNECTION_OK)
 		{
-			conn_lost(pc);
+			conn_lost(pc, NULL);
 			return;
 		}
 		if (PQisBusy(pc->conn))
@@ -510,17 +556,42 @@ read_results(PipeConn *pc)
 		if (got == NULL || PQstatus(pc->conn) != CONNECTION_OK)
 		{
 			PQclear(got);
-			conn_lost(pc);
+			conn_lost(pc, NULL);
 			return;
 		}
 		pc->next++;
-		st = PoolJudge(pc->conn, &got, &pc->dirty);
-		if (st == -1)
-			pc->again[pc->nagain++] = job;	/* runs again, on another session */
-		else
-			PoolFinishJob(job, (GwJobStatus) st, got);
+		judge(pc, job, got);
 	}
-	/* every segment sent is answered */
+	batch_over(pc);
+}
+
+/* the batch's answers as far as they have come, read by pgwire.c */
+static void
+wire_results(PipeConn *pc)
+{
+	while (pc->next < pc->sent)
+	{
+		PGresult   *got;
+		const char *why;
+		int			rc = WireNextAnswer(&pc->w, &got, &why);
+
+		if (rc == 0)
+			return;
+		if (rc < 0)
+		{
+			conn_lost(pc, why);
+			return;
+		}
+		pc->next++;
+		judge(pc, pc->jobs[pc->next - 1], got);
+	}
+	batch_over(pc);
+}
+
+/* every segment sent is answered: the batch is over */
+static void
+batch_over(PipeConn *pc)
+{
 	for (; pc->next < pc->n; pc->next++)
 		PoolFinishJob(pc->jobs[pc->next], JOB_CONNECTION_LOST, NULL);
 	if (pc->sent < pc->n || pc->dirty)
@@ -532,6 +603,34 @@ read_results(PipeConn *pc)
 	batch_end(pc);
 }
 
+/* a session of ours is ready */
+static void
+wire_event(PipeConn *pc, uint32_t events)
+{
+	if ((events & EPOLLOUT) && pc->want_out)
+	{
+		int			rc = WireFlush(&pc->w);
+
+		if (rc < 0)
+		{
+			conn_lost(pc, strerror(errno));
+			return;
+		}
+		if (rc == 0)
+			want_output(pc, false);
+	}
+	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+	{
+		int			rc = WireRead(&pc->w);
+		int			e = errno;
+
+		/* the answers read before an end of file are good */
+		wire_results(pc);
+		if (rc < 0 && pc->conn)
+			conn_lost(pc, e ? strerror(e) : "the server closed the connection");
+	}
+}
+
 /* a session's socket is ready (epoll data tagged with its low bit) */
 void
 PipeOnEvent(void *tagged, uint32_t events)
@@ -540,10 +639,17 @@ PipeOnEvent(void *tagged, uint32_t events)
 
 	if (pc->conn == NULL)
 		return;
+	if (!pc->busy && !(events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+		return;					/* a spare output event */
 	if (!pc->busy)
 	{
 		/* an idle session has nothing to say unless the server left */
 		conn_close(pc);
+		return;
+	}
+	if (pc->wire)
+	{
+		wire_event(pc, events);
 		return;
 	}
 	if ((events & EPOLLOUT) && pc->want_out)
@@ -552,7 +658,7 @@ PipeOnEvent(void *tagged, uint32_t events)
 
 		if (rc < 0)
 		{
-			conn_lost(pc);
+			conn_lost(pc, NULL);
 			return;
 		}
 		if (rc == 0)
@@ -562,11 +668,50 @@ PipeOnEvent(void *tagged, uint32_t events)
 	{
 		if (!PQconsumeInput(pc->conn))
 		{
-			conn_lost(pc);
+			conn_lost(pc, NULL);
 			return;
 		}
 		read_results(pc);
 	}
+}
+
+/*
+ * A batch on a session of ours: a segment per job queued, then one send()
+ * for them all; what the socket does not take goes when it is writable.
+ */
+static void
+wire_send(PipeConn *pc, GwJob **jobs, int n)
+{
+	int			i,
+				rc = -1;
+
+	for (i = 0; i < n; i++)
+		if (!WireQueueJob(&pc->w, jobs[i]->action, jobs[i]->body,
+						  jobs[i]->role ? jobs[i]->role : pc->role))
+			break;
+	if (i == n)
+		rc = WireFlush(&pc->w);
+	if (rc < 0 && WireNothingSent(&pc->w))
+	{
+		/* nothing went out: the jobs did not run */
+		GwLog("cannot send to PostgreSQL: %s",
+			  i < n ? "out of memory" : strerror(errno));
+		conn_close(pc);
+		hold_release(pc);
+		for (i = 0; i < n; i++)
+			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
+		return;
+	}
+	memcpy(pc->jobs, jobs, sizeof(GwJob *) * (size_t) n);
+	pc->n = pc->sent = n;
+	pc->next = 0;
+	pc->nagain = 0;
+	pc->dirty = false;
+	pc->busy = true;
+	if (rc < 0)
+		conn_lost(pc, strerror(errno));
+	else
+		want_output(pc, rc == 1);
 }
 
 /* send a batch on pc (whose role hold, if any, is taken) */
@@ -583,6 +728,11 @@ batch_send(PipeConn *pc, GwJob **jobs, int n)
 		hold_release(pc);
 		for (i = 0; i < n; i++)
 			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
+		return;
+	}
+	if (pc->wire)
+	{
+		wire_send(pc, jobs, n);
 		return;
 	}
 	sent = PoolSendSegments(pc->conn, pc->role, jobs, n);

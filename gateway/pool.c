@@ -179,12 +179,13 @@ ms_until(const struct timespec *t, const struct timespec *now)
  * PoolOpenSession
  *		A new session on conninfo, its statement prepared, and its login
  *		role (quoted) in role; NULL if it cannot be had (logged once).
- *		The session ends in pipeline mode, non-blocking, with the
- *		timeouts set.  Used by the slots here and by the loops'
+ *		The session ends with the timeouts set, and, with pipeline,
+ *		non-blocking in pipeline mode; else idle, libpq's buffers empty,
+ *		for pgpipe.c to speak the protocol on its socket itself.  Used by the slots here and by the loops'
  *		connections (pgpipe.c); the access keys' connection is keys.c's.
  */
 PGconn *
-PoolOpenSession(const char *conninfo, char *role, size_t rolelen)
+PoolOpenSession(const char *conninfo, char *role, size_t rolelen, bool pipeline)
 {
 	const char *keywords[] = {"application_name", "dbname", "client_encoding", NULL};
 	const char *values[] = {"item_table_gateway", conninfo, "UTF8", NULL};
@@ -229,7 +230,8 @@ PoolOpenSession(const char *conninfo, char *role, size_t rolelen)
 	}
 	snprintf(role, rolelen, "%s", PQgetvalue(res, 0, 0));
 	PQclear(res);
-	if (PQsetnonblocking(conn, 1) != 0 || PQenterPipelineMode(conn) != 1)
+	if (pipeline &&
+		(PQsetnonblocking(conn, 1) != 0 || PQenterPipelineMode(conn) != 1))
 	{
 		GwLog("cannot enter pipeline mode: %s", PQerrorMessage(conn));
 		goto fail;
@@ -252,7 +254,7 @@ pool_connect(PoolConn *pc)
 	if (pc->conn)
 		PQfinish(pc->conn);
 	pc->conn = PoolOpenSession((pc->pool ? pc->pool : GwPrimary)->conninfo,
-							   pc->role, sizeof(pc->role));
+							   pc->role, sizeof(pc->role), true);
 	return pc->conn != NULL;
 }
 
@@ -419,8 +421,8 @@ flush_all(PoolConn *pc)
 static bool
 role_denied(PGconn *conn, PGresult *res)
 {
-	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-	const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+	const char *state = GwResultErrorField(res, PG_DIAG_SQLSTATE);
+	const char *msg = GwResultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
 
 	if (PQstatus(conn) != CONNECTION_OK || state == NULL)
 		return false;
@@ -434,7 +436,7 @@ role_denied(PGconn *conn, PGresult *res)
 static bool
 refused_dirty(PGresult *res)
 {
-	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	const char *state = GwResultErrorField(res, PG_DIAG_SQLSTATE);
 
 	return PQresultStatus(res) == PGRES_FATAL_ERROR && state &&
 		strcmp(state, "55000") == 0;

@@ -281,12 +281,12 @@ respond_result(GwRequest *r, PGresult *res)
 			return GwRespondInternal(r);
 	}
 
-	state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-	detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
-	context = PQresultErrorField(res, PG_DIAG_CONTEXT);
+	state = GwResultErrorField(res, PG_DIAG_SQLSTATE);
+	detail = GwResultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
+	context = GwResultErrorField(res, PG_DIAG_CONTEXT);
 	if (state == NULL)
 	{
-		GwLog("request %s: %s", r->id, PQresultErrorMessage(res));
+		GwLog("request %s: %s", r->id, GwResultErrorMessage(res));
 		ret = GwRespondInternal(r);
 	}
 	else if (strncmp(state, "XD", 2) == 0 && detail &&
@@ -336,7 +336,7 @@ respond_result(GwRequest *r, PGresult *res)
 							 "Transaction is ongoing for the item");
 	else
 	{
-		GwLog("request %s: %s: %s", r->id, state, PQresultErrorMessage(res));
+		GwLog("request %s: %s: %s", r->id, state, GwResultErrorMessage(res));
 		ret = GwRespondInternal(r);
 	}
 	PQclear(res);

@@ -428,7 +428,7 @@ standby_refused(const PGresult *res)
 	const char *state;
 
 	if (res == NULL || PQresultStatus(res) != PGRES_FATAL_ERROR ||
-		(state = PQresultErrorField(res, PG_DIAG_SQLSTATE)) == NULL)
+		(state = GwResultErrorField(res, PG_DIAG_SQLSTATE)) == NULL)
 		return false;
 	return strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 ||
 		strcmp(state, "25006") == 0 || strcmp(state, "0A000") == 0 ||
