@@ -249,6 +249,8 @@ extern bool WireQueueJob(GwWire *w, const char *action, const char *body,
 extern int	WireFlush(GwWire *w);
 extern bool WireNothingSent(GwWire *w);
 extern int	WireRead(GwWire *w);
+extern bool WireRecvRoom(GwWire *w, char **buf, size_t *room);
+extern void WireReceived(GwWire *w, size_t n);
 extern int	WireNextAnswer(GwWire *w, PGresult **res, const char **why);
 extern void WireBatchDone(GwWire *w);
 /* PQresultErrorField / PQresultErrorMessage for both kinds of results */
@@ -267,9 +269,14 @@ extern void PipeLoopBegin(int i);
 extern void PipeLoopEnd(void);
 extern void PipeOnEvent(void *tagged, uint32_t events);
 /* loop.c: a PostgreSQL session's socket, watched by the calling loop */
-extern void *LoopWatch(int fd, void *tagged);
+extern void *LoopWatch(int fd, void *tagged, bool ring_io);
+extern bool LoopWatchRingIo(void *watch);
+extern bool LoopRecv(void *watch, char *buf, size_t room);
+extern bool LoopSend(void *watch, const char *buf, size_t len);
 extern void LoopWatchOutput(void *watch, bool on);
-extern void LoopUnwatch(void *watch);
+extern void LoopUnwatch(void *watch, void *buf1, void *buf2);
+extern void PipeOnRecv(void *tagged, int res);
+extern void PipeOnSent(void *tagged, int res);
 extern void PipeInbox(void);
 extern void PipeFlush(void);
 extern int	PipeTimeout(int dflt);

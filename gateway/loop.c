@@ -1257,7 +1257,7 @@ ring_wait(Loop *l, int ms)
 				break;
 			case IO_PG_IN:
 			case IO_PG_OUT:
-				if (WatchDone(p, (ud & IO_TAGS) == IO_PG_OUT))
+				if (WatchDone(p, (int) (ud & IO_TAGS)))
 				{
 					Watch	   *w = p;
 
@@ -1265,6 +1265,14 @@ ring_wait(Loop *l, int ms)
 					PipeOnEvent(w->tagged, cqe->res < 0 ? EPOLLERR : (uint32_t) cqe->res);
 					WatchRearm(w);
 				}
+				break;
+			case IO_PG_RECV:
+				if (WatchDone(p, IO_PG_RECV))
+					PipeOnRecv(((Watch *) p)->tagged, cqe->res);
+				break;
+			case IO_PG_SEND:
+				if (WatchDone(p, IO_PG_SEND))
+					PipeOnSent(((Watch *) p)->tagged, cqe->res);
 				break;
 		}
 	}

@@ -99,12 +99,14 @@ IoFreeDead(LoopIo *io)
 	{
 		Watch	   *w = *q;
 
-		if (w->in_armed || w->out_armed)
+		if (w->in_armed || w->out_armed || w->rx_armed || w->tx_armed)
 		{
 			q = &w->next;
 			continue;
 		}
 		*q = w->next;
+		free(w->free_later[0]);
+		free(w->free_later[1]);
 		free(w);
 	}
 }
@@ -121,7 +123,7 @@ IoEnd(LoopIo *io)
 		io_uring_queue_exit(&io->ring);
 		io->uring = false;
 		for (w = io->dead_watches; w; w = w->next)
-			w->in_armed = w->out_armed = false;
+			w->in_armed = w->out_armed = w->rx_armed = w->tx_armed = false;
 	}
 #endif
 	IoFreeDead(io);
@@ -197,14 +199,25 @@ arm_watch(Watch *w, bool out)
 		w->in_armed = true;
 }
 
-/* a poll of w completed: true if its event is to be delivered */
+/* a request of w (tag: IO_PG_*) completed: true if it is to be delivered */
 bool
-WatchDone(Watch *w, bool out)
+WatchDone(Watch *w, int tag)
 {
-	if (out)
-		w->out_armed = false;
-	else
-		w->in_armed = false;
+	switch (tag)
+	{
+		case IO_PG_IN:
+			w->in_armed = false;
+			break;
+		case IO_PG_OUT:
+			w->out_armed = false;
+			break;
+		case IO_PG_RECV:
+			w->rx_armed = false;
+			break;
+		case IO_PG_SEND:
+			w->tx_armed = false;
+			break;
+	}
 	return !w->closed;
 }
 
@@ -214,7 +227,7 @@ WatchRearm(Watch *w)
 {
 	if (w->closed)
 		return;
-	if (!w->in_armed)
+	if (!w->in_armed && !w->ring_io)
 		arm_watch(w, false);
 	if (w->want_out && !w->out_armed)
 		arm_watch(w, true);
@@ -225,11 +238,13 @@ WatchRearm(Watch *w)
  * LoopWatch
  *		Watch a PostgreSQL session's socket on the calling loop: its
  *		PipeOnEvent(tagged, events) when it is ready for input (always) or
- *		output (while LoopWatchOutput has it on).  NULL, errno set, if it
- *		cannot.
+ *		output (while LoopWatchOutput has it on).  With ring_io, if the
+ *		loop has a ring, the caller receives and sends through it instead
+ *		(LoopRecv, LoopSend: PipeOnRecv and PipeOnSent when they complete)
+ *		and there is no input poll.  NULL, errno set, if it cannot.
  */
 void *
-LoopWatch(int fd, void *tagged)
+LoopWatch(int fd, void *tagged, bool ring_io)
 {
 	LoopIo	   *io = cur_io;
 	Watch	   *w = calloc(1, sizeof(Watch));
@@ -242,7 +257,9 @@ LoopWatch(int fd, void *tagged)
 #ifdef GW_URING
 	if (io->uring)
 	{
-		arm_watch(w, false);
+		w->ring_io = ring_io;
+		if (!ring_io)
+			arm_watch(w, false);
 		return w;
 	}
 #endif
@@ -259,6 +276,56 @@ LoopWatch(int fd, void *tagged)
 		}
 	}
 	return w;
+}
+
+/* does the caller receive and send through the ring (LoopWatch's ring_io)? */
+bool
+LoopWatchRingIo(void *watch)
+{
+	return watch != NULL && ((Watch *) watch)->ring_io;
+}
+
+/*
+ * LoopRecv, LoopSend
+ *		A receive into buf (room bytes at most), a send of buf (len bytes),
+ *		through the ring, for a ring_io watch: buf stays where it is until
+ *		PipeOnRecv or PipeOnSent is called (its result: bytes, 0 at the end
+ *		of the stream, or -errno).  False if the ring has no room.
+ */
+bool
+LoopRecv(void *watch, char *buf, size_t room)
+{
+#ifdef GW_URING
+	Watch	   *w = watch;
+	struct io_uring_sqe *sqe = IoSqe(w->io);
+
+	if (sqe == NULL)
+		return false;
+	io_uring_prep_recv(sqe, w->fd, buf, room, 0);
+	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) w | IO_PG_RECV);
+	w->rx_armed = true;
+	return true;
+#else
+	return false;
+#endif
+}
+
+bool
+LoopSend(void *watch, const char *buf, size_t len)
+{
+#ifdef GW_URING
+	Watch	   *w = watch;
+	struct io_uring_sqe *sqe = IoSqe(w->io);
+
+	if (sqe == NULL)
+		return false;
+	io_uring_prep_send(sqe, w->fd, buf, len, MSG_NOSIGNAL);
+	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) w | IO_PG_SEND);
+	w->tx_armed = true;
+	return true;
+#else
+	return false;
+#endif
 }
 
 void
@@ -285,15 +352,25 @@ LoopWatchOutput(void *watch, bool on)
 	}
 }
 
-/* no more watching (before the socket is closed) */
+/*
+ * No more watching (before the socket is closed).  buf1 and buf2 (may be
+ * NULL) are the caller's buffers of LoopRecv and LoopSend, freed here once
+ * the ring is done with them.
+ */
 void
-LoopUnwatch(void *watch)
+LoopUnwatch(void *watch, void *buf1, void *buf2)
 {
 	Watch	   *w = watch;
 
 	if (w == NULL)
+	{
+		free(buf1);
+		free(buf2);
 		return;
+	}
 	w->closed = true;
+	w->free_later[0] = buf1;
+	w->free_later[1] = buf2;
 #ifdef GW_URING
 	if (w->io->uring)
 	{
@@ -301,12 +378,18 @@ LoopUnwatch(void *watch)
 			IoCancel(w->io, (uint64_t) (uintptr_t) w | IO_PG_IN);
 		if (w->out_armed)
 			IoCancel(w->io, (uint64_t) (uintptr_t) w | IO_PG_OUT);
+		if (w->rx_armed)
+			IoCancel(w->io, (uint64_t) (uintptr_t) w | IO_PG_RECV);
+		if (w->tx_armed)
+			IoCancel(w->io, (uint64_t) (uintptr_t) w | IO_PG_SEND);
 		w->next = w->io->dead_watches;
 		w->io->dead_watches = w;
 		return;
 	}
 #endif
 	(void) epoll_ctl(w->io->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	free(buf1);
+	free(buf2);
 	free(w);
 }
 

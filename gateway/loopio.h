@@ -31,6 +31,8 @@
 #define IO_SEND 2				/* ... its send */
 #define IO_PG_IN 3				/* a Watch's poll for input */
 #define IO_PG_OUT 4				/* ... for output */
+#define IO_PG_RECV 5			/* a Watch's receive (ring I/O) */
+#define IO_PG_SEND 6			/* ... its send */
 #define IO_TAGS 7
 
 /* a PostgreSQL session's socket, watched by its loop */
@@ -43,6 +45,11 @@ typedef struct Watch
 	bool		closed;			/* unwatched */
 	bool		in_armed;		/* the ring has a poll for input */
 	bool		out_armed;		/* ... for output */
+	bool		ring_io;		/* receives and sends through the ring, no
+								 * input poll (LoopRecv, LoopSend) */
+	bool		rx_armed;		/* the ring has a receive */
+	bool		tx_armed;		/* ... a send */
+	void	   *free_later[2];	/* the buffers of those, freed with the Watch */
 	struct Watch *next;			/* dead_watches */
 } Watch;
 
@@ -67,7 +74,7 @@ extern struct io_uring_sqe *IoSqe(LoopIo *io);
 extern void IoCancel(LoopIo *io, uint64_t user_data);
 extern void IoArmEpoll(LoopIo *io);
 extern bool IoEpollDone(LoopIo *io, const struct io_uring_cqe *cqe);
-extern bool WatchDone(Watch *w, bool out);
+extern bool WatchDone(Watch *w, int tag);
 extern void WatchRearm(Watch *w);
 #endif
 

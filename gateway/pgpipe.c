@@ -98,6 +98,8 @@ typedef struct PipeConn
 	PGresult   *got;			/* the segment being read (libpq's) */
 	int64_t		last_used_ms;
 	bool		wire;			/* the protocol is ours (pgwire.c), not libpq's */
+	bool		ring;			/* ... its bytes go through the loop's ring */
+	bool		rx_posted;		/* ... a receive is in the ring */
 	GwWire		w;
 } PipeConn;
 
@@ -420,16 +422,49 @@ PipeInbox(void)
  * ----------------------------------------------------------------
  */
 
+/*
+ * Through the ring (a session of ours on a loop with io_uring): a receive
+ * is always in the ring while the session is open, into the input buffer,
+ * which does not move until it completes (PipeOnRecv); a batch is sent by
+ * the ring with the loop's next submission (wire_send, PipeOnSent).  The
+ * session's reads and writes then cost no system call of their own.
+ */
+static bool
+wire_post_recv(PipeConn *pc)
+{
+	char	   *buf;
+	size_t		room;
+
+	if (!pc->ring || pc->rx_posted || pc->conn == NULL)
+		return true;
+	if (!WireRecvRoom(&pc->w, &buf, &room))
+		return false;
+	if (!LoopRecv(pc->watch, buf, room))
+	{
+		errno = EAGAIN;
+		return false;
+	}
+	pc->rx_posted = true;
+	return true;
+}
+
 static void
 conn_close(PipeConn *pc)
 {
 	if (pc->conn == NULL)
 		return;
-	LoopUnwatch(pc->watch);
+	if (pc->ring)
+	{
+		/* the ring may still be using them: freed when it is done */
+		LoopUnwatch(pc->watch, pc->w.in, pc->w.out);
+		pc->w.in = pc->w.out = NULL;
+	}
+	else
+		LoopUnwatch(pc->watch, NULL, NULL);
 	pc->watch = NULL;
 	if (pc->wire)
 		WireReset(&pc->w);
-	pc->wire = false;
+	pc->wire = pc->ring = pc->rx_posted = false;
 	PQfinish(pc->conn);
 	pc->conn = NULL;
 	pc->fd = -1;
@@ -461,7 +496,14 @@ conn_open(PipeConn *pc)
 		pc->fd = -1;
 		return false;
 	}
-	pc->watch = LoopWatch(pc->fd, (void *) ((uintptr_t) pc | 1));
+	pc->watch = LoopWatch(pc->fd, (void *) ((uintptr_t) pc | 1), pc->wire);
+	pc->ring = pc->wire && LoopWatchRingIo(pc->watch);
+	if (pc->ring && !wire_post_recv(pc))
+	{
+		GwLog("cannot read a PostgreSQL session: %s", strerror(errno));
+		conn_close(pc);
+		return false;
+	}
 	if (pc->watch == NULL)
 	{
 		GwLog("cannot watch a PostgreSQL session: %s", strerror(errno));
@@ -495,7 +537,7 @@ batch_end(PipeConn *pc)
 	pc->busy = false;
 	pc->dirty = false;
 	pc->last_used_ms = now_ms();
-	if (pc->wire)
+	if (pc->wire && !pc->rx_posted)
 		WireBatchDone(&pc->w);
 	hold_release(pc);
 }
@@ -619,7 +661,7 @@ wire_event(PipeConn *pc, uint32_t events)
 		if (rc == 0)
 			want_output(pc, false);
 	}
-	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+	if (!pc->ring && (events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
 	{
 		int			rc = WireRead(&pc->w);
 		int			e = errno;
@@ -629,6 +671,76 @@ wire_event(PipeConn *pc, uint32_t events)
 		if (rc < 0 && pc->conn)
 			conn_lost(pc, e ? strerror(e) : "the server closed the connection");
 	}
+}
+
+/* the ring's receive on a session of ours completed (bytes, 0, -errno) */
+void
+PipeOnRecv(void *tagged, int res)
+{
+	PipeConn   *pc = (PipeConn *) ((uintptr_t) tagged & ~(uintptr_t) 1);
+
+	pc->rx_posted = false;
+	if (pc->conn == NULL)
+		return;
+	if (res == -EINTR || res == -EAGAIN)
+		;						/* nothing came: receive again */
+	else if (res <= 0 || !pc->busy)
+	{
+		/* the server left, or an idle session has something to say */
+		if (!pc->busy)
+			conn_close(pc);
+		else
+			conn_lost(pc, res < 0 ? strerror(-res) : "the server closed the connection");
+		return;
+	}
+	else
+	{
+		WireReceived(&pc->w, (size_t) res);
+		wire_results(pc);
+	}
+	if (pc->conn && !wire_post_recv(pc))
+	{
+		if (pc->busy)
+			conn_lost(pc, strerror(errno));
+		else
+			conn_close(pc);
+	}
+}
+
+/* the ring's send of a batch completed (bytes, or -errno) */
+void
+PipeOnSent(void *tagged, int res)
+{
+	PipeConn   *pc = (PipeConn *) ((uintptr_t) tagged & ~(uintptr_t) 1);
+
+	if (pc->conn == NULL)
+		return;
+	if (res < 0 && res != -EINTR && res != -EAGAIN)
+	{
+		if (pc->busy)
+			conn_lost(pc, strerror(-res));
+		else
+			conn_close(pc);
+		return;
+	}
+	if (res > 0)
+		pc->w.out_start += (size_t) res;
+	if (pc->w.out_start < pc->w.out_end)
+	{
+		if (!LoopSend(pc->watch, pc->w.out + pc->w.out_start,
+					  pc->w.out_end - pc->w.out_start))
+		{
+			/* the ring is full: the socket, as without a ring */
+			int			rc = WireFlush(&pc->w);
+
+			if (rc < 0)
+				conn_lost(pc, strerror(errno));
+			else
+				want_output(pc, rc == 1);
+		}
+		return;
+	}
+	pc->w.out_start = pc->w.out_end = 0;
 }
 
 /* a session's socket is ready (epoll data tagged with its low bit) */
@@ -689,7 +801,10 @@ wire_send(PipeConn *pc, GwJob **jobs, int n)
 		if (!WireQueueJob(&pc->w, jobs[i]->action, jobs[i]->body,
 						  jobs[i]->role ? jobs[i]->role : pc->role))
 			break;
-	if (i == n)
+	if (i == n && pc->ring &&
+		LoopSend(pc->watch, pc->w.out + pc->w.out_start, pc->w.out_end - pc->w.out_start))
+		rc = 0;					/* sent with the loop's next submission */
+	else if (i == n)
 		rc = WireFlush(&pc->w);
 	if (rc < 0 && WireNothingSent(&pc->w))
 	{

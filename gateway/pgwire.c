@@ -212,6 +212,48 @@ WireNothingSent(GwWire *w)
 }
 
 /*
+ * WireRecvRoom
+ *		Where the next bytes from the server go (*buf, *room bytes at most):
+ *		room for the whole message begun and for a good read.  False if
+ *		out of memory (errno).  The loop's ring receives there (pgpipe.c),
+ *		then WireReceived counts what came.
+ */
+bool
+WireRecvRoom(GwWire *w, char **buf, size_t *room)
+{
+	size_t		have = w->in_end - w->in_start;
+
+	if (have == 0)
+		w->in_start = w->in_end = 0;
+	if (w->in_size - w->in_end < WIRE_MIN_READ ||
+		w->in_start + w->in_need > w->in_size)
+	{
+		if (w->in_start > 0)
+		{
+			memmove(w->in, w->in + w->in_start, have);
+			w->in_start = 0;
+			w->in_end = have;
+		}
+		if (!buf_reserve(&w->in, &w->in_size,
+						 (w->in_need > have ? w->in_need : have) + WIRE_MIN_READ))
+		{
+			errno = ENOMEM;
+			return false;
+		}
+	}
+	*buf = w->in + w->in_end;
+	*room = w->in_size - w->in_end;
+	return true;
+}
+
+/* n bytes came at WireRecvRoom's place */
+void
+WireReceived(GwWire *w, size_t n)
+{
+	w->in_end += n;
+}
+
+/*
  * WireRead
  *		Read what the server sent: 0, or -1 if the connection is over
  *		(end of file, or an error: errno, 0 at end of file).  What was read
@@ -223,31 +265,13 @@ WireRead(GwWire *w)
 {
 	for (;;)
 	{
-		size_t		have = w->in_end - w->in_start,
-					room;
+		char	   *buf;
+		size_t		room;
 		ssize_t		n;
 
-		if (have == 0)
-			w->in_start = w->in_end = 0;
-		/* room for the whole message begun, and for a good read */
-		if (w->in_size - w->in_end < WIRE_MIN_READ ||
-			w->in_start + w->in_need > w->in_size)
-		{
-			if (w->in_start > 0)
-			{
-				memmove(w->in, w->in + w->in_start, have);
-				w->in_start = 0;
-				w->in_end = have;
-			}
-			if (!buf_reserve(&w->in, &w->in_size,
-							 (w->in_need > have ? w->in_need : have) + WIRE_MIN_READ))
-			{
-				errno = ENOMEM;
-				return -1;
-			}
-		}
-		room = w->in_size - w->in_end;
-		n = recv(w->fd, w->in + w->in_end, room, MSG_DONTWAIT);
+		if (!WireRecvRoom(w, &buf, &room))
+			return -1;
+		n = recv(w->fd, buf, room, MSG_DONTWAIT);
 		if (n < 0)
 		{
 			if (errno == EINTR)
