@@ -935,6 +935,7 @@ post_recv(LoopConn *c)
 		return;
 	}
 	io_uring_prep_recv(sqe, c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
+	sqe->ioprio |= c->loop->io.recv_ioprio;
 	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) c | IO_RECV);
 	c->rx_busy = true;
 }

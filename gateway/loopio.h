@@ -59,6 +59,8 @@ typedef struct LoopIo
 	bool		uring;			/* waits in ring, the epoll polled through it */
 	bool		epoll_armed;	/* ... the epoll's poll is in the ring */
 	bool		poll_oneshot;	/* ... armed again after each completion */
+	uint16_t	recv_ioprio;	/* a receive's flags: poll first (Linux 6.1
+								 * rings; IoInit) */
 	Watch	   *dead_watches;	/* unwatched, freed once the ring is done */
 #ifdef GW_URING
 	struct io_uring ring;
