@@ -787,6 +787,31 @@ PipeOnEvent(void *tagged, uint32_t events)
 	}
 }
 
+/* a batch that did not go out: its jobs did not run, the session is closed */
+static void
+batch_refused(PipeConn *pc, GwJob **jobs, int n)
+{
+	int			i;
+
+	conn_close(pc);
+	hold_release(pc);
+	for (i = 0; i < n; i++)
+		PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
+}
+
+/* the batch of n jobs is out, the first sent of them at least */
+static void
+batch_begin(PipeConn *pc, GwJob **jobs, int n, int sent)
+{
+	memcpy(pc->jobs, jobs, sizeof(GwJob *) * (size_t) n);
+	pc->n = n;
+	pc->sent = sent;
+	pc->next = 0;
+	pc->nagain = 0;
+	pc->dirty = false;
+	pc->busy = true;
+}
+
 /*
  * A batch on a session of ours: a segment per job queued, then one send()
  * for them all; what the socket does not take goes when it is writable.
@@ -811,18 +836,10 @@ wire_send(PipeConn *pc, GwJob **jobs, int n)
 		/* nothing went out: the jobs did not run */
 		GwLog("cannot send to PostgreSQL: %s",
 			  i < n ? "out of memory" : strerror(errno));
-		conn_close(pc);
-		hold_release(pc);
-		for (i = 0; i < n; i++)
-			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
+		batch_refused(pc, jobs, n);
 		return;
 	}
-	memcpy(pc->jobs, jobs, sizeof(GwJob *) * (size_t) n);
-	pc->n = pc->sent = n;
-	pc->next = 0;
-	pc->nagain = 0;
-	pc->dirty = false;
-	pc->busy = true;
+	batch_begin(pc, jobs, n, n);
 	if (rc < 0)
 		conn_lost(pc, strerror(errno));
 	else
@@ -833,16 +850,13 @@ wire_send(PipeConn *pc, GwJob **jobs, int n)
 static void
 batch_send(PipeConn *pc, GwJob **jobs, int n)
 {
-	int			i,
-				sent;
+	int			sent;
 
 	if (pc->conn && now_ms() - pc->last_used_ms >= 50 && !PoolSessionIdleOk(pc->conn))
 		conn_close(pc);
 	if (pc->conn == NULL && !conn_open(pc))
 	{
-		hold_release(pc);
-		for (i = 0; i < n; i++)
-			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
+		batch_refused(pc, jobs, n);
 		return;
 	}
 	if (pc->wire)
@@ -866,19 +880,10 @@ batch_send(PipeConn *pc, GwJob **jobs, int n)
 	if (sent == 0)
 	{
 		/* nothing went out (whatever libpq buffered is dropped with it) */
-		conn_close(pc);
-		hold_release(pc);
-		for (i = 0; i < n; i++)
-			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
+		batch_refused(pc, jobs, n);
 		return;
 	}
-	memcpy(pc->jobs, jobs, sizeof(GwJob *) * (size_t) n);
-	pc->n = n;
-	pc->sent = sent;
-	pc->next = 0;
-	pc->nagain = 0;
-	pc->dirty = false;
-	pc->busy = true;
+	batch_begin(pc, jobs, n, sent);
 }
 
 /* start batches on s's idle sessions while its queue has eligible jobs */
