@@ -250,6 +250,8 @@ conn_close(LoopConn *c)
 			IoCancel(&l->io, (uint64_t) (uintptr_t) c | IO_RECV);
 		if (c->tx_busy)
 			IoCancel(&l->io, (uint64_t) (uintptr_t) c | IO_SEND);
+		if (c->rx_busy || c->tx_busy)
+			IoSubmitNow(&l->io);	/* before the descriptor is reused */
 #endif
 		close(c->fd);			/* also leaves the epoll */
 		c->fd = -1;

@@ -152,6 +152,21 @@ IoSqe(LoopIo *io)
 	return sqe;
 }
 
+/*
+ * Submit what is queued, now: before a socket with requests in the ring
+ * is closed.  A queued request names its socket by descriptor number, and
+ * takes the socket only when submitted; submitted after the close, it
+ * would take whatever socket was given that number next (a connection
+ * accepted meanwhile, a new session), and read or write another client's
+ * bytes.  Once submitted, it holds its own socket until it completes.
+ */
+void
+IoSubmitNow(LoopIo *io)
+{
+	if (io->uring && io_uring_sq_ready(&io->ring) > 0)
+		(void) io_uring_submit(&io->ring);
+}
+
 /* cancel the ring's request of this user data (its completion follows) */
 void
 IoCancel(LoopIo *io, uint64_t user_data)
@@ -391,6 +406,8 @@ LoopUnwatch(void *watch, void *buf1, void *buf2)
 			IoCancel(w->io, (uint64_t) (uintptr_t) w | IO_PG_RECV);
 		if (w->tx_armed)
 			IoCancel(w->io, (uint64_t) (uintptr_t) w | IO_PG_SEND);
+		/* the caller closes the socket next */
+		IoSubmitNow(w->io);
 		w->next = w->io->dead_watches;
 		w->io->dead_watches = w;
 		return;

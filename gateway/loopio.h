@@ -75,6 +75,7 @@ extern void IoEnd(LoopIo *io);
 extern struct io_uring_sqe *IoSqe(LoopIo *io);
 extern void IoCancel(LoopIo *io, uint64_t user_data);
 extern void IoArmEpoll(LoopIo *io);
+extern void IoSubmitNow(LoopIo *io);
 extern bool IoEpollDone(LoopIo *io, const struct io_uring_cqe *cqe);
 extern bool WatchDone(Watch *w, int tag);
 extern void WatchRearm(Watch *w);
