@@ -5,8 +5,8 @@
  *		(main.c, with respond.c and conn.c: gw_http.h), its options
  *		(options.c), SigV4 (sigv4.c), the PostgreSQL side (pool.c, and
  *		pgpipe.c for the event loops' own sessions), the access key cache
- *		(keys.c), the choice of primary or replica (route.c) and the
- *		metrics (metrics.c).
+ *		(keys.c), the choice of primary or replica (route.c), the
+ *		metrics (metrics.c) and the answers' CRC-32 (crc32.c).
  *
  * The essay on the whole program is at the top of main.c.
  *
@@ -81,6 +81,21 @@ extern bool SigV4Verify(const SigV4Request *req, const SigV4Auth *auth,
 extern void GwHexSha256(const void *data, size_t len, char out[65]);
 extern void GwHmacSha256(const void *key, size_t keylen, const void *msg,
 						 size_t msglen, unsigned char out[32]);
+
+/* ----------------------------------------------------------------
+ * crc32.c: the CRC-32 of x-amz-crc32
+ * ----------------------------------------------------------------
+ */
+
+/* zlib's crc32(0, buf, len), by PCLMULQDQ folding where the CPU has it */
+extern uint32_t GwCrc32(const void *buf, size_t len);
+
+/* its ways one by one, for sigv4_check.c: zlib's (where no PCLMULQDQ),
+ * the folding (only where GwCrc32HasClmul()), the table loop */
+extern uint32_t GwCrc32Portable(const void *buf, size_t len);
+extern uint32_t GwCrc32Clmul(const void *buf, size_t len);
+extern uint32_t GwCrc32Table(const void *buf, size_t len);
+extern bool GwCrc32HasClmul(void);
 
 /* ----------------------------------------------------------------
  * pool.c: PostgreSQL connections

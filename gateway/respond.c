@@ -18,7 +18,6 @@
 #include <time.h>
 
 #include <openssl/rand.h>
-#include <zlib.h>
 
 #include "../src/types/nul_escape.h"
 #include "gw_http.h"
@@ -161,7 +160,7 @@ GwRespondOwned(GwRequest *r, unsigned status, const char *body, size_t len,
 	enum MHD_Result ret;
 	char		crc[16];
 
-	decimal(crc, (uint32_t) crc32(0L, (const Bytef *) body, (uInt) len));
+	decimal(crc, GwCrc32(body, len));
 	ret = r->http->send(r, status, content_type, crc, body, len,
 						res ? clear_result : NULL, res);
 	r->answered = true;

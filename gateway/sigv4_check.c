@@ -14,7 +14,12 @@
  *	  bytes with runs of blanks, a hundred headers, repeated names, a
  *	  query; one byte changed anywhere is refused;
  *	- SigV4CheckTime's 15 minutes either way and its message, on dates
- *	  whose fields may be out of range, against timegm().
+ *	  whose fields may be out of range, against timegm();
+ *	- crc32.c's GwCrc32 against zlib's crc32(0, ...), and each of its
+ *	  ways called directly (the folding where the CPU has PCLMULQDQ, the
+ *	  table loop, zlib's by pieces): every length 0 to 1024, odd lengths
+ *	  up to 64 KB, every start alignment 0 to 15, on random bytes, all
+ *	  zeros and all ones; and CRC-32("123456789") = 0xCBF43926.
  *
  * Prints one line per failure and exits 1 if any.  "sigv4_check bench"
  * prints the CPU time of one verification instead.
@@ -30,6 +35,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
+#include <zlib.h>
 
 #include "gateway.h"
 
@@ -481,6 +487,104 @@ check_time(void)
 	}
 }
 
+/* ---------------- CRC-32 against zlib's ---------------- */
+
+/*
+ * Each way of crc32.c on len bytes at p, against zlib: one check per way,
+ * a failure printed only the first time for a way and kind of buffer.
+ */
+static void
+crc_same(const unsigned char *p, size_t len, const char *kind, int *failed)
+{
+	uint32_t	want = (uint32_t) crc32(0L, p, (uInt) len);
+	struct
+	{
+		const char *name;
+		uint32_t	(*fn) (const void *, size_t);
+	}			ways[] = {
+		{"GwCrc32", GwCrc32},
+		{"GwCrc32Table", GwCrc32Table},
+		{"GwCrc32Portable", GwCrc32Portable},
+		{"GwCrc32Clmul", GwCrc32Clmul},
+	};
+	int			nways = GwCrc32HasClmul() ? 4 : 3;
+	int			i;
+
+	for (i = 0; i < nways; i++)
+	{
+		uint32_t	got = ways[i].fn(p, len);
+		char		what[160];
+
+		if (got == want)
+			check(1, "a CRC-32 equals zlib's");
+		else if (!failed[i]++)
+		{
+			snprintf(what, sizeof(what), "%s equals zlib's crc32 on %s (first seen: %zu bytes at alignment %d, %08x for %08x)",
+					 ways[i].name, kind, len, (int) ((uintptr_t) p % 16), got, want);
+			check(0, what);
+		}
+		else
+		{
+			/* failed again: counted, not printed */
+			checks++;
+			failures++;
+		}
+	}
+}
+
+static void
+check_crc32(void)
+{
+	const size_t size = 65536 + 64;
+	unsigned char *buf = malloc(size + 16);
+	unsigned char *base = buf + (16 - (uintptr_t) buf % 16) % 16;
+	static const char *const kinds[] = {"random bytes", "all zeros", "all ones"};
+	int			kind;
+
+	if (buf == NULL)
+		abort();
+	check(GwCrc32("123456789", 9) == 0xCBF43926U &&
+		  GwCrc32Table("123456789", 9) == 0xCBF43926U &&
+		  GwCrc32Portable("123456789", 9) == 0xCBF43926U,
+		  "CRC-32 of \"123456789\" is 0xCBF43926");
+	if (GwCrc32HasClmul())
+	{
+		unsigned char v[64 * 3];
+		int			i;
+
+		/* the folding's own minimum is 64 bytes: the vector repeated */
+		for (i = 0; i < 64 * 3; i++)
+			v[i] = (unsigned char) "123456789"[i % 9];
+		check(GwCrc32Clmul(v, sizeof(v)) == (uint32_t) crc32(0L, v, sizeof(v)),
+			  "the folding on 192 bytes of \"123456789\" repeated");
+	}
+	else
+		printf("sigv4_check: no PCLMULQDQ here, the folding is not tested\n");
+
+	for (kind = 0; kind < 3; kind++)
+	{
+		int			failed[4] = {0};
+		size_t		i,
+					len;
+		int			align;
+
+		srand(1234567);
+		for (i = 0; i < size + 16; i++)
+			buf[i] = kind == 0 ? (unsigned char) (rand() >> 7) : kind == 1 ? 0 : 0xff;
+		for (align = 0; align < 16; align++)
+		{
+			/* every length to 1024 */
+			for (len = 0; len <= 1024; len++)
+				crc_same(base + align, len, kinds[kind], failed);
+			/* odd lengths to 64 KB, ever further apart, and 64 KB itself */
+			for (len = 1025; len <= 65536; len += 2 + len / 64)
+				crc_same(base + align, len, kinds[kind], failed);
+			crc_same(base + align, 65536 + 63 - align % 2, kinds[kind], failed);
+		}
+	}
+	free(buf);
+}
+
 /*
  * "sigv4_check bench [N]": the CPU time of one verification of a GetItem
  * signed as the SDKs sign it (SigV4Parse, SigV4CheckTime, SigV4Verify,
@@ -537,6 +641,7 @@ main(int argc, char **argv)
 	check_vectors();
 	check_sigv4();
 	check_time();
+	check_crc32();
 	printf("sigv4_check: %d checks, %d failed\n", checks, failures);
 	return failures ? 1 : 0;
 }
