@@ -4,7 +4,11 @@
 #   - CPU time of the gateway process (user + system, /proc/PID/stat),
 #   - system calls (strace -c -f attached to the gateway),
 #   - instructions in user space (valgrind's callgrind, counters zeroed
-#     after a warm-up), split by component (bench/gateway/cg_split.py).
+#     after a warm-up), split by component (bench/gateway/cg_split.py),
+#   - where the CPU time goes, kernel included: perf record's samples of
+#     the gateway's threads, the share of each function (log/bench-profile/
+#     WORKLOAD.perf.txt), the io_uring path as it runs, which callgrind
+#     cannot follow.
 # Each for GET / (the HTTP floor, no database), GetItem, PutItem and the
 # 10-item Query, at PROF_CLIENTS connections, one measurement at a time.
 #
@@ -18,7 +22,9 @@
 #   PROF_STRACE_SECONDS  seconds of wrk under strace (default 3)
 #   GATEWAY        the gateway program (default: pg_config --bindir's)
 #   GATEWAY_ARGS   extra arguments for the gateway
-#   PROF_SKIP      any of "cpu strace callgrind" to leave out
+#   PROF_SKIP      any of "cpu strace callgrind perf" to leave out (perf
+#                  is left out by itself where the perf tool is missing)
+#   PROF_PERF_SECONDS  seconds of wrk under perf record (default 4)
 #   PROF_AUTH      none (default) or sigv4: the gateway checks signatures,
 #                  the requests are signed beforehand by sign.py (one key:
 #                  its role's jobs are under --pool-per-role, which
@@ -38,6 +44,8 @@ PROF_SECONDS=${PROF_SECONDS:-5}
 PROF_CG_SECONDS=${PROF_CG_SECONDS:-6}
 PROF_STRACE_SECONDS=${PROF_STRACE_SECONDS:-3}
 PROF_SKIP=${PROF_SKIP:-}
+PROF_PERF_SECONDS=${PROF_PERF_SECONDS:-4}
+command -v perf >/dev/null 2>&1 || PROF_SKIP="$PROF_SKIP perf"
 GATEWAY_ARGS=${GATEWAY_ARGS:-}
 PROF_AUTH=${PROF_AUTH:-none}
 case "$PROF_AUTH" in none|sigv4) ;; *) it_die "PROF_AUTH must be none or sigv4" ;; esac
@@ -49,6 +57,7 @@ NCPU=$(nproc 2>/dev/null || echo 2)
 THREADS=$((PROF_CLIENTS < NCPU ? PROF_CLIENTS : NCPU))
 CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
 
+command -v wrk >/dev/null 2>&1 || it_install_deps wrk || it_die "could not install wrk"
 for t in wrk strace valgrind callgrind_control python3 curl; do
     command -v "$t" >/dev/null 2>&1 || it_die "$t is required"
 done
@@ -167,6 +176,22 @@ for w in "${WORKLOADS[@]}"; do
         it_say "$w: $n requests, $ir instructions/request"
         sed 's/^/      /' "$BLOG/$w.split.txt" ;;
     esac
+    case " $PROF_SKIP " in *" perf "*) ;; *)
+        start_gateway
+        wrk_run "$w" 1 "$BLOG/$w.perf.warmup.log" >/dev/null
+        perf record -q -F 4999 -g -p "$GW_PID" -o "$BLOG/$w.perf.data" \
+            >"$BLOG/$w.perf.record.log" 2>&1 &
+        pr=$!
+        n=$(wrk_run "$w" "$PROF_PERF_SECONDS" "$BLOG/$w.perf.log")
+        kill -INT "$pr"; wait "$pr" || true
+        stop_gateway
+        # the functions where the samples fell (self time), kernel and user
+        perf report -q -i "$BLOG/$w.perf.data" --no-children --sort sym --stdio -g none \
+            2>/dev/null | awk 'NF >= 3 && $1 ~ /%$/' | head -n 40 >"$BLOG/$w.perf.txt" || true
+        kpct=$(awk '$2 == "[k]" { s += $1 } END { printf "%.0f", s }' "$BLOG/$w.perf.txt")
+        it_say "$w: $n requests under perf, top functions (${kpct}% of samples in the kernel's top ones):"
+        head -n 12 "$BLOG/$w.perf.txt" | sed 's/^/      /' ;;
+    esac
     rows+=("$(printf '%-9s | %8s | %8s | %8s | %8s | %10s | %s' "$w" "$cpu" "$cpuu" "$cpus" "$sc" "$ir" "$scw")")
 done
 
@@ -182,6 +207,12 @@ done
         echo
         echo "$w: instructions per request by component"
         cat "$BLOG/$w.split.txt"
+    done
+    for w in "${WORKLOADS[@]}"; do
+        [ -s "$BLOG/$w.perf.txt" ] || continue
+        echo
+        echo "$w: share of the gateway's samples by function (perf, self time, kernel [k] and user [.])"
+        head -n 25 "$BLOG/$w.perf.txt"
     done
 } >"$RESULTS"
 echo

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Two gateways (or one with two sets of arguments) compared on the same
+# cluster, their measurements interleaved: A, B, A, B ... for AB_ROUNDS
+# rounds per workload, each a wrk run of AB_SECONDS at AB_CLIENTS
+# connections after a short warm-up.  Prints, for each side and workload,
+# the median and the range of the gateway's CPU per request (user+system,
+# /proc/PID/stat), of requests/s and of wrk's maximum latency.
+#
+# Why.  On a shared or virtual machine the CPU a request costs moves by a
+# third from one sitting to the next (PROFILE.md), more than most single
+# changes gain; measured in turn, in the same minutes, the two sides see
+# the same machine, and the median of several rounds is what the change
+# did.
+#
+#   bash bench/gateway/ab.sh [WORKLOAD ...]   (root get_item put_item query10)
+#
+# Environment:
+#   AB_GATEWAY_A, AB_GATEWAY_B   the programs (default: pg_config --bindir's)
+#   AB_ARGS_A, AB_ARGS_B         extra arguments for each
+#   AB_ENV_A, AB_ENV_B           environment for each ("NAME=value ...")
+#   AB_ROUNDS (default 5), AB_SECONDS (4), AB_CLIENTS (16), AB_SCALE (10000)
+# Output: bench/results/ab.txt (the table); the runs in log/bench-ab/.
+set -euo pipefail
+IT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$IT_ROOT"
+# shellcheck source=scripts/lib.sh
+. "$IT_ROOT/scripts/lib.sh"
+HERE="$IT_ROOT/bench/gateway"
+AB_ROUNDS=${AB_ROUNDS:-5}
+AB_SECONDS=${AB_SECONDS:-4}
+AB_CLIENTS=${AB_CLIENTS:-16}
+AB_SCALE=${AB_SCALE:-10000}
+WORKLOADS=("$@")
+[ "${#WORKLOADS[@]}" -gt 0 ] || WORKLOADS=(root get_item put_item query10)
+BLOG="$IT_LOG_DIR/bench-ab"
+RESULTS="$IT_ROOT/bench/results/ab.txt"
+NCPU=$(nproc 2>/dev/null || echo 2)
+THREADS=$((AB_CLIENTS < NCPU ? AB_CLIENTS : NCPU))
+CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
+
+command -v wrk >/dev/null 2>&1 || it_install_deps wrk || it_die "could not install wrk"
+command -v curl >/dev/null 2>&1 || it_die "curl is required"
+it_need_root || it_die "root or sudo is required"
+it_pg_env || it_die "PostgreSQL tools not found"
+AB_GATEWAY_A=${AB_GATEWAY_A:-$("$PG_CONFIG" --bindir)/item_table_gateway}
+AB_GATEWAY_B=${AB_GATEWAY_B:-$AB_GATEWAY_A}
+for g in "$AB_GATEWAY_A" "$AB_GATEWAY_B"; do
+    [ -x "$g" ] || it_die "no gateway at $g"
+done
+rm -rf "$BLOG"
+mkdir -p "$BLOG" "$(dirname "$RESULTS")"
+
+it_start_cluster || it_die "could not start a PostgreSQL cluster"
+GW_PID=""
+stop_gateway() {
+    if [ -n "$GW_PID" ]; then
+        kill "$GW_PID" 2>/dev/null || true
+        wait "$GW_PID" 2>/dev/null || true
+        GW_PID=""
+    fi
+}
+on_exit() {
+    local rc=$?
+    stop_gateway
+    it_cleanup
+    exit "$rc"
+}
+trap on_exit EXIT
+
+"$PGBIN/createdb" item_table_bench
+export PGDATABASE=item_table_bench
+"$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION item_table' </dev/null
+for setup in bench/workloads/get_item/setup.sql bench/workloads/query10/setup.sql; do
+    "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -v scale="$AB_SCALE" -f "$setup" </dev/null \
+        >>"$BLOG/setup.log" 2>&1 || { tail -n 20 "$BLOG/setup.log"; it_die "setup failed ($setup)"; }
+done
+"$PGBIN/psql" -X -q -c 'VACUUM ANALYZE' -c 'CHECKPOINT' </dev/null >>"$BLOG/setup.log" 2>&1
+
+# start_gateway SIDE: that side's gateway on a fresh port, GW_PID/GW_URL set
+start_gateway() {
+    local port prog args envs
+    if [ "$1" = A ]; then
+        prog=$AB_GATEWAY_A args=${AB_ARGS_A:-} envs=${AB_ENV_A:-}
+    else
+        prog=$AB_GATEWAY_B args=${AB_ARGS_B:-} envs=${AB_ENV_B:-}
+    fi
+    port=$(it_pick_port) || it_die "no free port"
+    # shellcheck disable=SC2086  # args and envs are word lists
+    env $envs "$prog" --auth none --listen 127.0.0.1 --port "$port" $args \
+        >"$BLOG/gateway.$1.log" 2>&1 &
+    GW_PID=$!
+    GW_URL="http://127.0.0.1:$port/"
+    for _ in $(seq 1 600); do
+        curl -s -o /dev/null --max-time 2 "$GW_URL" && return 0
+        sleep 0.1
+    done
+    tail -n 20 "$BLOG/gateway.$1.log"
+    it_die "the gateway ($1) did not start"
+}
+# wrk_run WORKLOAD SECONDS LOG -> requests served (fails on a non-2xx answer)
+wrk_run() {
+    wrk -t"$THREADS" -c"$AB_CLIENTS" -d"$2"s -s "$HERE/wrk/dynamodb.lua" "$GW_URL" -- "$1" "$AB_SCALE" \
+        </dev/null >"$3" 2>&1 || { tail -n 20 "$3" >&2; return 1; }
+    if grep -q 'Non-2xx' "$3"; then grep 'Non-2xx' "$3" >&2; return 1; fi
+    awk '/requests in/ { print $1 }' "$3"
+}
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# wrk's maximum latency in ms, from its "Latency avg stdev max" line
+max_ms() {
+    awk '$1 == "Latency" { v = $4; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
+        f = (u == "us") ? 0.001 : (u == "s") ? 1000 : 1; printf "%.1f", v * f }' "$1"
+}
+# stats: median, min and max of the numbers on standard input
+stats() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+    printf "%.1f (%.1f-%.1f)", m, v[1], v[NR] }'; }
+
+for w in "${WORKLOADS[@]}"; do
+    for r in $(seq 1 "$AB_ROUNDS"); do
+        for side in A B; do
+            start_gateway "$side"
+            wrk_run "$w" 1 "$BLOG/$w.$side.$r.warmup.log" >/dev/null
+            t0=$(ticks "$GW_PID")
+            n=$(wrk_run "$w" "$AB_SECONDS" "$BLOG/$w.$side.$r.log")
+            t1=$(ticks "$GW_PID")
+            stop_gateway
+            awk -v t=$((t1 - t0)) -v n="$n" -v hz="$CLK_TCK" -v s="$AB_SECONDS" -v m="$(max_ms "$BLOG/$w.$side.$r.log")" \
+                'BEGIN { printf "%.2f %.0f %s\n", t * 1e6 / hz / n, n / s, m }' >>"$BLOG/$w.$side.txt"
+            it_say "$w round $r $side: $(tail -n 1 "$BLOG/$w.$side.txt") (us/request, requests/s, max ms)"
+        done
+    done
+done
+
+{
+    echo "item_table gateway A/B  $(date -u '+%Y-%m-%d %H:%M UTC')  commit $(git rev-parse --short HEAD 2>/dev/null || echo none)"
+    echo "$NCPU cores; $AB_CLIENTS connections; $AB_ROUNDS rounds of ${AB_SECONDS}s, interleaved; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "A: ${AB_GATEWAY_A##*/} ${AB_ARGS_A:-} ${AB_ENV_A:-}"
+    echo "B: ${AB_GATEWAY_B##*/} ${AB_ARGS_B:-} ${AB_ENV_B:-}"
+    echo "median (min-max) over the rounds"
+    printf '%-9s | %-4s | %-20s | %-24s | %s\n' workload side "gateway CPU us/req" "requests/s" "wrk max latency ms"
+    for w in "${WORKLOADS[@]}"; do
+        for side in A B; do
+            f="$BLOG/$w.$side.txt"
+            printf '%-9s | %-4s | %-20s | %-24s | %s\n' "$w" "$side" \
+                "$(cut -d' ' -f1 "$f" | stats)" "$(cut -d' ' -f2 "$f" | stats)" "$(cut -d' ' -f3 "$f" | stats)"
+        done
+    done
+} >"$RESULTS"
+echo
+cat "$RESULTS"
