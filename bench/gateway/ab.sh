@@ -4,7 +4,7 @@
 # rounds per workload, each a wrk run of AB_SECONDS at AB_CLIENTS
 # connections after a short warm-up.  Prints, for each side and workload,
 # the median and the range of the gateway's CPU per request (user+system,
-# /proc/PID/stat), of requests/s and of wrk's maximum latency.
+# /proc/PID/stat), of requests/s and of wrk's 99th percentile latency.
 #
 # Why.  On a shared or virtual machine the CPU a request costs moves by a
 # third from one sitting to the next (PROFILE.md), more than most single
@@ -18,6 +18,12 @@
 #   AB_GATEWAY_A, AB_GATEWAY_B   the programs (default: pg_config --bindir's)
 #   AB_ARGS_A, AB_ARGS_B         extra arguments for each
 #   AB_ENV_A, AB_ENV_B           environment for each ("NAME=value ...")
+#   AB_AUTH_A, AB_AUTH_B         none (default) or sigv4: that side checks
+#                                signatures, its requests signed beforehand
+#                                by sign.py (one key, so its role's jobs are
+#                                under --pool-per-role: give that side
+#                                "--pool-per-role N", N the pool's size, to
+#                                compare the signature check alone)
 #   AB_ROUNDS (default 5), AB_SECONDS (4), AB_CLIENTS (16), AB_SCALE (10000)
 # Output: bench/results/ab.txt (the table); the runs in log/bench-ab/.
 set -euo pipefail
@@ -75,18 +81,28 @@ for setup in bench/workloads/get_item/setup.sql bench/workloads/query10/setup.sq
         >>"$BLOG/setup.log" 2>&1 || { tail -n 20 "$BLOG/setup.log"; it_die "setup failed ($setup)"; }
 done
 "$PGBIN/psql" -X -q -c 'VACUUM ANALYZE' -c 'CHECKPOINT' </dev/null >>"$BLOG/setup.log" 2>&1
+AB_AUTH_A=${AB_AUTH_A:-none}
+AB_AUTH_B=${AB_AUTH_B:-none}
+SIG_KEY=""
+for a in "$AB_AUTH_A" "$AB_AUTH_B"; do
+    case "$a" in none|sigv4) ;; *) it_die "AB_AUTH_A and AB_AUTH_B must be none or sigv4" ;; esac
+done
+if [ "$AB_AUTH_A" = sigv4 ] || [ "$AB_AUTH_B" = sigv4 ]; then
+    SIG_KEY=$("$PGBIN/psql" -X -qAt -F ' ' -v ON_ERROR_STOP=1 \
+        -c "SELECT access_key_id, secret_access_key FROM item_table.create_access_key(current_user::regrole)" </dev/null)
+fi
 
 # start_gateway SIDE: that side's gateway on a fresh port, GW_PID/GW_URL set
 start_gateway() {
     local port prog args envs
     if [ "$1" = A ]; then
-        prog=$AB_GATEWAY_A args=${AB_ARGS_A:-} envs=${AB_ENV_A:-}
+        prog=$AB_GATEWAY_A args=${AB_ARGS_A:-} envs=${AB_ENV_A:-} GW_AUTH=$AB_AUTH_A
     else
-        prog=$AB_GATEWAY_B args=${AB_ARGS_B:-} envs=${AB_ENV_B:-}
+        prog=$AB_GATEWAY_B args=${AB_ARGS_B:-} envs=${AB_ENV_B:-} GW_AUTH=$AB_AUTH_B
     fi
     port=$(it_pick_port) || it_die "no free port"
     # shellcheck disable=SC2086  # args and envs are word lists
-    env $envs "$prog" --auth none --listen 127.0.0.1 --port "$port" $args \
+    env $envs "$prog" --auth "$GW_AUTH" --listen 127.0.0.1 --port "$port" $args \
         >"$BLOG/gateway.$1.log" 2>&1 &
     GW_PID=$!
     GW_URL="http://127.0.0.1:$port/"
@@ -97,22 +113,29 @@ start_gateway() {
     tail -n 20 "$BLOG/gateway.$1.log"
     it_die "the gateway ($1) did not start"
 }
-# wrk_run WORKLOAD SECONDS LOG -> requests served (fails on a non-2xx answer)
+# wrk_run WORKLOAD SECONDS LOG -> requests served (fails on a non-2xx
+# answer); signed requests when the running gateway checks signatures
 wrk_run() {
-    wrk -t"$THREADS" -c"$AB_CLIENTS" -d"$2"s -s "$HERE/wrk/dynamodb.lua" "$GW_URL" -- "$1" "$AB_SCALE" \
-        </dev/null >"$3" 2>&1 || { tail -n 20 "$3" >&2; return 1; }
+    local signed=() host=${GW_URL#http://}
+    if [ "$GW_AUTH" = sigv4 ] && [ "$1" != root ]; then
+        # shellcheck disable=SC2086  # SIG_KEY is "id secret"
+        python3 "$HERE/sign.py" "${host%/}" $SIG_KEY "$1" "$AB_SCALE" 20000 "$3.signed" || return 1
+        signed=("$3.signed")
+    fi
+    wrk --latency -t"$THREADS" -c"$AB_CLIENTS" -d"$2"s -s "$HERE/wrk/dynamodb.lua" "$GW_URL" -- "$1" "$AB_SCALE" \
+        "${signed[@]}" </dev/null >"$3" 2>&1 || { tail -n 20 "$3" >&2; return 1; }
     if grep -q 'Non-2xx' "$3"; then grep 'Non-2xx' "$3" >&2; return 1; fi
     awk '/requests in/ { print $1 }' "$3"
 }
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-# wrk's maximum latency in ms, from its "Latency avg stdev max" line
-max_ms() {
-    awk '$1 == "Latency" { v = $4; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
-        f = (u == "us") ? 0.001 : (u == "s") ? 1000 : 1; printf "%.1f", v * f }' "$1"
+# wrk's 99th percentile latency in ms, from its latency distribution
+p99_ms() {
+    awk '$1 == "99%" { v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
+        f = (u == "us") ? 0.001 : (u == "s") ? 1000 : (u == "m") ? 60000 : 1; printf "%.2f", v * f }' "$1"
 }
-# stats: median, min and max of the numbers on standard input
-stats() { sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-    printf "%.1f (%.1f-%.1f)", m, v[1], v[NR] }'; }
+# stats FORMAT: median, min and max of the numbers on standard input
+stats() { sort -g | awk -v f="$1" '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+    printf f " (" f "-" f ")", m, v[1], v[NR] }'; }
 
 for w in "${WORKLOADS[@]}"; do
     for r in $(seq 1 "$AB_ROUNDS"); do
@@ -123,9 +146,9 @@ for w in "${WORKLOADS[@]}"; do
             n=$(wrk_run "$w" "$AB_SECONDS" "$BLOG/$w.$side.$r.log")
             t1=$(ticks "$GW_PID")
             stop_gateway
-            awk -v t=$((t1 - t0)) -v n="$n" -v hz="$CLK_TCK" -v s="$AB_SECONDS" -v m="$(max_ms "$BLOG/$w.$side.$r.log")" \
+            awk -v t=$((t1 - t0)) -v n="$n" -v hz="$CLK_TCK" -v s="$AB_SECONDS" -v m="$(p99_ms "$BLOG/$w.$side.$r.log")" \
                 'BEGIN { printf "%.2f %.0f %s\n", t * 1e6 / hz / n, n / s, m }' >>"$BLOG/$w.$side.txt"
-            it_say "$w round $r $side: $(tail -n 1 "$BLOG/$w.$side.txt") (us/request, requests/s, max ms)"
+            it_say "$w round $r $side: $(tail -n 1 "$BLOG/$w.$side.txt") (us/request, requests/s, p99 ms)"
         done
     done
 done
@@ -133,15 +156,15 @@ done
 {
     echo "item_table gateway A/B  $(date -u '+%Y-%m-%d %H:%M UTC')  commit $(git rev-parse --short HEAD 2>/dev/null || echo none)"
     echo "$NCPU cores; $AB_CLIENTS connections; $AB_ROUNDS rounds of ${AB_SECONDS}s, interleaved; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "A: ${AB_GATEWAY_A##*/} ${AB_ARGS_A:-} ${AB_ENV_A:-}"
-    echo "B: ${AB_GATEWAY_B##*/} ${AB_ARGS_B:-} ${AB_ENV_B:-}"
+    echo "A: ${AB_GATEWAY_A##*/} --auth $AB_AUTH_A ${AB_ARGS_A:-} ${AB_ENV_A:-}"
+    echo "B: ${AB_GATEWAY_B##*/} --auth $AB_AUTH_B ${AB_ARGS_B:-} ${AB_ENV_B:-}"
     echo "median (min-max) over the rounds"
-    printf '%-9s | %-4s | %-20s | %-24s | %s\n' workload side "gateway CPU us/req" "requests/s" "wrk max latency ms"
+    printf '%-9s | %-4s | %-20s | %-24s | %s\n' workload side "gateway CPU us/req" "requests/s" "p99 latency ms"
     for w in "${WORKLOADS[@]}"; do
         for side in A B; do
             f="$BLOG/$w.$side.txt"
             printf '%-9s | %-4s | %-20s | %-24s | %s\n' "$w" "$side" \
-                "$(cut -d' ' -f1 "$f" | stats)" "$(cut -d' ' -f2 "$f" | stats)" "$(cut -d' ' -f3 "$f" | stats)"
+                "$(cut -d' ' -f1 "$f" | stats %.1f)" "$(cut -d' ' -f2 "$f" | stats %.0f)" "$(cut -d' ' -f3 "$f" | stats %.2f)"
         done
     done
 } >"$RESULTS"
