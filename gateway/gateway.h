@@ -149,6 +149,10 @@ typedef struct GwOptions
 								 * input and output through io_uring where
 								 * built with it and the kernel allows it;
 								 * false: --io epoll */
+	int			answer_wait_us; /* --answer-wait: with batches out on
+								 * several sessions, how long a loop waits
+								 * to take their answers in one wake-up (0:
+								 * not at all) */
 	bool		auth_none;
 	bool		auth_any;		/* --auth any: any well-formed SigV4 */
 	const char *any_role;		/* ... runs as this role (NULL: the login
@@ -295,6 +299,7 @@ extern void PipeOnSent(void *tagged, int res);
 extern void PipeInbox(void);
 extern void PipeFlush(void);
 extern int	PipeTimeout(int dflt);
+extern int	PipeBatchesOut(void);
 
 
 /* ----------------------------------------------------------------

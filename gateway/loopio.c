@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -52,6 +53,25 @@
 
 /* the LoopIo of the calling loop thread (LoopWatch) */
 static __thread LoopIo *cur_io;
+
+#ifdef GW_URING
+/*
+ * Linux 6.12's minimum wait: io_uring_enter waits for its count of
+ * completions during min_wait_usec, then returns with the first one, if
+ * none had come by then.  liburing before 2.8 (Debian 12 has 2.3) names
+ * neither the feature bit nor the field (its header calls the field pad),
+ * so both are spelled here as the kernel's header has them.
+ */
+#define RING_FEAT_MIN_TIMEOUT	(1U << 15)
+
+typedef struct RingWaitArg
+{
+	uint64_t	sigmask;
+	uint32_t	sigmask_sz;
+	uint32_t	min_wait_usec;
+	uint64_t	ts;
+} RingWaitArg;
+#endif
 
 /* the calling thread is the loop of io */
 void
@@ -89,6 +109,7 @@ IoInit(LoopIo *io, bool want_uring)
 		if (io_uring_queue_init_params(RING_SQ, &io->ring, &p) != 0)
 			return false;
 	}
+	io->min_wait = (p.features & RING_FEAT_MIN_TIMEOUT) != 0;
 	io->uring = true;
 	return true;
 #else
@@ -96,6 +117,70 @@ IoInit(LoopIo *io, bool want_uring)
 	return false;
 #endif
 }
+
+#ifdef GW_URING
+/*
+ * IoWait
+ *		Submit what is queued in io's ring and wait, at most ms in all: for
+ *		want completions (and one per send queued) during min_us, then for
+ *		the first one.
+ *
+ * A loop with several batches out on its sessions knows that as many
+ * answers are coming, usually within tens of microseconds of each other:
+ * woken for each, it pays a wake-up per answer; waiting min_us for them
+ * all, one.  When they do not come by then (a slow statement, a commit
+ * waiting for the disk) the wait goes on for the first completion, as a
+ * plain wait does, so a loop never spins on the short wait.  Where the
+ * kernel has no minimum wait (before Linux 6.12), or want is 1, it is
+ * the plain wait.
+ */
+void
+IoWait(LoopIo *io, unsigned want, unsigned min_us, int ms)
+{
+	struct __kernel_timespec ts;
+
+	/*
+	 * A send on a socket with room completes as it is submitted: the sends
+	 * queued now are completions that will be there at once, which a wait
+	 * for the first completion would return for at once.
+	 */
+	if (want > 0)
+		want += io->sends_queued;
+	io->sends_queued = 0;
+	if (want > RING_CQ / 2)
+		want = RING_CQ / 2;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long long) (ms % 1000) * 1000000;
+	if (want > 1 && io->min_wait)
+	{
+		struct io_uring_sq *sq = &io->ring.sq;
+		RingWaitArg arg;
+		unsigned	to_submit;
+
+		/* what io_uring_submit would hand the kernel: the queued entries */
+		if (sq->sqe_head != sq->sqe_tail)
+		{
+			sq->sqe_head = sq->sqe_tail;
+			io_uring_smp_store_release(sq->ktail, sq->sqe_tail);
+		}
+		to_submit = sq->sqe_tail - *sq->khead;
+		memset(&arg, 0, sizeof(arg));
+		arg.min_wait_usec = min_us;
+		arg.ts = (uint64_t) (uintptr_t) &ts;
+		if (syscall(__NR_io_uring_enter, io->ring.ring_fd, to_submit, want,
+					IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
+					&arg, sizeof(arg)) >= 0 || errno != EINVAL)
+			return;
+		/* refused: the plain wait from now on */
+		io->min_wait = false;
+	}
+	{
+		struct io_uring_cqe *cqe;
+
+		(void) io_uring_submit_and_wait_timeout(&io->ring, &cqe, 1, &ts, NULL);
+	}
+}
+#endif
 
 /* free the unwatched Watches the ring is done with */
 void
@@ -344,6 +429,7 @@ LoopSend(void *watch, const char *buf, size_t len)
 	if (sqe == NULL)
 		return false;
 	io_uring_prep_send(sqe, w->fd, buf, len, MSG_NOSIGNAL);
+	w->io->sends_queued++;
 	io_uring_sqe_set_data64(sqe, (uint64_t) (uintptr_t) w | IO_PG_SEND);
 	w->tx_armed = true;
 	return true;

@@ -61,6 +61,9 @@ typedef struct LoopIo
 	bool		poll_oneshot;	/* ... armed again after each completion */
 	uint16_t	recv_ioprio;	/* a receive's flags: poll first (Linux 6.1
 								 * rings; IoInit) */
+	bool		min_wait;		/* the ring can wait for several completions
+								 * a short while, then for the first (IoWait) */
+	unsigned	sends_queued;	/* sends queued since the last IoWait */
 	Watch	   *dead_watches;	/* unwatched, freed once the ring is done */
 #ifdef GW_URING
 	struct io_uring ring;
@@ -76,6 +79,7 @@ extern struct io_uring_sqe *IoSqe(LoopIo *io);
 extern void IoCancel(LoopIo *io, uint64_t user_data);
 extern void IoArmEpoll(LoopIo *io);
 extern void IoSubmitNow(LoopIo *io);
+extern void IoWait(LoopIo *io, unsigned want, unsigned min_us, int ms);
 extern bool IoEpollDone(LoopIo *io, const struct io_uring_cqe *cqe);
 extern bool WatchDone(Watch *w, int tag);
 extern void WatchRearm(Watch *w);

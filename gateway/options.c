@@ -57,6 +57,10 @@ usage(FILE *out)
 			"                         (loop, default) or libmicrohttpd (mhd)\n"
 			"  --io uring|epoll       how the loops read and write HTTP: io_uring\n"
 			"                         (default, where the kernel allows it) or epoll\n"
+			"  --answer-wait US       with io_uring, how long a loop with batches out\n"
+			"                         on several PostgreSQL sessions waits to take\n"
+			"                         their answers in one wake-up (0 to 1000,\n"
+			"                         default 0: at the first; Linux 6.12 or later)\n"
 			"  --pool-wait MS         longest wait for a connection before answering\n"
 			"                         ThrottlingException (default 5000)\n"
 			"  --pool-per-role N      most connections one role's requests hold at\n"
@@ -113,6 +117,7 @@ static const struct option longopts[] = {
 	{"threads", required_argument, NULL, 'T'},
 	{"engine", required_argument, NULL, 'E'},
 	{"io", required_argument, NULL, 'I'},
+	{"answer-wait", required_argument, NULL, 'W'},
 	{"pool-wait", required_argument, NULL, 'w'},
 	{"auth", required_argument, NULL, 'a'},
 	{"key-ttl", required_argument, NULL, 'k'},
@@ -207,6 +212,9 @@ set_option(int ch, const char *name, const char *arg)
 				GwOpt.io_uring = false;
 			else
 				bad_value(name, arg, " (uring or epoll)");
+			break;
+		case 'W':
+			GwOpt.answer_wait_us = int_arg(name, arg, 0, 1000);
 			break;
 		case 'w':
 			GwOpt.pool_wait_ms = int_arg(name, arg, 0, 1000000000L);

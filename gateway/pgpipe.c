@@ -1033,6 +1033,22 @@ PipeFlush(void)
 	}
 }
 
+/* the sessions of this loop with a batch out (whose answers are coming) */
+int
+PipeBatchesOut(void)
+{
+	int			k,
+				i,
+				n = 0;
+
+	if (self == NULL)
+		return 0;
+	for (k = 0; k < nservers; k++)
+		for (i = 0; i < self->sets[k].nconns; i++)
+			n += self->sets[k].conns[i].busy;
+	return n;
+}
+
 /* how long the loop may sleep: until the first queued job's deadline */
 int
 PipeTimeout(int dflt)

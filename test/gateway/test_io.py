@@ -264,3 +264,96 @@ def test_shutdown_sends_the_answers_given(start_gateway, endpoint, app_key, io):
         t.join(30)
     assert bad == []
     c0.delete_table(TableName=name)
+
+
+def _min_wait_possible():
+    """None if --answer-wait takes effect here, else why not."""
+    why = _uring_possible()
+    if why:
+        return why
+    release = os.uname().release.split("-")[0].split(".")
+    if tuple(int(x) for x in release[:2]) < (6, 12):
+        return "io_uring has no minimum wait before Linux 6.12 (--answer-wait is ignored)"
+    return None
+
+
+def test_answer_wait_out_of_range(start_gateway):
+    """--answer-wait takes 0 to 1000 microseconds."""
+    for bad in ("1001", "-1", "x"):
+        out = subprocess.run([need("IT_GW_BIN"), "--answer-wait", bad, "--auth", "none", "--port", "0"],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 2 and f'invalid value for --answer-wait: "{bad}"' in out.stderr, out.stderr
+
+
+def test_answer_wait_same_answers(start_gateway, endpoint, app_key):
+    """--answer-wait 50 with one loop and four sessions: 16 clients writing
+    and reading their own items at once each get their own answers, in
+    order on their connection, while the loop waits for the answers of
+    several batches together."""
+    why = _min_wait_possible()
+    if why:
+        pytest.skip(why)
+    g = start_gateway("--auth", "none", "--threads", "1", "--pool", "4", "--answer-wait", "50")
+    c0 = client(endpoint, *app_key)
+    name = make_table(c0, unique("io_wait"))
+    _open_to_login_role(name)
+    errors = []
+
+    def worker(n):
+        try:
+            s = socket.create_connection(("127.0.0.1", g.port), timeout=30)
+            rest = b""
+            for i in range(40):
+                pk = f"c{n}-{i % 5}"
+                s.sendall(_request("PutItem", {"TableName": name,
+                                               "Item": {"pk": {"S": pk}, "v": {"N": str(i)}}}))
+                status, body, rest = _read_answer(s, rest)
+                assert status == 200, body[:200]
+                s.sendall(_request("GetItem", {"TableName": name, "Key": {"pk": {"S": pk}},
+                                               "ConsistentRead": True}))
+                status, body, rest = _read_answer(s, rest)
+                assert status == 200 and json.loads(body)["Item"] == {"pk": {"S": pk}, "v": {"N": str(i)}}, body
+            s.close()
+        except Exception as e:     # noqa: BLE001 -- reported below
+            errors.append(repr(e)[:300])
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    assert g.proc.poll() is None
+    c0.delete_table(TableName=name)
+
+
+def test_answer_wait_does_not_hold_a_lone_client(start_gateway, endpoint, app_key):
+    """A loop with one batch out waits for that answer only: with
+    --answer-wait 1000 (1 ms), 300 GetItems one after the other on one
+    connection take about as long as without it, not 300 ms more."""
+    why = _min_wait_possible()
+    if why:
+        pytest.skip(why)
+    c0 = client(endpoint, *app_key)
+    name = make_table(c0, unique("io_lone"))
+    c0.put_item(TableName=name, Item={"pk": {"S": "k"}})
+    _open_to_login_role(name)
+    req = _request("GetItem", {"TableName": name, "Key": {"pk": {"S": "k"}}})
+
+    def timed(g):
+        s = socket.create_connection(("127.0.0.1", g.port), timeout=30)
+        for _ in range(20):         # warm: the session connected, plans cached
+            s.sendall(req)
+            _read_answer(s)
+        t0 = time.monotonic()
+        for _ in range(300):
+            s.sendall(req)
+            status, _, _ = _read_answer(s)
+            assert status == 200
+        s.close()
+        return time.monotonic() - t0
+
+    plain = timed(start_gateway("--auth", "none", "--threads", "1"))
+    waiting = timed(start_gateway("--auth", "none", "--threads", "1", "--answer-wait", "1000"))
+    assert waiting < plain + 0.15, (plain, waiting)
+    c0.delete_table(TableName=name)
