@@ -353,7 +353,16 @@ def test_answer_wait_does_not_hold_a_lone_client(start_gateway, endpoint, app_ke
         s.close()
         return time.monotonic() - t0
 
-    plain = timed(start_gateway("--auth", "none", "--threads", "1"))
-    waiting = timed(start_gateway("--auth", "none", "--threads", "1", "--answer-wait", "1000"))
-    assert waiting < plain + 0.15, (plain, waiting)
+    g_plain = start_gateway("--auth", "none", "--threads", "1")
+    g_wait = start_gateway("--auth", "none", "--threads", "1", "--answer-wait", "1000")
+    # held, every attempt would take 0.3 s more; a busy machine may slow
+    # one attempt by chance, not three
+    seen = []
+    for _ in range(3):
+        plain, waiting = timed(g_plain), timed(g_wait)
+        seen.append((round(plain, 3), round(waiting, 3)))
+        if waiting < plain + 0.15:
+            break
+    else:
+        pytest.fail(f"--answer-wait 1000 held a lone client: (plain, waiting) seconds {seen}")
     c0.delete_table(TableName=name)
