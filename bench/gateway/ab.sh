@@ -27,11 +27,8 @@
 #   AB_ROUNDS (default 5), AB_SECONDS (4), AB_CLIENTS (16), AB_SCALE (10000)
 # Output: bench/results/ab.txt (the table); the runs in log/bench-ab/.
 set -euo pipefail
-IT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$IT_ROOT"
-# shellcheck source=scripts/lib.sh
-. "$IT_ROOT/scripts/lib.sh"
-HERE="$IT_ROOT/bench/gateway"
+# shellcheck source=bench/gateway/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 AB_ROUNDS=${AB_ROUNDS:-5}
 AB_SECONDS=${AB_SECONDS:-4}
 AB_CLIENTS=${AB_CLIENTS:-16}
@@ -40,11 +37,9 @@ WORKLOADS=("$@")
 [ "${#WORKLOADS[@]}" -gt 0 ] || WORKLOADS=(root get_item put_item query10)
 BLOG="$IT_LOG_DIR/bench-ab"
 RESULTS="$IT_ROOT/bench/results/ab.txt"
-NCPU=$(nproc 2>/dev/null || echo 2)
 THREADS=$((AB_CLIENTS < NCPU ? AB_CLIENTS : NCPU))
-CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
 
-command -v wrk >/dev/null 2>&1 || it_install_deps wrk || it_die "could not install wrk"
+gw_bench_need_wrk
 command -v curl >/dev/null 2>&1 || it_die "curl is required"
 it_need_root || it_die "root or sudo is required"
 it_pg_env || it_die "PostgreSQL tools not found"
@@ -56,77 +51,27 @@ done
 rm -rf "$BLOG"
 mkdir -p "$BLOG" "$(dirname "$RESULTS")"
 
-it_start_cluster || it_die "could not start a PostgreSQL cluster"
-GW_PID=""
-stop_gateway() {
-    if [ -n "$GW_PID" ]; then
-        kill "$GW_PID" 2>/dev/null || true
-        wait "$GW_PID" 2>/dev/null || true
-        GW_PID=""
-    fi
-}
-on_exit() {
-    local rc=$?
-    stop_gateway
-    it_cleanup
-    exit "$rc"
-}
-trap on_exit EXIT
-
-"$PGBIN/createdb" item_table_bench
-export PGDATABASE=item_table_bench
-"$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION item_table' </dev/null
-for setup in bench/workloads/get_item/setup.sql bench/workloads/query10/setup.sql; do
-    "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -v scale="$AB_SCALE" -f "$setup" </dev/null \
-        >>"$BLOG/setup.log" 2>&1 || { tail -n 20 "$BLOG/setup.log"; it_die "setup failed ($setup)"; }
-done
-"$PGBIN/psql" -X -q -c 'VACUUM ANALYZE' -c 'CHECKPOINT' </dev/null >>"$BLOG/setup.log" 2>&1
+gw_bench_cluster "$AB_SCALE" "$BLOG/setup.log"
 AB_AUTH_A=${AB_AUTH_A:-none}
 AB_AUTH_B=${AB_AUTH_B:-none}
-SIG_KEY=""
 for a in "$AB_AUTH_A" "$AB_AUTH_B"; do
     case "$a" in none|sigv4) ;; *) it_die "AB_AUTH_A and AB_AUTH_B must be none or sigv4" ;; esac
 done
 if [ "$AB_AUTH_A" = sigv4 ] || [ "$AB_AUTH_B" = sigv4 ]; then
-    SIG_KEY=$("$PGBIN/psql" -X -qAt -F ' ' -v ON_ERROR_STOP=1 \
-        -c "SELECT access_key_id, secret_access_key FROM item_table.create_access_key(current_user::regrole)" </dev/null)
+    gw_bench_key
 fi
 
-# start_gateway SIDE: that side's gateway on a fresh port, GW_PID/GW_URL set
+# start_gateway SIDE: that side's gateway on a fresh port
 start_gateway() {
-    local port prog args envs
     if [ "$1" = A ]; then
-        prog=$AB_GATEWAY_A args=${AB_ARGS_A:-} envs=${AB_ENV_A:-} GW_AUTH=$AB_AUTH_A
+        # shellcheck disable=SC2086  # the environment is a word list
+        gw_bench_start "$BLOG/gateway.$1.log" "$AB_AUTH_A" "${AB_ARGS_A:-}" env ${AB_ENV_A:-} "$AB_GATEWAY_A"
     else
-        prog=$AB_GATEWAY_B args=${AB_ARGS_B:-} envs=${AB_ENV_B:-} GW_AUTH=$AB_AUTH_B
+        # shellcheck disable=SC2086
+        gw_bench_start "$BLOG/gateway.$1.log" "$AB_AUTH_B" "${AB_ARGS_B:-}" env ${AB_ENV_B:-} "$AB_GATEWAY_B"
     fi
-    port=$(it_pick_port) || it_die "no free port"
-    # shellcheck disable=SC2086  # args and envs are word lists
-    env $envs "$prog" --auth "$GW_AUTH" --listen 127.0.0.1 --port "$port" $args \
-        >"$BLOG/gateway.$1.log" 2>&1 &
-    GW_PID=$!
-    GW_URL="http://127.0.0.1:$port/"
-    for _ in $(seq 1 600); do
-        curl -s -o /dev/null --max-time 2 "$GW_URL" && return 0
-        sleep 0.1
-    done
-    tail -n 20 "$BLOG/gateway.$1.log"
-    it_die "the gateway ($1) did not start"
 }
-# wrk_run WORKLOAD SECONDS LOG -> requests served (fails on a non-2xx
-# answer); signed requests when the running gateway checks signatures
-wrk_run() {
-    local signed=() host=${GW_URL#http://}
-    if [ "$GW_AUTH" = sigv4 ] && [ "$1" != root ]; then
-        # shellcheck disable=SC2086  # SIG_KEY is "id secret"
-        python3 "$HERE/sign.py" "${host%/}" $SIG_KEY "$1" "$AB_SCALE" 20000 "$3.signed" || return 1
-        signed=("$3.signed")
-    fi
-    wrk --latency -t"$THREADS" -c"$AB_CLIENTS" -d"$2"s -s "$HERE/wrk/dynamodb.lua" "$GW_URL" -- "$1" "$AB_SCALE" \
-        "${signed[@]}" </dev/null >"$3" 2>&1 || { tail -n 20 "$3" >&2; return 1; }
-    if grep -q 'Non-2xx' "$3"; then grep 'Non-2xx' "$3" >&2; return 1; fi
-    awk '/requests in/ { print $1 }' "$3"
-}
+wrk_run() { gw_bench_wrk "$1" "$2" "$3" "$AB_SCALE" "$AB_CLIENTS" "$THREADS" --latency; }
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # wrk's 99th percentile latency in ms, from its latency distribution
 p99_ms() {
@@ -145,7 +90,7 @@ for w in "${WORKLOADS[@]}"; do
             t0=$(ticks "$GW_PID")
             n=$(wrk_run "$w" "$AB_SECONDS" "$BLOG/$w.$side.$r.log")
             t1=$(ticks "$GW_PID")
-            stop_gateway
+            gw_bench_stop
             awk -v t=$((t1 - t0)) -v n="$n" -v hz="$CLK_TCK" -v s="$AB_SECONDS" -v m="$(p99_ms "$BLOG/$w.$side.$r.log")" \
                 'BEGIN { printf "%.2f %.0f %s\n", t * 1e6 / hz / n, n / s, m }' >>"$BLOG/$w.$side.txt"
             it_say "$w round $r $side: $(tail -n 1 "$BLOG/$w.$side.txt") (us/request, requests/s, p99 ms)"

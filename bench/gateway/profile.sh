@@ -33,11 +33,8 @@
 # Output: bench/results/profile.txt (the table), the callgrind files in
 # log/bench-profile/ (callgrind_annotate reads them).
 set -euo pipefail
-IT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$IT_ROOT"
-# shellcheck source=scripts/lib.sh
-. "$IT_ROOT/scripts/lib.sh"
-HERE="$IT_ROOT/bench/gateway"
+# shellcheck source=bench/gateway/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PROF_SCALE=${PROF_SCALE:-10000}
 PROF_CLIENTS=${PROF_CLIENTS:-16}
 PROF_SECONDS=${PROF_SECONDS:-5}
@@ -53,11 +50,9 @@ WORKLOADS=("$@")
 [ "${#WORKLOADS[@]}" -gt 0 ] || WORKLOADS=(root get_item put_item query10)
 BLOG="$IT_LOG_DIR/bench-profile"
 RESULTS="$IT_ROOT/bench/results/profile.txt"
-NCPU=$(nproc 2>/dev/null || echo 2)
 THREADS=$((PROF_CLIENTS < NCPU ? PROF_CLIENTS : NCPU))
-CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
 
-command -v wrk >/dev/null 2>&1 || it_install_deps wrk || it_die "could not install wrk"
+gw_bench_need_wrk
 for t in wrk strace valgrind callgrind_control python3 curl; do
     command -v "$t" >/dev/null 2>&1 || it_die "$t is required"
 done
@@ -68,66 +63,16 @@ GATEWAY=${GATEWAY:-$("$PG_CONFIG" --bindir)/item_table_gateway}
 rm -rf "$BLOG"
 mkdir -p "$BLOG" "$(dirname "$RESULTS")"
 
-it_start_cluster || it_die "could not start a PostgreSQL cluster"
-GW_PID=""
-stop_gateway() {
-    if [ -n "$GW_PID" ]; then
-        kill "$GW_PID" 2>/dev/null || true
-        wait "$GW_PID" 2>/dev/null || true
-        GW_PID=""
-    fi
-}
-on_exit() {
-    local rc=$?
-    stop_gateway
-    it_cleanup
-    exit "$rc"
-}
-trap on_exit EXIT
-
-"$PGBIN/createdb" item_table_bench
-export PGDATABASE=item_table_bench
-"$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION item_table' </dev/null
-for setup in bench/workloads/get_item/setup.sql bench/workloads/query10/setup.sql; do
-    "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -v scale="$PROF_SCALE" -f "$setup" </dev/null \
-        >>"$BLOG/setup.log" 2>&1 || { tail -n 20 "$BLOG/setup.log"; it_die "setup failed ($setup)"; }
-done
-"$PGBIN/psql" -X -q -c 'VACUUM ANALYZE' -c 'CHECKPOINT' </dev/null >>"$BLOG/setup.log" 2>&1
-SIG_KEY=""
+gw_bench_cluster "$PROF_SCALE" "$BLOG/setup.log"
 if [ "$PROF_AUTH" = sigv4 ]; then
-    SIG_KEY=$("$PGBIN/psql" -X -qAt -F ' ' -v ON_ERROR_STOP=1 \
-        -c "SELECT access_key_id, secret_access_key FROM item_table.create_access_key(current_user::regrole)" </dev/null)
+    gw_bench_key
 fi
 
 # start_gateway [WRAPPER...]: the gateway on a fresh port, GW_PID/GW_URL set
-start_gateway() {
-    local port
-    port=$(it_pick_port) || it_die "no free port"
-    # shellcheck disable=SC2086
-    "$@" "$GATEWAY" --auth "$PROF_AUTH" --listen 127.0.0.1 --port "$port" $GATEWAY_ARGS \
-        >"$BLOG/gateway.log" 2>&1 &
-    GW_PID=$!
-    GW_URL="http://127.0.0.1:$port/"
-    for _ in $(seq 1 600); do
-        curl -s -o /dev/null --max-time 2 "$GW_URL" && return 0
-        sleep 0.1
-    done
-    tail -n 20 "$BLOG/gateway.log"
-    it_die "the gateway did not start"
-}
+start_gateway() { gw_bench_start "$BLOG/gateway.log" "$PROF_AUTH" "$GATEWAY_ARGS" "$@" "$GATEWAY"; }
+stop_gateway() { gw_bench_stop; }
 # wrk_run WORKLOAD SECONDS LOG -> requests served (fails on a non-2xx answer)
-wrk_run() {
-    local signed=() host=${GW_URL#http://}
-    if [ -n "$SIG_KEY" ] && [ "$1" != root ]; then
-        # shellcheck disable=SC2086  # SIG_KEY is "id secret"
-        python3 "$HERE/sign.py" "${host%/}" $SIG_KEY "$1" "$PROF_SCALE" 20000 "$3.signed" || return 1
-        signed=("$3.signed")
-    fi
-    wrk -t"$THREADS" -c"$PROF_CLIENTS" -d"$2"s -s "$HERE/wrk/dynamodb.lua" "$GW_URL" -- "$1" "$PROF_SCALE" "${signed[@]}" \
-        </dev/null >"$3" 2>&1 || { tail -n 20 "$3" >&2; return 1; }
-    if grep -q 'Non-2xx' "$3"; then grep 'Non-2xx' "$3" >&2; return 1; fi
-    awk '/requests in/ { print $1 }' "$3"
-}
+wrk_run() { gw_bench_wrk "$1" "$2" "$3" "$PROF_SCALE" "$PROF_CLIENTS" "$THREADS"; }
 ticks() { awk '{ print $14, $15 }' "/proc/$1/stat"; }  # user system
 
 rows=()

@@ -113,10 +113,13 @@ def test_default_is_io_uring(start_gateway):
 def test_slow_reader_gets_the_whole_answer(start_gateway, big_table, io):
     """A 9 MB answer to a client with a small receive buffer that reads a
     little at a time at first: the gateway's send is partial many times
-    over, and the client gets every byte, in order, then the next answer."""
+    over, and the client gets every byte, in order, then the next answer.
+    (64 KB: with 4 KB, a window too small for loopback's 64 KB segments,
+    the window updates wait for the delayed-ACK timer and the 9 MB took 45
+    to 65 s, near the gateway's own timeouts.)"""
     g = _start(start_gateway, io)
     s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
     s.connect(("127.0.0.1", g.port))
     s.settimeout(30)
     s.sendall(_batch_get_all(big_table))
