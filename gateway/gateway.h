@@ -150,7 +150,7 @@ typedef struct GwOptions
 								 * built with it and the kernel allows it;
 								 * false: --io epoll */
 	int			answer_wait_us; /* --answer-wait: with batches out on
-								 * several sessions, how long a loop waits
+								 * its sessions, how long a loop waits
 								 * to take their answers in one wake-up (0:
 								 * not at all) */
 	bool		auth_none;

@@ -58,7 +58,7 @@ usage(FILE *out)
 			"  --io uring|epoll       how the loops read and write HTTP: io_uring\n"
 			"                         (default, where the kernel allows it) or epoll\n"
 			"  --answer-wait US       with io_uring, how long a loop with batches out\n"
-			"                         on several PostgreSQL sessions waits to take\n"
+			"                         on its PostgreSQL sessions waits to take all\n"
 			"                         their answers in one wake-up (0 to 1000,\n"
 			"                         default 0: at the first; Linux 6.12 or later)\n"
 			"  --pool-wait MS         longest wait for a connection before answering\n"
