@@ -312,13 +312,28 @@ typedef enum KeyStatus
 {
 	KEY_FOUND,
 	KEY_UNKNOWN,
-	KEY_ERROR					/* the catalog could not be read */
+	KEY_ERROR,					/* the catalog could not be read */
+	KEY_MISS					/* KeyLookupCached: not in the cache */
 } KeyStatus;
+
+/* a lookup done on the keys' thread (KeyLookupLater) */
+typedef struct KeyWait
+{
+	struct KeyWait *next;
+	void		(*done) (struct KeyWait *kw);	/* called on the keys' thread */
+	KeyStatus	status;
+	char		key_id[GW_MAX_KEY_ID + 1];
+	char		secret[512];
+	char		role[GW_MAX_ROLE + 1];
+} KeyWait;
 
 extern bool KeysInit(const char *conninfo, int ttl_s);
 extern void KeysClose(void);
 extern KeyStatus KeyLookup(const char *key_id, char *secret, size_t secretlen,
 						   char *role, size_t rolelen);
+extern KeyStatus KeyLookupCached(const char *key_id, char *secret, size_t secretlen,
+								 char *role, size_t rolelen);
+extern void KeyLookupLater(KeyWait *kw);
 
 /* ----------------------------------------------------------------
  * route.c: which pool runs a request; the replicas' lag

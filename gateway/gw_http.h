@@ -74,6 +74,8 @@ struct GwRequest
 	size_t		cap;
 	bool		too_big;
 	bool		submitted;		/* queued for the pool, connection suspended */
+	struct GwKeyWait *key_wait; /* its access key looked up on the keys'
+								 * thread (request.c), connection suspended */
 	bool		answered;
 	bool		close;			/* the answer closes the connection */
 	bool		counted;		/* not GET or HEAD: counted in the metrics */

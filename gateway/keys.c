@@ -28,6 +28,11 @@
  * a catalog read.  Two threads missing the same key at once read it once:
  * the second finds it in the shared cache once it has the connection.
  *
+ * The event loops do not wait for a catalog read: they look in the caches
+ * only (KeyLookupCached) and hand a miss to the keys' thread
+ * (KeyLookupLater), which reads the catalog and calls back; the request
+ * waits suspended, and the loop serves its other clients meanwhile.
+ *
  *-------------------------------------------------------------------------
  */
 #include <poll.h>
@@ -255,18 +260,16 @@ shared_lookup(const char *key_id, const struct timespec *now,
 }
 
 /*
- * KeyLookup
- *		The secret and role of an access key, from this thread's copies,
- *		the shared cache or the catalog.
+ * KeyLookupCached
+ *		The secret and role of an access key from this thread's copies or
+ *		the shared cache, without waiting for the catalog: KEY_MISS when
+ *		neither has it.
  */
 KeyStatus
-KeyLookup(const char *key_id, char *secret, size_t secretlen,
-		  char *role, size_t rolelen)
+KeyLookupCached(const char *key_id, char *secret, size_t secretlen,
+				char *role, size_t rolelen)
 {
 	struct timespec now;
-	KeyEntry   *e;
-	PGresult   *res;
-	const char *params[1] = {key_id};
 	int			i;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -290,8 +293,26 @@ KeyLookup(const char *key_id, char *secret, size_t secretlen,
 			return KEY_FOUND;
 		}
 	}
-
 	if (shared_lookup(key_id, &now, secret, secretlen, role, rolelen))
+		return KEY_FOUND;
+	return KEY_MISS;
+}
+
+/*
+ * KeyLookup
+ *		The secret and role of an access key, from this thread's copies,
+ *		the shared cache or the catalog (waiting for it).
+ */
+KeyStatus
+KeyLookup(const char *key_id, char *secret, size_t secretlen,
+		  char *role, size_t rolelen)
+{
+	struct timespec now;
+	KeyEntry   *e;
+	PGresult   *res;
+	const char *params[1] = {key_id};
+
+	if (KeyLookupCached(key_id, secret, secretlen, role, rolelen) == KEY_FOUND)
 		return KEY_FOUND;
 
 	/*
@@ -353,4 +374,84 @@ KeyLookup(const char *key_id, char *secret, size_t secretlen,
 		free(e);
 	}
 	return KEY_FOUND;
+}
+
+/*
+ * KeyLookupLater
+ *		Look kw->key_id up on the keys' thread, which sets kw's status,
+ *		secret and role and then calls kw->done(kw).  For the threads that
+ *		serve many clients at once (the event loops): a key missing from
+ *		the cache costs a catalog read on the keys' own connection, a
+ *		round trip at best and, when that connection must be made again
+ *		to a server that does not answer, as long as its connect takes;
+ *		the loop serves its other clients meanwhile.  The lookups are
+ *		done one at a time, in their order (the connection has one reader
+ *		anyway).  Without a thread (it could not be started) the lookup is
+ *		done at once, on the caller's.
+ */
+static pthread_mutex_t later_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t later_cond = PTHREAD_COND_INITIALIZER;
+static KeyWait *later_head,
+		   *later_tail;
+static int	later_thread;		/* 0: not started, 1: running, -1: failed */
+
+static void
+later_one(KeyWait *kw)
+{
+	kw->status = KeyLookup(kw->key_id, kw->secret, sizeof(kw->secret),
+						   kw->role, sizeof(kw->role));
+	kw->done(kw);
+}
+
+static void *
+later_main(void *arg)
+{
+	for (;;)
+	{
+		KeyWait    *kw;
+
+		pthread_mutex_lock(&later_mutex);
+		while (later_head == NULL)
+			pthread_cond_wait(&later_cond, &later_mutex);
+		kw = later_head;
+		later_head = kw->next;
+		if (later_head == NULL)
+			later_tail = NULL;
+		pthread_mutex_unlock(&later_mutex);
+		kw->next = NULL;
+		later_one(kw);
+	}
+	return NULL;
+}
+
+void
+KeyLookupLater(KeyWait *kw)
+{
+	kw->next = NULL;
+	pthread_mutex_lock(&later_mutex);
+	if (later_thread == 0)
+	{
+		pthread_t	t;
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		later_thread = pthread_create(&t, &attr, later_main, NULL) == 0 ? 1 : -1;
+		pthread_attr_destroy(&attr);
+		if (later_thread < 0)
+			GwLog("cannot start the access keys' thread: looking keys up on the loops");
+	}
+	if (later_thread < 0)
+	{
+		pthread_mutex_unlock(&later_mutex);
+		later_one(kw);
+		return;
+	}
+	if (later_tail)
+		later_tail->next = kw;
+	else
+		later_head = kw;
+	later_tail = kw;
+	pthread_cond_signal(&later_cond);
+	pthread_mutex_unlock(&later_mutex);
 }

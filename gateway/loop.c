@@ -44,16 +44,15 @@
  * head in: request.c's GwRequestHead (the framing checks, an announced
  * oversize body), then "100 Continue" if the client expects it and the
  * body has not begun, then the body, then request.c's GwHandleRequest,
- * which answers at once or queues a job (on a loop's thread, pgpipe.c's
- * PipeSubmit).  At the end of each wake-up the loop
- * sends the jobs queued in it, in batches, on its own sessions; their
+ * which answers at once, queues a job (pgpipe.c's PipeSubmit) or waits
+ * for its access key (keys.c's thread).  At the end of each wake-up the
+ * loop sends the jobs queued in it, in batches, on its own sessions; their
  * answers are read when a session's socket is readable, and the finished
  * request goes on the loop's list of answered ones (loop_resume; from
- * another thread, when a loop without sessions handed the job to one that
- * has, with a write to the loop's eventfd), which the loop answers
- * (GwRespondJob) before it sleeps, going on with the next request in the
- * buffer.  While a request waits for PostgreSQL, its connection reads
- * nothing more.
+ * another thread, with a write to the loop's eventfd, when a loop without
+ * sessions handed the job to one that has, or a key was read), which the
+ * loop answers before it sleeps, going on with the next request in the
+ * buffer.  While a request waits, its connection reads nothing more.
  *
  * Limits kept as the other engine keeps them: --max-connections (conn.c's
  * count, taken at accept; past it the connection is accepted and closed at
@@ -1025,7 +1024,7 @@ want_input(LoopConn *c)
 	on_input(c);
 }
 
-/* the pool has answered these connections' jobs */
+/* these connections' jobs are answered, or their access keys read */
 static void
 on_answers(Loop *l)
 {
@@ -1052,7 +1051,12 @@ on_answers(Loop *l)
 			continue;
 		}
 		c->state = LS_HEAD;
-		(void) GwRespondJob(&c->req);
+		/* the job's answer; or, its access key read, the request again */
+		if (GwHandleRequest(&c->req, c->head.method, c->head.path) == MHD_NO && !c->answered)
+		{
+			conn_close(c);
+			continue;
+		}
 		if (!serve(c))
 		{
 			conn_close(c);

@@ -21,10 +21,8 @@
  * the other loop's eventfd, and gets the answer back the way pool.c's
  * threads give it (loop.c's done list): the count of sessions stays
  * --pool, and a full pool throttles whichever loop a client landed on.
- * Sessions are made when first needed (a blocking connect of the loop's
- * thread, pool.c's PoolOpenSession: on a local server a few milliseconds;
- * while the server is down it fails at once), kept, and made again when
- * lost.
+ * Sessions are made when first needed, on a thread of their own (pool.c's
+ * PoolOpenSession; "Connecting" below), kept, and made again when lost.
  *
  * A job waits on its loop's queue, except that once all of a loop's
  * sessions are busy its queued jobs go, a batch per idle session, to
@@ -83,6 +81,9 @@ typedef struct PipeConn
 	PGconn	   *conn;
 	int			fd;
 	bool		busy;			/* a batch is out */
+	bool		connecting;		/* a thread of its own is connecting it */
+	PGconn	   *made;			/* ... what it made (NULL: it could not) */
+	struct PipeConn *made_next; /* ... on the loop's list of them */
 	bool		want_out;		/* libpq holds output: EPOLLOUT wanted */
 	void	   *watch;			/* the loop's watch of fd (LoopWatch) */
 	bool		dirty;			/* a job answered reusable = false */
@@ -112,6 +113,8 @@ typedef struct PipeSet
 	int			nconns;
 	GwJobQueue	queue;
 	bool		blocked;		/* queued jobs all over their role's cap */
+	int			nbusy;			/* sessions with a batch out */
+	int			nconnecting;	/* sessions being connected */
 	int			stat_busy;		/* atomic, for PipeStats */
 	int			stat_waiting;	/* atomic */
 } PipeSet;
@@ -121,7 +124,9 @@ typedef struct PipeLoop
 	int			epfd;
 	int			efd;
 	PipeSet    *sets;			/* one per pool */
+	int			nbusy;			/* sessions with a batch out, all sets */
 	GwJob	   *inbox;			/* atomic: jobs handed over by other loops */
+	PipeConn   *made;			/* atomic: sessions whose connect ended */
 } PipeLoop;
 
 /* a server's sessions on all the loops */
@@ -392,14 +397,23 @@ PipeSubmit(GwJob *job)
 	return true;
 }
 
-/* the jobs other loops handed to this one, queued in their order */
+static void conns_made(void);
+
+/*
+ * The jobs other loops handed to this one, queued in their order, and the
+ * sessions whose connect ended.
+ */
 void
 PipeInbox(void)
 {
 	GwJob	   *job,
 			   *rev = NULL;
 
-	if (self == NULL || __atomic_load_n(&self->inbox, __ATOMIC_ACQUIRE) == NULL)
+	if (self == NULL)
+		return;
+	if (__atomic_load_n(&self->made, __ATOMIC_ACQUIRE) != NULL)
+		conns_made();
+	if (__atomic_load_n(&self->inbox, __ATOMIC_ACQUIRE) == NULL)
 		return;
 	job = __atomic_exchange_n(&self->inbox, NULL, __ATOMIC_ACQ_REL);
 	while (job)
@@ -472,13 +486,10 @@ conn_close(PipeConn *pc)
 	pc->role[0] = '\0';
 }
 
+/* pc->conn is a new session, set up: watch it on the loop */
 static bool
-conn_open(PipeConn *pc)
+conn_ready(PipeConn *pc)
 {
-	pc->conn = PoolOpenSession(servers[pc->set->pool].conninfo,
-							   pc->role, sizeof(pc->role), false);
-	if (pc->conn == NULL)
-		return false;
 	pc->fd = PQsocket(pc->conn);
 
 	/*
@@ -518,6 +529,159 @@ conn_open(PipeConn *pc)
 	return true;
 }
 
+/*
+ * Connecting.  A session is made on a thread of its own (connect_main),
+ * never on the loop's: PoolOpenSession connects, authenticates and sets
+ * the session up in several round trips, a few milliseconds on a local
+ * server, and as long as the TCP connect's timeout or for ever (unless
+ * the conninfo sets connect_timeout) on a server that does not answer.
+ * On the loop's thread that would hold every client of the loop, and
+ * requests that need no database, for as long.  Meanwhile the jobs wait
+ * on the queue (at most --pool-wait); the thread hands the session back
+ * through the loop's list of sessions made and its eventfd, and the loop
+ * watches it and sends it the queued jobs (conns_made, then PipeFlush).
+ * The thread touches only pc->made and pc->role until it hands pc back.
+ */
+static void *
+connect_main(void *arg)
+{
+	PipeConn   *pc = arg;
+	PipeLoop   *pl = pc->set->loop;
+	PipeConn   *head;
+
+	pc->made = PoolOpenSession(servers[pc->set->pool].conninfo,
+							   pc->role, sizeof(pc->role), false);
+	head = __atomic_load_n(&pl->made, __ATOMIC_ACQUIRE);
+	do
+		pc->made_next = head;
+	while (!__atomic_compare_exchange_n(&pl->made, &head, pc, true,
+										__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+	if (head == NULL)
+		wake(pl);
+	return NULL;
+}
+
+static void conn_made(PipeConn *pc);
+
+/* any job may be handed over: the loop that takes it applies the caps */
+static bool
+any_role(void *cls, const char *role)
+{
+	return true;
+}
+
+/* start connecting the idle session pc */
+static void
+conn_start(PipeConn *pc)
+{
+	pthread_attr_t attr;
+	pthread_t	t;
+	int			rc;
+
+	pc->connecting = true;
+	pc->set->nconnecting++;
+	pc->made = NULL;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&t, &attr, connect_main, pc);
+	pthread_attr_destroy(&attr);
+	if (rc != 0)
+	{
+		/* no thread to be had: connect here, as a last resort */
+		GwLog("cannot start a thread to connect to PostgreSQL: %s", strerror(rc));
+		pc->made = PoolOpenSession(servers[pc->set->pool].conninfo,
+								   pc->role, sizeof(pc->role), false);
+		conn_made(pc);
+	}
+}
+
+/* no session of s is connected or being connected */
+static bool
+set_unreachable(PipeSet *s)
+{
+	int			i;
+
+	if (s->nconnecting > 0)
+		return false;
+	for (i = 0; i < s->nconns; i++)
+		if (s->conns[i].conn != NULL)
+			return false;
+	return true;
+}
+
+/*
+ * pc's connect ended.  If it failed and the loop has no other way to the
+ * server, the queued jobs fail now (JOB_NO_CONNECTION: a replica's reads
+ * run again on the primary) rather than wait out --pool-wait for a server
+ * that refused.
+ */
+static void
+conn_made(PipeConn *pc)
+{
+	PipeSet    *s = pc->set;
+
+	pc->connecting = false;
+	s->nconnecting--;
+	pc->conn = pc->made;
+	pc->made = NULL;
+	if (pc->conn != NULL && conn_ready(pc))
+	{
+		pc->last_used_ms = now_ms();
+		return;
+	}
+	if (!set_unreachable(s))
+		return;
+	while (s->queue.head)
+	{
+		GwJob	   *jobs[BATCH_MAX];
+		int			n = JobQueueTakeBatch(&s->queue, 0, any_role, NULL, jobs),
+					i;
+
+		if (n == 0)
+			break;
+		for (i = 0; i < n; i++)
+			PoolFinishJob(jobs[i], JOB_NO_CONNECTION, NULL);
+	}
+}
+
+/* the sessions the connecting threads handed back */
+static void
+conns_made(void)
+{
+	PipeConn   *pc = __atomic_exchange_n(&self->made, NULL, __ATOMIC_ACQ_REL);
+
+	while (pc)
+	{
+		PipeConn   *next = pc->made_next;
+
+		pc->made_next = NULL;
+		conn_made(pc);
+		pc = next;
+	}
+}
+
+/*
+ * Jobs are queued and no idle session of s is connected: connect idle
+ * ones, one for each queued job that has none coming.
+ */
+static void
+conns_start(PipeSet *s)
+{
+	int			want = s->queue.len - s->nconnecting,
+				i;
+
+	for (i = 0; i < s->nconns && want > 0; i++)
+	{
+		PipeConn   *pc = &s->conns[i];
+
+		if (!pc->busy && !pc->connecting && pc->conn == NULL)
+		{
+			conn_start(pc);
+			want--;
+		}
+	}
+}
+
 static void
 want_output(PipeConn *pc, bool on)
 {
@@ -534,7 +698,12 @@ batch_end(PipeConn *pc)
 	JobQueueRequeue(&pc->set->queue, pc->again, pc->nagain);
 	pc->nagain = 0;
 	pc->n = pc->sent = pc->next = 0;
-	pc->busy = false;
+	if (pc->busy)
+	{
+		pc->busy = false;
+		pc->set->nbusy--;
+		pc->set->loop->nbusy--;
+	}
 	pc->dirty = false;
 	pc->last_used_ms = now_ms();
 	if (pc->wire && !pc->rx_posted)
@@ -809,7 +978,12 @@ batch_begin(PipeConn *pc, GwJob **jobs, int n, int sent)
 	pc->next = 0;
 	pc->nagain = 0;
 	pc->dirty = false;
-	pc->busy = true;
+	if (!pc->busy)
+	{
+		pc->busy = true;
+		pc->set->nbusy++;
+		pc->set->loop->nbusy++;
+	}
 }
 
 /*
@@ -852,9 +1026,7 @@ batch_send(PipeConn *pc, GwJob **jobs, int n)
 {
 	int			sent;
 
-	if (pc->conn && now_ms() - pc->last_used_ms >= 50 && !PoolSessionIdleOk(pc->conn))
-		conn_close(pc);
-	if (pc->conn == NULL && !conn_open(pc))
+	if (pc->conn == NULL)
 	{
 		batch_refused(pc, jobs, n);
 		return;
@@ -903,16 +1075,25 @@ dispatch(PipeSet *s)
 					i;
 		bool		capped = PoolRoleCap() > 0;
 
-		/* an idle session, a connected one first */
+		/* an idle session that is connected */
 		for (i = 0; i < s->nconns; i++)
 			if (!s->conns[i].busy)
 			{
 				idle++;
-				if (pc == NULL || (pc->conn == NULL && s->conns[i].conn != NULL))
+				if (pc == NULL && s->conns[i].conn != NULL)
 					pc = &s->conns[i];
 			}
 		if (pc == NULL)
+		{
+			/* none: connect some (the jobs wait for them, or a busy one) */
+			conns_start(s);
 			break;
+		}
+		if (now_ms() - pc->last_used_ms >= 50 && !PoolSessionIdleOk(pc->conn))
+		{
+			conn_close(pc);		/* the server left it */
+			continue;
+		}
 		if (capped)
 			pthread_mutex_lock(&sv->hold_mutex);
 		n = JobQueueTakeBatch(&s->queue, idle - 1, under_cap, sv, jobs);
@@ -935,13 +1116,6 @@ dispatch(PipeSet *s)
 		started = true;
 	}
 	return started;
-}
-
-/* any job may be handed over: the loop that takes it applies the caps */
-static bool
-any_role(void *cls, const char *role)
-{
-	return true;
 }
 
 /*
@@ -1023,12 +1197,8 @@ PipeFlush(void)
 	for (k = 0; k < nservers; k++)
 	{
 		PipeSet    *s = &self->sets[k];
-		int			i,
-					busy = 0;
 
-		for (i = 0; i < s->nconns; i++)
-			busy += s->conns[i].busy;
-		__atomic_store_n(&s->stat_busy, busy, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->stat_busy, s->nbusy, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->stat_waiting, s->queue.len, __ATOMIC_RELAXED);
 	}
 }
@@ -1037,16 +1207,7 @@ PipeFlush(void)
 int
 PipeBatchesOut(void)
 {
-	int			k,
-				i,
-				n = 0;
-
-	if (self == NULL)
-		return 0;
-	for (k = 0; k < nservers; k++)
-		for (i = 0; i < self->sets[k].nconns; i++)
-			n += self->sets[k].conns[i].busy;
-	return n;
+	return self ? self->nbusy : 0;
 }
 
 /* how long the loop may sleep: until the first queued job's deadline */

@@ -45,10 +45,43 @@ GwRequestBegin(GwRequest *r, const GwHttpOps *http, void *conn, const char *meth
 	__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * A key missing from the cache is looked up on the keys' thread
+ * (KeyLookupLater), the connection suspended as for a job; when it is
+ * back the request is handled again from the start, and takes the
+ * lookup's answer instead of the cache's.
+ */
+typedef struct GwKeyWait
+{
+	KeyWait		kw;				/* first: key_done() finds the rest from it */
+	GwRequest  *r;
+	bool		done;
+} GwKeyWait;
+
+static void
+key_done(KeyWait *kw)
+{
+	GwKeyWait  *w = (GwKeyWait *) kw;
+
+	w->done = true;
+	w->r->http->resume(w->r);
+}
+
+static void
+key_wait_free(GwRequest *r)
+{
+	if (r->key_wait == NULL)
+		return;
+	explicit_bzero(r->key_wait->kw.secret, sizeof(r->key_wait->kw.secret));
+	free(r->key_wait);
+	r->key_wait = NULL;
+}
+
 /* the request is over (answered and sent, or its connection gone) */
 void
 GwRequestEnd(GwRequest *r)
 {
+	key_wait_free(r);
 	PQclear(r->job.res);
 	r->job.res = NULL;
 	__atomic_sub_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
@@ -221,7 +254,36 @@ handle_post(GwRequest *r, const char *url, const char *method)
 		if (GwOpt.auth_any)
 			snprintf(role, sizeof(r->role), "%s", GwOpt.any_role ? GwOpt.any_role : "");
 		else
-			switch (KeyLookup(auth.key_id, secret, sizeof(secret), role, sizeof(r->role)))
+		{
+			KeyStatus	ks;
+
+			if (r->key_wait && r->key_wait->done &&
+				strcmp(r->key_wait->kw.key_id, auth.key_id) == 0)
+			{
+				/* handled again: the keys' thread has the answer */
+				ks = r->key_wait->kw.status;
+				snprintf(secret, sizeof(secret), "%s", r->key_wait->kw.secret);
+				snprintf(role, sizeof(r->role), "%s", r->key_wait->kw.role);
+				key_wait_free(r);
+			}
+			else if ((ks = KeyLookupCached(auth.key_id, secret, sizeof(secret),
+										   role, sizeof(r->role))) == KEY_MISS)
+			{
+				GwKeyWait  *w;
+
+				key_wait_free(r);
+				w = calloc(1, sizeof(GwKeyWait));
+				if (w == NULL)
+					return GwRespondInternal(r);
+				w->r = r;
+				w->kw.done = key_done;
+				snprintf(w->kw.key_id, sizeof(w->kw.key_id), "%s", auth.key_id);
+				r->key_wait = w;
+				r->http->suspend(r);
+				KeyLookupLater(&w->kw);
+				return MHD_YES;
+			}
+			switch (ks)
 			{
 				case KEY_FOUND:
 					break;
@@ -231,9 +293,11 @@ handle_post(GwRequest *r, const char *url, const char *method)
 										  "UnrecognizedClientException",
 										  "The security token included in the request is invalid.");
 				case KEY_ERROR:
+				case KEY_MISS:
 					MetricsAuthFailure(AUTH_KEY_ERROR);
 					return GwRespondInternal(r);
 			}
+		}
 		if (!GwOpt.auth_any && !SigV4Verify(&sreq, &auth, secret))
 		{
 			MetricsAuthFailure(AUTH_SIGNATURE);

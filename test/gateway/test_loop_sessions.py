@@ -1,10 +1,15 @@
 """The PostgreSQL sessions of the event loops (--engine loop, the default):
-sessions lost under load, fewer sessions than loops; both asked of
---engine mhd too.  (--pool-wait on a loop's own session is in
+sessions lost under load, fewer sessions than loops, a server that does
+not answer a connect; all asked of --engine mhd too.  (--pool-wait on a loop's own session is in
 test_pool.py's throttling test.)"""
+import os
+import shutil
 import socket
+import tempfile
 import threading
+import time
 import urllib.parse
+import urllib.request
 
 from conftest import client, make_table, need, new_key, psql, unique, wait_until
 
@@ -105,3 +110,191 @@ def test_fewer_sessions_than_loops(start_gateway):
             s.close()
     n = int(psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'gw_few'"))
     assert n == 1, n
+
+
+def _field(conninfo, key):
+    for part in conninfo.split():
+        k, _, v = part.partition("=")
+        if k == key:
+            return v
+    raise KeyError(key)
+
+
+class _Relay:
+    """The server's Unix socket, relayed from a directory of its own.  In
+    mode "relay" a connection is passed through to the server; in mode
+    "hold" it is accepted and never answered (a server that takes the
+    connection and then says nothing, as one behind a network that drops
+    its packets).  cut() ends every connection open through it."""
+
+    def __init__(self, target):
+        self.dir = tempfile.mkdtemp(prefix="gwrelay")
+        self.port = 5432
+        self.target = target
+        self.mode = "relay"
+        self.held = 0
+        self.lock = threading.Lock()
+        self.open = []
+        self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.srv.bind(os.path.join(self.dir, f".s.PGSQL.{self.port}"))
+        self.srv.listen(64)
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.srv.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.open.append(c)
+                if self.mode == "hold":
+                    self.held += 1
+                    continue
+            u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            u.connect(self.target)
+            with self.lock:
+                self.open.append(u)
+            for a, b in ((c, u), (u, c)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        with self.lock:
+            socks, self.open = self.open, []
+        for s in socks:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    def close(self):
+        self.srv.close()
+        self.cut()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _relayed():
+    """A _Relay of the gateway's server, and the gateway's conninfo through it."""
+    conninfo = need("IT_GW_CONNINFO")
+    host, port = _field(conninfo, "host"), _field(conninfo, "port")
+    relay = _Relay(os.path.join(host, f".s.PGSQL.{port}"))
+    rest = " ".join(p for p in conninfo.split() if not p.startswith(("host=", "port=")))
+    return relay, f"host={relay.dir} port={relay.port} {rest}"
+
+
+def _get_root_quickly(url):
+    t0 = time.monotonic()
+    with urllib.request.urlopen(url, timeout=10) as r:
+        assert r.status == 200
+    assert time.monotonic() - t0 < 1.0, "GET / waited for PostgreSQL"
+
+
+def test_a_server_that_does_not_answer_holds_no_other_client(start_gateway):
+    """A session whose server takes the connection and never answers is
+    being made on a thread of its own: the one loop goes on serving (GET /
+    needs no database), the request waiting for the session is throttled
+    at --pool-wait, and once the server answers again the next requests
+    are served."""
+    relay, relayed = _relayed()
+    try:
+        g = start_gateway("--auth", "none", "--threads", "1", "--pool", "2", "--pool-wait", "1500",
+                          conninfo=relayed)
+        u = urllib.parse.urlparse(g.url)
+
+        def list_tables():
+            s = _post(u.port, "ListTables")
+            try:
+                return _answer(s)
+            finally:
+                s.close()
+
+        assert list_tables().startswith(b"HTTP/1.1 200")
+        # the server stops answering, and the gateway's session is gone
+        relay.mode = "hold"
+        relay.cut()
+        time.sleep(0.2)
+        waiting = _post(u.port, "ListTables")
+        try:
+            assert wait_until(lambda: relay.held >= 1, timeout=10), "the gateway did not reconnect"
+            _get_root_quickly(g.url)
+            data = _answer(waiting)
+            assert data.startswith(b"HTTP/1.1 400"), data[:200]
+            assert b"ThrottlingException" in data, data[:300]
+        finally:
+            waiting.close()
+        # the server answers again; the held connects end (refused)
+        relay.mode = "relay"
+        relay.cut()
+        assert wait_until(lambda: list_tables().startswith(b"HTTP/1.1 200"), timeout=WAIT)
+        for _ in range(5):
+            assert list_tables().startswith(b"HTTP/1.1 200")
+    finally:
+        relay.close()
+
+
+def test_a_key_read_that_hangs_holds_no_other_client(start_gateway):
+    """An access key missing from the cache is read on the keys' own
+    thread: while that read waits on a server that does not answer, the
+    one loop goes on serving; when the read fails the request gets a 500,
+    and later requests are served."""
+    relay, relayed = _relayed()
+    try:
+        g = start_gateway("--threads", "1", "--pool", "2", "--key-ttl", "1", conninfo=relayed)
+        key = new_key("gw_app")
+        c = client(g.url, *key, retries=0)
+        c.list_tables()
+        # the server stops answering; the keys' connection and the session go
+        relay.mode = "hold"
+        relay.cut()
+        time.sleep(1.2)                     # the cached key expires
+        out = []
+
+        def call():
+            try:
+                c.list_tables()
+                out.append("ok")
+            except Exception as e:          # noqa: BLE001 -- any answer will do
+                out.append(getattr(e, "response", {}).get("Error", {}).get("Code", repr(e)))
+
+        t = threading.Thread(target=call)
+        t.start()
+        try:
+            assert wait_until(lambda: relay.held >= 1, timeout=10), "the key was not read again"
+            _get_root_quickly(g.url)
+            assert not out, out             # still waiting for its key
+        finally:
+            relay.mode = "relay"
+            relay.cut()
+            t.join(WAIT)
+        assert not t.is_alive()
+        assert out and out[0] in ("ok", "InternalServerError"), out
+        assert wait_until(lambda: _lists(c), timeout=WAIT)
+        for _ in range(3):
+            c.list_tables()
+    finally:
+        relay.close()
+
+
+def _lists(c):
+    try:
+        c.list_tables()
+        return True
+    except Exception:                       # noqa: BLE001
+        return False
