@@ -37,10 +37,12 @@ port=${FLOOR_PORT:-18480}
 url="http://127.0.0.1:$port/"
 configs=("direct" "hop 2 0" "hop 4 0" "hop 4 20")
 
-if ! command -v wrk >/dev/null 2>&1; then
-    echo "floor.sh: wrk is not installed; install it to run this benchmark" >&2
-    exit 1
-fi
+# wrk (and liburing's headers for floor.c), from Debian's packages where
+# missing, as the other gateway benchmarks install them
+# shellcheck source=bench/gateway/lib.sh
+. "$here/../lib.sh"
+gw_bench_need_wrk
+[ -e /usr/include/liburing.h ] || it_install_deps liburing-dev || it_die "could not install liburing-dev"
 clk_tck=$(getconf CLK_TCK)
 
 tmp=$(mktemp -d)
