@@ -161,12 +161,13 @@ GwRespondOwned(GwRequest *r, unsigned status, const char *body, size_t len,
 	char		crc[16];
 
 	decimal(crc, GwCrc32(body, len));
-	ret = r->http->send(r, status, content_type, crc, body, len,
-						res ? clear_result : NULL, res);
-	r->answered = true;
+	/* counted first: a client that has its answer finds it in /metrics */
 	if (r->counted)
 		MetricsRequest(r->action[0] ? r->action : NULL, status, r->error,
 					   elapsed_us(&r->start), r->len, len);
+	ret = r->http->send(r, status, content_type, crc, body, len,
+						res ? clear_result : NULL, res);
+	r->answered = true;
 
 	if (GwOpt.log)
 	{
