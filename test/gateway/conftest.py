@@ -33,6 +33,15 @@ import pytest
 ENV = os.environ
 
 
+def conninfo_field(conninfo, key):
+    """The value of key in a conninfo of key=value words."""
+    for part in conninfo.split():
+        k, _, v = part.partition("=")
+        if k == key:
+            return v
+    raise KeyError(key)
+
+
 def need(name):
     if name not in ENV:
         pytest.skip(f"{name} is not set (run the tests through scripts/test.sh)")

@@ -11,7 +11,7 @@ import time
 import urllib.parse
 import urllib.request
 
-from conftest import client, make_table, need, new_key, psql, unique, wait_until
+from conftest import client, conninfo_field, make_table, need, new_key, psql, unique, wait_until
 
 WAIT = 60
 
@@ -112,14 +112,6 @@ def test_fewer_sessions_than_loops(start_gateway):
     assert n == 1, n
 
 
-def _field(conninfo, key):
-    for part in conninfo.split():
-        k, _, v = part.partition("=")
-        if k == key:
-            return v
-    raise KeyError(key)
-
-
 class _Relay:
     """The server's Unix socket, relayed from a directory of its own.  In
     mode "relay" a connection is passed through to the server; in mode
@@ -193,7 +185,7 @@ class _Relay:
 def _relayed():
     """A _Relay of the gateway's server, and the gateway's conninfo through it."""
     conninfo = need("IT_GW_CONNINFO")
-    host, port = _field(conninfo, "host"), _field(conninfo, "port")
+    host, port = conninfo_field(conninfo, "host"), conninfo_field(conninfo, "port")
     relay = _Relay(os.path.join(host, f".s.PGSQL.{port}"))
     rest = " ".join(p for p in conninfo.split() if not p.startswith(("host=", "port=")))
     return relay, f"host={relay.dir} port={relay.port} {rest}"

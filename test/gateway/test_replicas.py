@@ -18,7 +18,7 @@ import uuid
 
 import pytest
 
-from conftest import Gateway, client, make_table, need, new_key, psql, unique, wait_until
+from conftest import Gateway, client, conninfo_field, make_table, need, new_key, psql, unique, wait_until
 from test_metrics import scrape
 
 WAIT = 60
@@ -28,14 +28,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def conninfo_field(conninfo, key):
-    for part in conninfo.split():
-        k, _, v = part.partition("=")
-        if k == key:
-            return v
-    raise KeyError(key)
 
 
 def as_pg(*cmd):
