@@ -1020,17 +1020,12 @@ wire_send(PipeConn *pc, GwJob **jobs, int n)
 		want_output(pc, rc == 1);
 }
 
-/* send a batch on pc (whose role hold, if any, is taken) */
+/* send a batch on pc, connected (its role hold, if any, is taken) */
 static void
 batch_send(PipeConn *pc, GwJob **jobs, int n)
 {
 	int			sent;
 
-	if (pc->conn == NULL)
-	{
-		batch_refused(pc, jobs, n);
-		return;
-	}
 	if (pc->wire)
 	{
 		wire_send(pc, jobs, n);

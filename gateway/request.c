@@ -48,14 +48,14 @@ GwRequestBegin(GwRequest *r, const GwHttpOps *http, void *conn, const char *meth
 /*
  * A key missing from the cache is looked up on the keys' thread
  * (KeyLookupLater), the connection suspended as for a job; when it is
- * back the request is handled again from the start, and takes the
- * lookup's answer instead of the cache's.
+ * back (key_done resumes the connection, so r->key_wait is set only once
+ * the lookup is over) the request is handled again from the start, and
+ * takes the lookup's answer instead of the cache's.
  */
 typedef struct GwKeyWait
 {
 	KeyWait		kw;				/* first: key_done() finds the rest from it */
 	GwRequest  *r;
-	bool		done;
 } GwKeyWait;
 
 static void
@@ -63,7 +63,6 @@ key_done(KeyWait *kw)
 {
 	GwKeyWait  *w = (GwKeyWait *) kw;
 
-	w->done = true;
 	w->r->http->resume(w->r);
 }
 
@@ -257,8 +256,7 @@ handle_post(GwRequest *r, const char *url, const char *method)
 		{
 			KeyStatus	ks;
 
-			if (r->key_wait && r->key_wait->done &&
-				strcmp(r->key_wait->kw.key_id, auth.key_id) == 0)
+			if (r->key_wait)
 			{
 				/* handled again: the keys' thread has the answer */
 				ks = r->key_wait->kw.status;
@@ -269,10 +267,8 @@ handle_post(GwRequest *r, const char *url, const char *method)
 			else if ((ks = KeyLookupCached(auth.key_id, secret, sizeof(secret),
 										   role, sizeof(r->role))) == KEY_MISS)
 			{
-				GwKeyWait  *w;
+				GwKeyWait  *w = calloc(1, sizeof(GwKeyWait));
 
-				key_wait_free(r);
-				w = calloc(1, sizeof(GwKeyWait));
 				if (w == NULL)
 					return GwRespondInternal(r);
 				w->r = r;
